@@ -1,0 +1,302 @@
+"""tasks.yaml -> typed Task objects.
+
+Every error names the file, the task and the field, and suggests the closest known
+name for a misspelt one.  Argument specs and check settings are parsed by the modules
+that own them (``specs``, ``checks``); this module only knows the shape of a task.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+BANK_ENV = "JUDGE_BANK"
+TASK_ID = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+DIFFICULTIES = ("easy", "medium", "hard")
+
+
+class BankError(Exception):
+    """A bank that cannot be used; the message names the file, task and field."""
+
+    def __init__(self, file: str | Path, message: str, task: str | None = None,
+                 field: str | None = None):
+        self.file, self.task, self.field, self.detail = str(file), task, field, message
+        where = self.file
+        if task:
+            where += f": task '{task}'"
+        if field:
+            where += f", field '{field}'"
+        super().__init__(f"{where}: {message}")
+
+
+class UnknownTask(Exception):
+    def __init__(self, task_id: str, known: list[str]):
+        self.task_id = task_id
+        self.closest = difflib.get_close_matches(task_id, known, n=3, cutoff=0.4)
+        hint = f" Did you mean: {', '.join(self.closest)}?" if self.closest else ""
+        super().__init__(f"unknown task '{task_id}'.{hint} ('judge list' shows all tasks)")
+
+
+class FieldReader:
+    """Reads one mapping of tasks.yaml; knows where it is, so errors can say so."""
+
+    def __init__(self, data: Any, file: Path, task: str | None, path: str):
+        self.file, self.task, self.path = file, task, path
+        if not isinstance(data, dict):
+            self.fail(f"expected a mapping, got {_kind(data)}")
+        self.data = data
+
+    def fail(self, message: str, key: str | None = None):
+        raise BankError(self.file, message, self.task, self._at(key))
+
+    def _at(self, key: str | None) -> str | None:
+        if key is None:
+            return self.path or None
+        return f"{self.path}.{key}" if self.path else key
+
+    def child(self, key: str, data: Any = None) -> "FieldReader":
+        return FieldReader(self.data.get(key) if data is None else data, self.file,
+                           self.task, self._at(key))
+
+    def reader_at(self, path: str, data: Any) -> "FieldReader":
+        return FieldReader(data, self.file, self.task, path)
+
+    def only(self, allowed: tuple[str, ...] | list[str]) -> None:
+        for key in self.data:
+            if key not in allowed:
+                close = difflib.get_close_matches(str(key), allowed, n=1)
+                hint = f" (did you mean '{close[0]}'?)" if close else \
+                    f" (known fields: {', '.join(allowed)})"
+                self.fail(f"unknown field '{key}'{hint}", str(key))
+
+    def get(self, key: str, types: type | tuple, default: Any = ..., *, what: str = ""):
+        if key not in self.data:
+            if default is ...:
+                self.fail("is required", key)
+            return default
+        value = self.data[key]
+        if isinstance(value, bool) and bool not in _as_tuple(types):
+            self.fail(f"expected {what or _names(types)}, got a boolean", key)
+        if not isinstance(value, types):
+            self.fail(f"expected {what or _names(types)}, got {_kind(value)} {value!r}", key)
+        return value
+
+    def number(self, key: str, default: Any = ..., *, low: float | None = None) -> float:
+        value = self.get(key, (int, float), default, what="a number")
+        if value is not None and low is not None and value < low:
+            self.fail(f"must be at least {low}, got {value}", key)
+        return value
+
+
+def _as_tuple(types) -> tuple:
+    return types if isinstance(types, tuple) else (types,)
+
+
+def _names(types) -> str:
+    names = {"str": "a string", "int": "an integer", "float": "a number", "list": "a list",
+             "dict": "a mapping", "bool": "true or false", "NoneType": "nothing"}
+    return " or ".join(names.get(t.__name__, t.__name__) for t in _as_tuple(types))
+
+
+def _kind(value: Any) -> str:
+    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean",
+            int: "an integer", float: "a number", type(None): "nothing"}.get(
+        type(value), type(value).__name__)
+
+
+# ---------------------------------------------------------------- the typed model
+
+@dataclass(frozen=True)
+class Limits:
+    call_timeout_s: float = 10.0
+    run_timeout_s: float = 60.0
+    memory_mb: int = 2048
+    output_kb: int = 64
+
+    FIELDS = ("call_timeout_s", "run_timeout_s", "memory_mb", "output_kb")
+
+    @classmethod
+    def parse(cls, r: FieldReader | None) -> "Limits":
+        if r is None:
+            return cls()
+        r.only(cls.FIELDS)
+        return cls(call_timeout_s=float(r.number("call_timeout_s", 10.0, low=0.1)),
+                   run_timeout_s=float(r.number("run_timeout_s", 60.0, low=1)),
+                   memory_mb=int(r.number("memory_mb", 2048, low=768)),
+                   output_kb=int(r.number("output_kb", 64, low=1)))
+
+
+@dataclass(frozen=True)
+class Example:
+    args: dict[str, Any]            # name -> value tree (see literals.py)
+    expect: Any                     # value tree, or ... when the statement gives none
+    note: str = ""
+
+
+@dataclass
+class Task:
+    id: str
+    title: str
+    step: int
+    step_title: str
+    difficulty: str
+    tags: list[str]
+    entrypoint: str
+    args: dict[str, Any]            # name -> specs.Spec, in signature order
+    dims: dict[str, Any]            # name -> specs.Dim
+    result: Any                     # compare.ResultSpec
+    tolerance: Any                  # compare.Tolerance
+    examples: list[Example]
+    checks: list[Any]               # checks.CheckSpec subclasses
+    scripts: dict[str, list[dict[str, Any]]]
+    limits: Limits
+    seed: int
+    bank: "Bank" = field(repr=False, default=None)
+
+    @property
+    def signature(self) -> str:
+        return f"{self.entrypoint}({', '.join(self.args)})"
+
+    @property
+    def folder(self) -> Path:
+        return self.bank.root / "tasks" / self.id
+
+    @property
+    def reference_path(self) -> Path:
+        return self.bank.root / "reference" / f"{self.id}.py"
+
+    @property
+    def starter_path(self) -> Path:
+        return self.folder / "starter.py"
+
+    @property
+    def statement_path(self) -> Path:
+        return self.folder / "statement.md"
+
+    def known_submissions(self) -> list[Path]:
+        """Submissions shipped with the task, each labelled with the verdict it must get."""
+        folder = self.folder / "known"
+        return sorted(p for p in folder.iterdir() if p.suffix in (".py", ".ipynb")) if folder.is_dir() else []
+
+
+@dataclass
+class Bank:
+    root: Path
+    course: str
+    steps: dict[int, str]
+    tasks: dict[str, Task]
+
+    @property
+    def file(self) -> Path:
+        return self.root / "tasks.yaml"
+
+    def get(self, task_id: str) -> Task:
+        if task_id not in self.tasks:
+            raise UnknownTask(task_id, list(self.tasks))
+        return self.tasks[task_id]
+
+    def hidden_paths(self) -> list[str]:
+        """Folders a sandboxed learner must not see."""
+        return [str(self.root / "reference"), str(self.root / "tasks")]
+
+
+# ---------------------------------------------------------------- locating and loading
+
+def default_root() -> Path:
+    here = Path(__file__).resolve().parent
+    shipped = here / "_bank"          # a wheel carries the bank here (see pyproject.toml)
+    if (shipped / "tasks.yaml").is_file():
+        return shipped
+    return here.parent                # a source checkout or an editable install
+
+
+def resolve_root(option: str | None) -> Path:
+    chosen = option or os.environ.get(BANK_ENV) or None
+    return Path(chosen).expanduser().resolve() if chosen else default_root()
+
+
+def load_bank(root: str | Path | None = None) -> Bank:
+    root = resolve_root(str(root) if root else None)
+    file = root / "tasks.yaml"
+    if not file.is_file():
+        raise BankError(file, "not found: a bank folder holds tasks.yaml, tasks/ and reference/")
+    try:
+        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        raise BankError(file, f"is not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BankError(file, f"cannot be read: {exc}") from None
+    top = FieldReader(data, file, None, "")
+    top.only(("course", "steps", "tasks"))
+    course = top.get("course", str, "")
+    steps_raw = top.get("steps", dict, {})
+    steps = {}
+    for k, v in steps_raw.items():
+        if not isinstance(k, int) or not isinstance(v, str):
+            top.fail("maps a step number to its title", f"steps.{k}")
+        steps[k] = v
+    raw_tasks = top.get("tasks", list)
+    bank = Bank(root=root, course=course, steps=steps, tasks={})
+    for i, raw in enumerate(raw_tasks):
+        task = parse_task(raw, file, i, bank)
+        if task.id in bank.tasks:
+            raise BankError(file, "is defined twice", task.id, "id")
+        bank.tasks[task.id] = task
+    return bank
+
+
+TASK_FIELDS = ("id", "title", "step", "step_title", "difficulty", "tags", "entrypoint",
+               "args", "dims", "result", "tolerance", "examples", "checks", "scripts",
+               "limits", "seed")
+
+
+def parse_task(raw: Any, file: Path, index: int, bank: Bank) -> Task:
+    from . import checks, compare, literals, specs
+
+    task_id = raw.get("id") if isinstance(raw, dict) else None
+    label = task_id if isinstance(task_id, str) else f"#{index + 1}"
+    r = FieldReader(raw, file, label, "")
+    r.only(TASK_FIELDS)
+    task_id = r.get("id", str)
+    if not TASK_ID.match(task_id):
+        r.fail("must be a Python identifier (letters, digits, underscores)", "id")
+    step = r.get("step", int)
+    step_title = r.get("step_title", str, bank.steps.get(step, ""))
+    difficulty = r.get("difficulty", str, "medium")
+    if difficulty not in DIFFICULTIES:
+        r.fail(f"must be one of {', '.join(DIFFICULTIES)}", "difficulty")
+    tags = r.get("tags", list, [])
+    if not all(isinstance(t, str) for t in tags):
+        r.fail("must be a list of strings", "tags")
+    entrypoint = r.get("entrypoint", str, task_id)
+    dims = specs.parse_dims(r.child("dims", r.data.get("dims", {})))
+    args_r = r.child("args")
+    args = {name: specs.parse_spec(args_r.child(name), dims) for name in args_r.data}
+    result = compare.ResultSpec.parse(r.child("result", r.data.get("result", {})))
+    tolerance = compare.Tolerance.parse(r.child("tolerance", r.data.get("tolerance", {})))
+    scripts_r = r.child("scripts", r.data.get("scripts", {}))
+    scripts = {name: literals.parse_calls(scripts_r, name, list(args))
+               for name in scripts_r.data}
+    examples = [literals.parse_example(r.reader_at(f"examples[{i}]", e), list(args))
+                for i, e in enumerate(r.get("examples", list, []))]
+    check_list = r.get("checks", list)
+    parsed = [checks.parse_check(r.reader_at(f"checks[{i}]", c), scripts)
+              for i, c in enumerate(check_list)]
+    ids = [c.id for c in parsed]
+    for i, cid in enumerate(ids):
+        if ids.index(cid) != i:
+            r.fail(f"check id '{cid}' is used twice", f"checks[{i}].id")
+    limits = Limits.parse(r.child("limits") if "limits" in r.data else None)
+    return Task(id=task_id, title=r.get("title", str), step=step, step_title=step_title,
+                difficulty=difficulty, tags=tags, entrypoint=entrypoint, args=args,
+                dims=dims, result=result, tolerance=tolerance, examples=examples,
+                checks=parsed, scripts=scripts, limits=limits,
+                seed=r.get("seed", int, 20260), bank=bank)

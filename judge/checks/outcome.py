@@ -1,0 +1,35 @@
+"""Shared wording: a call as a learner would write it, and a failed call as a result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..compare import compare
+from ..values import display, render
+
+
+def call_text(entrypoint: str, args: dict[str, Any]) -> str:
+    return f"{entrypoint}(" + ", ".join(f"{k}={render(v)}" for k, v in args.items()) + ")"
+
+
+def counterexample(args: dict[str, Any], expected=..., actual=...) -> dict:
+    out: dict = {"args": {k: display(v) for k, v in args.items()}}
+    if expected is not ...:
+        out["expected"] = display(expected)
+    if actual is not ...:
+        out["actual"] = display(actual)
+    return out
+
+
+def failed_call(check, grading, args: dict[str, Any], outcome, context: str = ""):
+    """A CheckResult for a call that raised, timed out, crashed or ran out of memory."""
+    what = {"time_limit_exceeded": "ran out of time", "memory_limit_exceeded": "ran out of memory",
+            "runtime_error": "failed"}.get(outcome.verdict, "failed")
+    message = f"{context}{call_text(grading.task.entrypoint, args)} {what}: {outcome.message}"
+    details = {"traceback": outcome.traceback} if outcome.traceback else {}
+    return check.result("error", message, counterexample=counterexample(args),
+                        details=details, verdict=outcome.verdict)
+
+
+def mismatch(grading, args, actual, expected):
+    return compare(actual, expected, grading.task.result, grading.task.tolerance, args)

@@ -1,0 +1,108 @@
+"""``property``: hypothesis-generated inputs, compared with the reference.
+
+The edges of the shape pool (all-minimum, all-one, all-maximum) are always tried
+first; then hypothesis draws.  A failure is shrunk (towards the empty input first) and
+reported with the expected and actual values.  A worker that dies (timeout, crash,
+memory) stops the search at once: shrinking would mean restarting it again and again.
+"""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, Phase, Verbosity, example, given, seed, settings
+
+from ..specs import Inputs
+from .base import CheckSpec, check_kind
+from .outcome import call_text, counterexample, failed_call, mismatch
+
+
+class _Fatal(BaseException):
+    """The worker is gone; a BaseException, so hypothesis stops instead of shrinking."""
+
+    def __init__(self, args, outcome):
+        super().__init__()
+        self.args_, self.outcome = args, outcome
+
+
+class _Raised(Exception):
+    def __init__(self, args, outcome):
+        super().__init__(outcome.message)
+        self.args_, self.outcome = args, outcome
+
+
+class _Wrong(Exception):
+    def __init__(self, args, actual, expected, problem):
+        super().__init__(problem.message)
+        self.args_, self.actual, self.expected, self.problem = args, actual, expected, problem
+
+
+class _OutOfTime(BaseException):
+    pass
+
+
+@check_kind("property")
+class PropertyCheck(CheckSpec):
+    phase = 2
+    FIELDS = CheckSpec.FIELDS + ("examples", "max_shapes")
+
+    def __init__(self, r, scripts):
+        super().__init__(r, scripts)
+        self.examples = int(r.number("examples", 100, low=1))
+        self.max_shapes = int(r.number("max_shapes", 8, low=3))
+
+    def run(self, grading):
+        task = grading.task
+        inputs = Inputs(task.args, task.dims)
+        pool = inputs.pool(grading.seed, self.max_shapes)
+        n_examples = grading.n_examples or self.examples
+        stats = {"calls": 0, "shapes": set()}
+
+        def test(args):
+            if grading.time_left() < 1.0:
+                raise _OutOfTime()
+            out = grading.learner_call(args, "property")
+            stats["calls"] += 1
+            stats["shapes"].add(_shape_key(args))
+            if not out.ok:
+                raise (_Fatal if out.fatal else _Raised)(args, out)
+            expected = grading.expected(args)
+            problem = mismatch(grading, args, out.value, expected)
+            if problem:
+                raise _Wrong(args, out.value, expected, problem)
+
+        for edge in reversed(inputs.edge_cases(pool, grading.seed)):
+            test = example(edge)(test)
+        runner = settings(max_examples=n_examples, database=None, deadline=None,
+                          derandomize=False, report_multiple_bugs=False, print_blob=False,
+                          verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck),
+                          phases=(Phase.explicit, Phase.generate, Phase.shrink))(
+            seed(grading.seed)(given(inputs.strategy(pool))(test)))
+        details = lambda: {"seed": grading.seed, "examples_run": stats["calls"],
+                           "distinct_shapes": len(stats["shapes"]), "shape_pool": len(pool)}
+        try:
+            runner()
+        except _Fatal as f:
+            return failed_call(self, grading, f.args_, f.outcome)
+        except _OutOfTime:
+            return self.result("error", f"stopped after {stats['calls']} examples: the whole run "
+                               f"passed its {task.limits.run_timeout_s:g} s limit",
+                               details=details(), verdict="time_limit_exceeded")
+        except _Raised as r:
+            res = failed_call(self, grading, r.args_, r.outcome, "smallest failing input: ")
+            res.details.update(details())
+            return res
+        except _Wrong as w:
+            return self.result(
+                "failed", f"{call_text(task.entrypoint, w.args_)}: {w.problem.message}",
+                counterexample=counterexample(w.args_, w.expected, w.actual),
+                details=dict(details(), problem=w.problem.kind))
+        return self.result("passed", f"{stats['calls']} generated inputs ({len(stats['shapes'])} "
+                           f"distinct shapes, seed {grading.seed}) agree with the reference",
+                           details=details())
+
+
+def _shape_key(args) -> str:
+    from ..values import leaves
+    from ..worker.wire import Leaf
+
+    return repr([(l.array.dtype.name, l.array.shape) if isinstance(l, Leaf) else type(l).__name__
+                 for l in leaves(args)])

@@ -1,0 +1,167 @@
+"""Performance checks over a scripted sequence of calls declared in tasks.yaml.
+
+``retrace``: how often the learner's jitted code traced (or compiled), against a
+budget: a number, or ``reference``, what the reference did on the same calls in a fresh
+process.  ``sync``: how often the learner's code pulled values back to the host.
+The scripted calls' values are compared with the reference's too.
+"""
+
+from __future__ import annotations
+
+from ..values import leaves, render
+from ..worker.wire import Leaf
+from .base import CheckSpec, check_kind
+from .outcome import counterexample, failed_call, mismatch
+
+
+def call_label(args) -> str:
+    parts = []
+    for name, value in args.items():
+        if isinstance(value, Leaf):
+            a = value.array
+            parts.append(f"{name} {a.dtype}{list(a.shape)}" if value.kind == "jax"
+                         else f"{name} {'np.' if value.kind != 'jax' else ''}{a.dtype}{list(a.shape)}")
+        elif isinstance(value, (list, tuple, dict)):
+            kinds = {type(l).__name__ if not isinstance(l, Leaf) else l.array.dtype.name
+                     for l in leaves(value)}
+            parts.append(f"{name} {type(value).__name__} of {len(value)} ({', '.join(sorted(kinds))})")
+        else:
+            parts.append(f"{name}={render(value)}")
+    return ", ".join(parts)
+
+
+class ScriptedCheck(CheckSpec):
+    phase = 0
+    performance = True
+    FIELDS = CheckSpec.FIELDS + ("script", "budget", "slack")
+
+    def __init__(self, r, scripts):
+        super().__init__(r, scripts)
+        self.script = r.get("script", str)
+        if self.script not in scripts:
+            r.fail(f"no script named '{self.script}' (scripts: {', '.join(scripts) or 'none'})", "script")
+        budget = r.get("budget", (int, str), "reference", what="a number or 'reference'")
+        if isinstance(budget, str) and budget != "reference":
+            r.fail(f"expected a number or 'reference', got '{budget}'", "budget")
+        if isinstance(budget, int) and budget < 0:
+            r.fail("must be at least 0", "budget")
+        self.budget = budget
+        self.slack = int(r.number("slack", 0, low=0))
+
+    def run(self, grading):
+        mine, ref = grading.script(self.script)
+        for i, (args, out) in enumerate(zip(mine.calls, mine.outcomes), 1):
+            if not out.ok:
+                return failed_call(self, grading, args, out, f"scripted call {i} of {len(mine.calls)}: ")
+            problem = mismatch(grading, args, out.value, ref.outcomes[i - 1].value)
+            if problem:
+                return self.result(
+                    "failed", f"scripted call {i} ({call_label(args)}): {problem.message}",
+                    counterexample=counterexample(args, ref.outcomes[i - 1].value, out.value),
+                    verdict="wrong_answer")
+        used, ref_used = self.count(mine), self.count(ref)
+        budget = (ref_used if self.budget == "reference" else self.budget) + self.slack
+        source = "what the reference does on the same calls" if self.budget == "reference" else "set by the task"
+        details = dict(self.details(mine, ref), count=used, budget=budget, reference_count=ref_used,
+                       budget_source=self.budget, calls=[call_label(a) for a in mine.calls])
+        passed = used <= budget
+        message = self.summary(used, budget, source, len(mine.calls), passed)
+        explain = self.explain(mine, passed)
+        if explain:
+            message += "\n" + explain
+        return self.result("passed" if passed else "failed", message, details=details,
+                           verdict=None if passed else "inefficient")
+
+    def count(self, run) -> int:
+        raise NotImplementedError
+
+    def details(self, mine, ref) -> dict:
+        return {}
+
+    def summary(self, used, budget, source, n_calls, passed) -> str:
+        raise NotImplementedError
+
+    def explain(self, run, passed) -> str:
+        return ""
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+@check_kind("retrace")
+class RetraceCheck(ScriptedCheck):
+    FIELDS = ScriptedCheck.FIELDS + ("measure",)
+
+    def __init__(self, r, scripts):
+        super().__init__(r, scripts)
+        self.measure = r.get("measure", str, "traces")
+        if self.measure not in ("traces", "compiles"):
+            r.fail("must be 'traces' or 'compiles'", "measure")
+
+    def count(self, run) -> int:
+        key = "learner_traces" if self.measure == "traces" else "learner_compiles"
+        value = run.report.get(key, 0)
+        return value if isinstance(value, int) else 0
+
+    def details(self, mine, ref):
+        return {"functions": mine.report.get("functions", []), "eager": mine.report.get("eager", {}),
+                "reference_functions": ref.report.get("functions", []),
+                "notes": mine.report.get("notes", []),
+                "per_call": [[e for e in o.traces if e.get("origin") == "learner"]
+                             for o in mine.outcomes]}
+
+    def summary(self, used, budget, source, n_calls, passed):
+        what = "trace" if self.measure == "traces" else "compile"
+        verdict = "within" if passed else "over"
+        return (f"your jitted code made {_plural(used, what)} over {n_calls} scripted calls, "
+                f"{verdict} the budget of {budget} ({source})")
+
+    def explain(self, run, passed):
+        lines = []
+        for fn in run.report.get("functions", []):
+            if not isinstance(fn, dict):
+                continue
+            line = f"  {fn.get('name')}: {_plural(int(fn.get('traces', 0)), 'trace')}"
+            entries = fn.get("cache_entries")
+            if isinstance(entries, int):
+                line += f", {_plural(entries, 'cache entry').replace('entrys', 'entries')}"
+            lines.append(line)
+            if fn.get("note"):
+                lines.append(f"    {fn['note']}")
+        if not passed:
+            for i, out in enumerate(run.outcomes, 1):
+                for e in out.traces:
+                    if e.get("origin") == "learner" and e.get("stage") == "trace" and e.get("reason") \
+                            and not str(e.get("reason", "")).startswith("first"):
+                        lines.append(f"  call {i} ({call_label(run.calls[i - 1])}): "
+                                     f"{e.get('group')} traced again: {e['reason']}")
+        eager = run.report.get("eager", {})
+        if isinstance(eager, dict) and eager.get("traces"):
+            lines.append(f"  (not counted: {_plural(int(eager['traces']), 'trace')} of eager "
+                         f"operations outside jit)")
+        return "\n".join(lines)
+
+
+@check_kind("sync")
+class SyncCheck(ScriptedCheck):
+    def count(self, run) -> int:
+        return len(run.syncs())
+
+    def details(self, mine, ref):
+        return {"syncs": mine.syncs()[:50], "reference_syncs": ref.syncs()[:50]}
+
+    def summary(self, used, budget, source, n_calls, passed):
+        verdict = "within" if passed else "over"
+        return (f"your code pulled values back to the host {used} time{'s' if used != 1 else ''} "
+                f"over {n_calls} scripted calls, {verdict} the budget of {budget} ({source})")
+
+    def explain(self, run, passed):
+        if passed:
+            return ""
+        seen: dict[tuple, int] = {}
+        for s in run.syncs():
+            key = (s.get("line"), s.get("kind"), s.get("code"))
+            seen[key] = seen.get(key, 0) + 1
+        return "\n".join(f"  line {line}: {kind} x{n}" + (f"  `{code}`" if code else "")
+                         for (line, kind, code), n in seen.items())

@@ -1,0 +1,100 @@
+"""The ``judge`` command: parse, call, print, exit code.  Nothing else lives here."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from pathlib import Path
+
+import click
+
+from .bank import BankError, UnknownTask, load_bank
+from .report import CheckResult, Report
+
+USAGE = 2
+
+
+def fail_usage(message: str) -> None:
+    click.echo(f"judge: {message}", err=True)
+    sys.exit(USAGE)
+
+
+def open_bank(ctx: click.Context):
+    try:
+        return load_bank(ctx.obj.get("bank"))
+    except BankError as exc:
+        fail_usage(str(exc))
+
+
+def get_task(ctx: click.Context, task_id: str):
+    bank = open_bank(ctx)
+    try:
+        return bank.get(task_id)
+    except UnknownTask as exc:
+        fail_usage(str(exc))
+
+
+def emit(report: Report, fmt: str) -> None:
+    from .writers import writer
+
+    writer(fmt)(report, sys.stdout, color=fmt == "text" and sys.stdout.isatty())
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--bank", envvar="JUDGE_BANK", type=click.Path(file_okay=False),
+              help="Bank folder holding tasks.yaml, tasks/ and reference/ "
+                   "(default: the bank shipped with jax-judge; env JUDGE_BANK).")
+@click.version_option(package_name="jax-judge", message="jax-judge %(version)s")
+@click.pass_context
+def main(ctx: click.Context, bank: str | None) -> None:
+    """Grade small JAX functions: right on every input, and no needless retraces."""
+    ctx.ensure_object(dict)
+    ctx.obj["bank"] = bank
+
+
+def format_option(f):
+    from .writers import FORMATS
+
+    return click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="text",
+                        show_default=True, help="Report format.")(f)
+
+
+@main.command()
+@click.argument("task_id")
+@click.argument("submission", type=click.Path(dir_okay=False))
+@format_option
+@click.option("--strict", is_flag=True, help="Count advisory checks (required: false) too.")
+@click.option("--seed", type=int, default=None, help="Hypothesis seed (default: the task's).")
+@click.option("--examples", type=click.IntRange(1, 100000), default=None,
+              help="Number of generated examples for property checks.")
+@click.pass_context
+def run(ctx, task_id, submission, fmt, strict, seed, examples):
+    """Grade SUBMISSION (a .py file) against task TASK_ID.
+
+    Exit status: 0 accepted, 1 not accepted, 2 usage error, 3 judge error."""
+    task = get_task(ctx, task_id)
+    path = Path(submission)
+    try:
+        path.read_bytes()
+    except OSError as exc:
+        fail_usage(f"cannot read {submission}: {exc.strerror or exc}")
+    from .runner import grade
+
+    try:
+        report = grade(task, path, seed=seed, examples=examples, strict=strict)
+    except Exception as exc:  # the judge's own fault: say so, never a traceback
+        report = judge_error_report(task, path, seed, strict, exc)
+    emit(report, fmt)
+    sys.exit(report.exit_code)
+
+
+def judge_error_report(task, path, seed, strict, exc) -> Report:
+    from . import __version__
+
+    detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    report = Report(task=task.id, submission=str(path), seed=task.seed if seed is None else seed,
+                    judge_version=__version__, strict=strict)
+    report.checks.append(CheckResult(id="judge", kind="judge", required=True, status="error",
+                                     message=f"the judge failed (not your fault): {detail}",
+                                     verdict="judge_error"))
+    return report.finish()

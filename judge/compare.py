@@ -1,0 +1,224 @@
+"""Is the learner's result the reference's result?  Structure, kind, dtype, then values.
+
+Values are compared with a dtype-aware tolerance scaled to the inputs, so that a
+correct answer summed in another order, or computed in float64, passes, and a wrong
+one does not:
+
+* ``elementwise``: |a - e| <= atol + rtol |e|, rtol = ulps eps, atol = ulps eps max|inputs|
+* ``reduction``: atol = ulps eps sum|inputs|.  Rounding errors of a sum of n terms
+  behave like a random walk: their spread is about sqrt(n) eps sum|x| whatever the
+  order, so ulps defaults to 4 sqrt(n) + 8.  The worst case, n eps sum|x|, would let a
+  float16 answer through.
+* ``exact``: equal, element for element (integers, booleans)
+
+eps is that of the reference's dtype (float32 when the reference gave a Python float).
+NaN matches NaN, infinities match themselves.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .values import float_leaves, is_scalar_like, kind_phrase, short
+from .worker.wire import Leaf, Opaque
+
+
+@dataclass(frozen=True)
+class ResultSpec:
+    type: str = "any"        # scalar | array | any (same structure as the reference)
+    kind: str = "any"        # jax | numpy | any: what an array result must be
+    dtype: str = "float"     # same | float | any | <a dtype name>
+    containers: str = "loose"  # loose: a list may stand for a tuple; strict: not
+
+    FIELDS = ("type", "kind", "dtype", "containers", "doc")
+
+    @classmethod
+    def parse(cls, r) -> "ResultSpec":
+        r.only(cls.FIELDS)
+        spec = cls(type=r.get("type", str, "any"), kind=r.get("kind", str, "any"),
+                   dtype=r.get("dtype", str, "float"), containers=r.get("containers", str, "loose"))
+        for key, allowed in (("type", ("scalar", "array", "any")), ("kind", ("jax", "numpy", "any")),
+                             ("containers", ("loose", "strict"))):
+            if getattr(spec, key) not in allowed:
+                r.fail(f"must be one of {', '.join(allowed)}", key)
+        return spec
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    mode: str = "elementwise"
+    ulps: float | None = None
+    rtol: float | None = None
+    atol: float | None = None
+
+    FIELDS = ("mode", "ulps", "rtol", "atol", "doc")
+
+    @classmethod
+    def parse(cls, r) -> "Tolerance":
+        r.only(cls.FIELDS)
+        tol = cls(mode=r.get("mode", str, "elementwise"), ulps=r.number("ulps", None, low=0),
+                  rtol=r.number("rtol", None, low=0), atol=r.number("atol", None, low=0))
+        if tol.mode not in ("elementwise", "reduction", "exact"):
+            r.fail("must be one of elementwise, reduction, exact", "mode")
+        return tol
+
+    def bounds(self, dtype: np.dtype, inputs) -> tuple[float, float]:
+        """(atol, rtol) for a result leaf of ``dtype`` computed from ``inputs``."""
+        if self.mode == "exact" or dtype.kind not in "fc":
+            return 0.0, 0.0
+        eps = float(np.finfo(dtype).eps)
+        leaves = float_leaves(inputs)
+        count = sum(a.size for a in leaves)
+        if self.mode == "reduction":
+            ulps = self.ulps if self.ulps is not None else 4 * math.sqrt(count) + 8
+            scale = sum(float(np.abs(a.astype(np.float64)).sum()) for a in leaves)
+        else:
+            ulps = self.ulps if self.ulps is not None else 8
+            scale = max([1.0] + [float(np.abs(a.astype(np.float64)).max()) for a in leaves if a.size])
+        atol = self.atol if self.atol is not None else ulps * eps * scale
+        rtol = self.rtol if self.rtol is not None else ulps * eps
+        return atol, rtol
+
+
+@dataclass
+class Mismatch:
+    message: str
+    kind: str = "value"      # value | type | shape | dtype | structure
+
+
+def compare(actual, expected, spec: ResultSpec, tol: Tolerance, inputs) -> Mismatch | None:
+    if spec.type == "scalar":
+        if not is_scalar_like(actual):
+            return Mismatch(f"expected a scalar, but the function returned {kind_phrase(actual)}", "type")
+        return _leaf(actual, expected, spec, tol, inputs, "")
+    if spec.type == "array" and not isinstance(actual, Leaf):
+        return Mismatch(f"expected an array, but the function returned {kind_phrase(actual)}", "type")
+    return _tree(actual, expected, spec, tol, inputs, "")
+
+
+def _where(path: str) -> str:
+    return f" at {path}" if path else ""
+
+
+def _tree(actual, expected, spec, tol, inputs, path):
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            return Mismatch(f"expected a dict{_where(path)}, got {kind_phrase(actual)}", "structure")
+        if set(actual) != set(expected):
+            missing = sorted(set(expected) - set(actual))
+            extra = sorted(set(actual) - set(expected))
+            parts = ([f"missing keys {missing}"] if missing else []) + ([f"unexpected keys {extra}"] if extra else [])
+            return Mismatch(f"the dict{_where(path)} has the wrong keys: {'; '.join(parts)}", "structure")
+        for k in expected:
+            m = _tree(actual[k], expected[k], spec, tol, inputs, f"{path}[{k!r}]")
+            if m:
+                return m
+        return None
+    if isinstance(expected, (list, tuple)):
+        ok_types = (list, tuple) if spec.containers == "loose" else (type(expected),)
+        if not isinstance(actual, ok_types):
+            return Mismatch(f"expected a {type(expected).__name__}{_where(path)}, got {kind_phrase(actual)}", "structure")
+        if len(actual) != len(expected):
+            return Mismatch(f"expected {len(expected)} items{_where(path)}, got {len(actual)}", "structure")
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            m = _tree(a, e, spec, tol, inputs, f"{path}[{i}]")
+            if m:
+                return m
+        return None
+    if isinstance(expected, Leaf) and expected.array.ndim == 0 and spec.type != "array":
+        if not is_scalar_like(actual):
+            return Mismatch(f"expected a scalar{_where(path)}, got {kind_phrase(actual)}", "type")
+        return _leaf(actual, expected, spec, tol, inputs, path)
+    if isinstance(expected, Leaf):
+        if not isinstance(actual, Leaf):
+            return Mismatch(f"expected an array{_where(path)}, got {kind_phrase(actual)}", "type")
+        return _leaf(actual, expected, spec, tol, inputs, path)
+    if expected is None or isinstance(expected, (str, Opaque)):
+        return None if short(actual) == short(expected) else Mismatch(
+            f"expected {short(expected)}{_where(path)}, got {short(actual)}")
+    if not is_scalar_like(actual):
+        return Mismatch(f"expected a number{_where(path)}, got {kind_phrase(actual)}", "type")
+    return _leaf(actual, expected, spec, tol, inputs, path)
+
+
+def _as_array(v) -> np.ndarray:
+    return v.array if isinstance(v, Leaf) else np.asarray(v)
+
+
+def _leaf(actual, expected, spec, tol, inputs, path):
+    a, e = _as_array(actual), _as_array(expected)
+    if isinstance(actual, Leaf) and spec.kind != "any" and actual.kind != spec.kind \
+            and not (spec.kind == "numpy" and actual.kind == "npscalar"):
+        want = "a JAX array" if spec.kind == "jax" else "a NumPy array"
+        return Mismatch(f"expected {want}{_where(path)}, got {kind_phrase(actual)}", "type")
+    if a.shape != e.shape:
+        return Mismatch(f"wrong shape{_where(path)}: expected {tuple(e.shape)}, got {tuple(a.shape)}", "shape")
+    dt = _dtype_problem(a.dtype, e.dtype, spec.dtype, isinstance(actual, Leaf))
+    if dt:
+        return Mismatch(dt + _where(path), "dtype")
+    if tol.mode == "exact" or e.dtype.kind not in "fc":
+        bad = ~_equal_exact(a, e)
+        atol = rtol = 0.0
+    else:
+        eff = e.dtype if e.dtype.kind in "fc" and isinstance(expected, Leaf) else np.dtype(
+            spec.dtype if spec.dtype not in ("same", "float", "any") else "float32")
+        atol, rtol = tol.bounds(eff, inputs)
+        bad = _outside(a, e, atol, rtol)
+    if not bad.any():
+        return None
+    return Mismatch(_describe_values(a, e, bad, atol, rtol, path))
+
+
+def _dtype_problem(got: np.dtype, want: np.dtype, policy: str, is_array: bool) -> str | None:
+    if policy == "any":
+        return None
+    if policy == "same":
+        if got != want:
+            return f"wrong dtype: expected {want}, got {got}"
+        return None
+    if policy == "float":
+        if want.kind in "fc" and got.kind not in "fc" and is_array:
+            return f"wrong dtype: expected a floating-point result, got {got}"
+        return None
+    if got.name != policy:
+        return f"wrong dtype: expected {policy}, got {got}"
+    return None
+
+
+def _equal_exact(a, e):
+    return np.asarray(a == e) | (_isnan(a) & _isnan(e))
+
+
+def _isnan(x):
+    return np.isnan(x.astype(np.complex128)) if x.dtype.kind in "fc" else np.zeros(x.shape, bool)
+
+
+def _outside(a, e, atol, rtol):
+    a64 = a.astype(np.complex128 if "c" in (a.dtype.kind, e.dtype.kind) else np.float64)
+    e64 = e.astype(a64.dtype)
+    with np.errstate(invalid="ignore", over="ignore"):
+        close = np.abs(a64 - e64) <= atol + rtol * np.abs(e64)
+    nan_ok = np.isnan(a64) & np.isnan(e64)
+    inf_ok = np.isinf(e64) & (a64 == e64)
+    return ~(close | nan_ok | inf_ok)
+
+
+def _fmt(x) -> str:
+    return np.format_float_positional(x, precision=8, trim="0") if isinstance(x, float) else repr(x)
+
+
+def _describe_values(a, e, bad, atol, rtol, path):
+    if a.ndim == 0:
+        got, want = a.item(), e.item()
+        diff = ""
+        if isinstance(got, (int, float)) and isinstance(want, (int, float)) and (atol or rtol):
+            limit = atol + rtol * abs(want)
+            diff = f" (off by {abs(got - want):.3g}, tolerance {limit:.3g})"
+        return f"wrong value{_where(path)}: expected {_fmt(want)}, got {_fmt(got)}{diff}"
+    idx = tuple(int(i) for i in np.argwhere(bad)[0])
+    n_bad = int(bad.sum())
+    return (f"{n_bad} of {a.size} elements differ{_where(path)}; first at index {idx}: "
+            f"expected {_fmt(e[idx].item())}, got {_fmt(a[idx].item())}")

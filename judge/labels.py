@@ -1,0 +1,78 @@
+"""Labels on known submissions: the verdict each must get, and optionally which checks
+must fail or pass.  In the file's first comment lines:
+
+    # expect: wrong_answer via property
+    # expect: accepted; retrace failed
+    # expect --strict: inefficient via retrace
+
+``via A, B`` means those checks failed (or errored); ``; CHECK STATUS, ...`` names
+statuses outright.  A line without ``--strict`` is for a plain run.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .report import STATUSES, VERDICTS
+
+LINE = re.compile(r"^\s*#\s*expect(\s+--strict)?\s*:\s*(.+?)\s*$")
+
+
+class LabelError(ValueError):
+    pass
+
+
+@dataclass
+class Expectation:
+    strict: bool
+    verdict: str
+    statuses: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def problems(self, report) -> list[str]:
+        """What in ``report`` disagrees with this expectation (empty when all agrees)."""
+        out = []
+        if report.verdict != self.verdict:
+            out.append(f"verdict {report.verdict}, expected {self.verdict}")
+        by_id = {c.id: c for c in report.checks}
+        for check_id, allowed in self.statuses.items():
+            c = by_id.get(check_id)
+            if c is None:
+                out.append(f"no check '{check_id}' in the report")
+            elif c.status not in allowed:
+                out.append(f"check '{check_id}' {c.status}, expected {' or '.join(allowed)}")
+        return out
+
+    def describe(self) -> str:
+        parts = [self.verdict] + [f"{k} {'/'.join(v)}" for k, v in self.statuses.items()]
+        return ("--strict: " if self.strict else "") + "; ".join(parts)
+
+
+def parse_label(text: str, strict: bool) -> Expectation:
+    head, _, rest = text.partition(";")
+    verdict, _, via = head.strip().partition(" via ")
+    verdict = verdict.strip()
+    if verdict not in VERDICTS:
+        raise LabelError(f"unknown verdict '{verdict}' (one of {', '.join(VERDICTS)})")
+    statuses: dict[str, tuple[str, ...]] = {}
+    for name in filter(None, (v.strip() for v in via.split(","))):
+        statuses[name] = ("failed", "error")
+    for item in filter(None, (v.strip() for v in rest.split(","))):
+        parts = item.split()
+        if len(parts) != 2 or parts[1] not in STATUSES:
+            raise LabelError(f"'{item}' should be a check id and a status ({', '.join(STATUSES)})")
+        statuses[parts[0]] = (parts[1],)
+    return Expectation(strict=strict, verdict=verdict, statuses=statuses)
+
+
+def read_labels(path: Path) -> list[Expectation]:
+    """Every expectation in the file's leading comment block."""
+    out = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines()[:30]:
+        m = LINE.match(line)
+        if m:
+            out.append(parse_label(m.group(2), strict=bool(m.group(1))))
+    if not out:
+        raise LabelError(f"{path.name} has no '# expect: VERDICT' line")
+    return out

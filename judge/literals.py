@@ -1,0 +1,147 @@
+"""Values written in tasks.yaml: statement examples and scripted calls.
+
+Plain YAML scalars, lists and mappings are Python values.  A mapping with one
+``$``-key says what YAML cannot:
+
+  {$array: [1, 2], dtype: float32, kind: jax}   an array (kind jax or numpy)
+  {$scalar: 2.0, dtype: float32, kind: numpy}   a NumPy scalar or a JAX 0-d array
+  {$tuple: [a, b]}                              a tuple
+  {$random: {shape: [8], dtype: float32, kind: jax, values: [-1, 1]}}
+                                                seeded values of that shape
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .worker.wire import Leaf, dtype_from_name
+
+
+@dataclass(frozen=True)
+class RandomArray:
+    shape: tuple
+    dtype: str
+    kind: str
+    lo: float
+    hi: float
+
+    def make(self, rng: np.random.Generator) -> Leaf:
+        dt = dtype_from_name(self.dtype)
+        if dt.kind in "iu":
+            data = rng.integers(int(self.lo), int(self.hi) + 1, size=self.shape)
+        elif dt.kind == "b":
+            data = rng.integers(0, 2, size=self.shape)
+        else:
+            data = np.round(rng.uniform(self.lo, self.hi, size=self.shape), 2)
+        return Leaf(data.astype(dt), self.kind)
+
+
+MARKERS = ("$array", "$scalar", "$tuple", "$random")
+
+
+def parse_value(raw, r, key: str):
+    """YAML -> value tree (Leaf for arrays, RandomArray placeholders for $random)."""
+    if isinstance(raw, list):
+        return [parse_value(v, r, f"{key}[{i}]") for i, v in enumerate(raw)]
+    if not isinstance(raw, dict):
+        return raw
+    marks = [k for k in raw if isinstance(k, str) and k.startswith("$")]
+    if not marks:
+        return {str(k): parse_value(v, r, f"{key}.{k}") for k, v in raw.items()}
+    sub = r.reader_at(f"{r.path}.{key}" if r.path else key, raw)
+    mark = marks[0]
+    if len(marks) > 1 or mark not in MARKERS:
+        sub.fail(f"one of {', '.join(MARKERS)} expected, got {', '.join(marks)}")
+    if mark == "$tuple":
+        sub.only(("$tuple",))
+        return tuple(parse_value(v, r, f"{key}[{i}]") for i, v in enumerate(sub.get("$tuple", list)))
+    if mark == "$random":
+        sub.only(("$random",))
+        rr = sub.child("$random")
+        rr.only(("shape", "dtype", "kind", "values"))
+        shape = rr.get("shape", list)
+        if not all(isinstance(d, int) and d >= 0 for d in shape):
+            rr.fail("must be a list of sizes", "shape")
+        lo, hi = rr.get("values", list, [-1.0, 1.0])
+        return RandomArray(tuple(shape), _dtype(rr), _kind(rr), lo, hi)
+    sub.only((mark, "dtype", "kind"))
+    dtype = dtype_from_name(_dtype(sub))
+    try:
+        data = np.asarray(sub.data[mark], dtype=np.float64 if dtype.name == "bfloat16" else None)
+        arr = data.astype(dtype)
+    except (TypeError, ValueError) as exc:
+        sub.fail(f"cannot make a {dtype} array: {exc}", mark)
+    kind = _kind(sub)
+    if mark == "$scalar":
+        if arr.ndim:
+            sub.fail("a $scalar takes one number", mark)
+        return Leaf(arr, "npscalar" if kind == "numpy" else "jax")
+    return Leaf(arr, kind)
+
+
+def _dtype(r) -> str:
+    name = r.get("dtype", str, "float32")
+    try:
+        dtype_from_name(name)
+    except ValueError:
+        r.fail(f"unknown dtype '{name}'", "dtype")
+    return name
+
+
+def _kind(r) -> str:
+    kind = r.get("kind", str, "jax")
+    if kind not in ("jax", "numpy"):
+        r.fail("must be 'jax' or 'numpy'", "kind")
+    return kind
+
+
+def materialize(value, rng: np.random.Generator):
+    """Replace $random placeholders by seeded arrays."""
+    if isinstance(value, RandomArray):
+        return value.make(rng)
+    if isinstance(value, list):
+        return [materialize(v, rng) for v in value]
+    if isinstance(value, tuple):
+        return tuple(materialize(v, rng) for v in value)
+    if isinstance(value, dict):
+        return {k: materialize(v, rng) for k, v in value.items()}
+    return value
+
+
+def _call_args(r, raw, arg_names: list[str]) -> dict:
+    ar = r.reader_at(r.path + ".args", raw)
+    for name in ar.data:
+        if name not in arg_names:
+            ar.only(arg_names)
+    missing = [n for n in arg_names if n not in ar.data]
+    if missing:
+        ar.fail(f"missing argument(s) {', '.join(missing)}")
+    return {n: parse_value(ar.data[n], ar, n) for n in arg_names}
+
+
+def parse_example(r, arg_names: list[str]):
+    from .bank import Example
+
+    r.only(("args", "expect", "note"))
+    args = _call_args(r, r.get("args", dict), arg_names)
+    expect = parse_value(r.data["expect"], r, "expect") if "expect" in r.data else ...
+    return Example(args=args, expect=expect, note=r.get("note", str, ""))
+
+
+def parse_calls(scripts_r, name: str, arg_names: list[str]) -> list[dict]:
+    """A script: a list of calls, each ``{args: {...}, repeat: n}``; expanded in order."""
+    raw = scripts_r.get(name, list)
+    calls = []
+    for i, entry in enumerate(raw):
+        r = scripts_r.reader_at(f"scripts.{name}[{i}]", entry)
+        r.only(("args", "repeat", "note"))
+        args = _call_args(r, r.get("args", dict), arg_names)
+        repeat = r.get("repeat", int, 1)
+        if repeat < 1:
+            r.fail("must be at least 1", "repeat")
+        calls += [args] * repeat
+    if not calls:
+        scripts_r.fail("a script needs at least one call", name)
+    return calls

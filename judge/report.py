@@ -1,0 +1,99 @@
+"""The report: one model; every output format is a view of it (see judge/writers/)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+VERDICTS = ("accepted", "wrong_answer", "runtime_error", "time_limit_exceeded",
+            "memory_limit_exceeded", "invalid_submission", "inefficient", "judge_error")
+# When several apply, the first wins.
+PRIORITY = ("judge_error", "invalid_submission", "time_limit_exceeded",
+            "memory_limit_exceeded", "runtime_error", "wrong_answer", "inefficient")
+STATUSES = ("passed", "failed", "error", "skipped")
+EXIT_CODES = {"accepted": 0, "judge_error": 3}
+
+
+@dataclass
+class CheckResult:
+    id: str
+    kind: str
+    required: bool
+    status: str
+    message: str
+    counterexample: dict | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+    verdict: str | None = None   # the verdict this check's failure stands for
+
+    def __post_init__(self):
+        assert self.status in STATUSES, self.status
+        if self.status in ("failed", "error") and self.verdict is None:
+            self.verdict = "wrong_answer"
+
+    def counts(self, strict: bool) -> bool:
+        return self.status in ("failed", "error") and (self.required or strict)
+
+    def to_dict(self) -> dict:
+        out = {"id": self.id, "kind": self.kind, "required": self.required,
+               "status": self.status, "message": self.message}
+        if self.counterexample is not None:
+            out["counterexample"] = self.counterexample
+        details = dict(self.details)
+        if self.verdict and self.status in ("failed", "error"):
+            details["verdict"] = self.verdict
+        out["details"] = details
+        return out
+
+
+def decide(checks: list[CheckResult], strict: bool) -> str:
+    found = {c.verdict for c in checks if c.counts(strict)}
+    for verdict in PRIORITY:
+        if verdict in found:
+            return verdict
+    return "accepted"
+
+
+@dataclass
+class Report:
+    task: str
+    submission: str
+    seed: int
+    judge_version: str
+    checks: list[CheckResult] = field(default_factory=list)
+    output: dict = field(default_factory=lambda: {"stdout": "", "stderr": "", "truncated": False})
+    elapsed_s: float = 0.0
+    strict: bool = False
+    isolation: str = "process"
+    title: str = ""
+    verdict: str = "judge_error"
+
+    def finish(self) -> "Report":
+        self.verdict = decide(self.checks, self.strict)
+        return self
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES.get(self.verdict, 1)
+
+    def to_dict(self) -> dict:
+        return {"task": self.task, "submission": self.submission, "verdict": self.verdict,
+                "seed": self.seed, "elapsed_s": round(self.elapsed_s, 3),
+                "judge_version": self.judge_version,
+                "checks": [c.to_dict() for c in self.checks],
+                "output": self.output,
+                "strict": self.strict, "isolation": self.isolation}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Report":
+        checks = []
+        for c in data.get("checks", []):
+            details = dict(c.get("details", {}))
+            checks.append(CheckResult(id=c["id"], kind=c["kind"], required=c["required"],
+                                      status=c["status"], message=c["message"],
+                                      counterexample=c.get("counterexample"), details=details,
+                                      verdict=details.get("verdict")))
+        return cls(task=data["task"], submission=data["submission"], seed=data["seed"],
+                   judge_version=data["judge_version"], checks=checks,
+                   output=data.get("output", {}), elapsed_s=data.get("elapsed_s", 0.0),
+                   strict=data.get("strict", False), isolation=data.get("isolation", "process"),
+                   verdict=data["verdict"])

@@ -1,0 +1,213 @@
+"""The judge side of one grading: start the workers, run the checks, build the report.
+
+The learner's worker starts first and imports jax while the judge prepares; the
+reference runs in a second, trusted worker (the ``Oracle``), which a batch shares
+between all the learners of a task: reference outputs are the same for every learner
+with the same seed, so each is computed once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import __version__
+from .bank import Task
+from .report import CheckResult, Report
+from .session import CallOutcome, Session
+from .worker import wire
+
+
+class JudgeFault(BaseException):
+    """The reference or the task is at fault, never the learner.  A BaseException so
+    that hypothesis does not take it for a failing example and shrink it."""
+
+
+def args_key(label: str, args: dict[str, Any]) -> str:
+    blobs: list[bytes] = []
+    node = wire.encode(list(args.values()), blobs)
+    h = hashlib.sha256(label.encode() + repr(node).encode())
+    for b in blobs:
+        h.update(b)
+    return h.hexdigest()
+
+
+@dataclass
+class ScriptRun:
+    calls: list[dict[str, Any]]
+    outcomes: list[CallOutcome] = field(default_factory=list)
+    report: dict = field(default_factory=dict)
+
+    @property
+    def failure(self) -> CallOutcome | None:
+        return next((o for o in self.outcomes if not o.ok), None)
+
+    def syncs(self) -> list[dict]:
+        return [dict(s, call=i + 1) for i, o in enumerate(self.outcomes) for s in o.syncs]
+
+
+class Oracle:
+    """The reference solution of one task, in a fresh trusted worker; thread-safe."""
+
+    def __init__(self, task: Task, seed: int):
+        self.task, self.seed = task, seed
+        self.session = Session(task.reference_path, task.reference_path.name, task.entrypoint,
+                               task.limits, trusted=True)
+        self._lock = threading.RLock()
+        self._values: dict[str, Any] = {}
+        self._scripts: dict[str, ScriptRun] = {}
+        self._loaded = False
+
+    def start(self) -> None:
+        self.session.start()
+
+    def _ensure(self) -> None:
+        if not self._loaded:
+            out = self.session.load()
+            if not out.ok:
+                raise JudgeFault(f"the reference solution does not load: {out.message}")
+            self._loaded = True
+            for name in self.task.scripts:     # measured before any other call
+                self._scripts[name] = self._run_script(name)
+
+    def _run_script(self, name: str) -> ScriptRun:
+        run = ScriptRun(script_calls(self.task, name, self.seed))
+        for args in run.calls:
+            out = self.session.call(args, f"script:{name}")
+            if not out.ok:
+                raise JudgeFault(f"the reference fails on script '{name}': {out.message}")
+            run.outcomes.append(out)
+        run.report = self.session.report(f"script:{name}")
+        return run
+
+    def script(self, name: str) -> ScriptRun:
+        with self._lock:
+            self._ensure()
+            return self._scripts[name]
+
+    def value(self, args: dict[str, Any], label: str = "reference") -> Any:
+        key = args_key("", args)
+        with self._lock:
+            if key not in self._values:
+                self._ensure()
+                out = self.session.call(args, label)
+                if not out.ok:
+                    raise JudgeFault(f"the reference fails on these inputs: {out.message}")
+                self._values[key] = out.value
+            return self._values[key]
+
+    def close(self) -> None:
+        self.session.close()
+
+
+def script_calls(task: Task, name: str, seed: int) -> list[dict[str, Any]]:
+    from .literals import materialize
+
+    rng = np.random.default_rng([seed, 7])
+    return [materialize(args, rng) for args in task.scripts[name]]
+
+
+class Grading:
+    def __init__(self, task: Task, submission: Path, *, seed: int | None = None,
+                 examples: int | None = None, strict: bool = False,
+                 oracle: Oracle | None = None, display_name: str | None = None):
+        self.task = task
+        self.submission = Path(submission)
+        self.seed = task.seed if seed is None else seed
+        self.n_examples = examples
+        self.strict = strict
+        self.learner = Session(self.submission, display_name or self.submission.name,
+                               task.entrypoint, task.limits, hidden_paths=task.bank.hidden_paths())
+        self.own_oracle = oracle is None
+        self.oracle = oracle or Oracle(task, self.seed)
+        self.deadline = 0.0
+        self._scripts: dict[str, ScriptRun] = {}
+        self.loaded: CallOutcome | None = None
+
+    # -------------------------------------------------------------- used by checks
+    def learner_call(self, args: dict[str, Any], label: str) -> CallOutcome:
+        if not self.learner.alive:
+            reloaded = self.learner.restart()
+            if not reloaded.ok:
+                return reloaded
+        return self.learner.call(args, label)
+
+    def expected(self, args: dict[str, Any]) -> Any:
+        return self.oracle.value(args)
+
+    def time_left(self) -> float:
+        return self.deadline - time.monotonic()
+
+    def script(self, name: str) -> tuple[ScriptRun, ScriptRun]:
+        """(learner's run, reference's run) of a scripted call sequence."""
+        if name not in self._scripts:
+            run = ScriptRun(script_calls(self.task, name, self.seed))
+            for args in run.calls:
+                out = self.learner_call(args, f"script:{name}")
+                run.outcomes.append(out)
+                if not out.ok:
+                    break
+            if self.learner.alive:
+                run.report = self.learner.report(f"script:{name}")
+            self._scripts[name] = run
+        return self._scripts[name], self.oracle.script(name)
+
+    # -------------------------------------------------------------- the whole grading
+    def run(self) -> Report:
+        started = time.monotonic()
+        self.deadline = started + self.task.limits.run_timeout_s
+        report = Report(task=self.task.id, submission=str(self.submission), seed=self.seed,
+                        judge_version=__version__, strict=self.strict, title=self.task.title)
+        try:
+            self.learner.start()          # first: it imports jax while the oracle starts
+            if self.own_oracle:
+                self.oracle.start()
+            report.checks = self._run_checks()
+        except JudgeFault as fault:
+            report.checks.append(CheckResult(id="judge", kind="judge", required=True,
+                                             status="error", message=str(fault),
+                                             verdict="judge_error"))
+        finally:
+            report.isolation = self.learner.isolation
+            self.learner.close()
+            if self.own_oracle:
+                self.oracle.close()
+            report.output = self.learner.output()
+        report.elapsed_s = time.monotonic() - started
+        return report.finish()
+
+    def _run_checks(self) -> list[CheckResult]:
+        self.loaded = self.learner.load()
+        if not self.loaded.ok:
+            load = CheckResult(id="load", kind="load", required=True, status="error",
+                               message=load_message(self.loaded, self.task),
+                               verdict=self.loaded.verdict,
+                               details={"traceback": self.loaded.traceback} if self.loaded.traceback else {})
+            skipped = [c.result("skipped", "not run: the submission did not load")
+                       for c in self.task.checks]
+            return [load] + skipped
+        results: dict[str, CheckResult] = {}
+        for check in sorted(self.task.checks, key=lambda c: c.phase):
+            if self.time_left() <= 0:
+                results[check.id] = check.result(
+                    "error", f"not run: the whole run passed its {self.task.limits.run_timeout_s:g} s limit",
+                    verdict="time_limit_exceeded")
+                continue
+            results[check.id] = check.run(self)
+        return [results[c.id] for c in self.task.checks]
+
+
+def load_message(out: CallOutcome, task: Task) -> str:
+    if out.verdict == "invalid_submission":
+        return f"the file does not load: {out.message}"
+    return f"loading the file failed: {out.message}"
+
+
+def grade(task: Task, submission: Path, **kw) -> Report:
+    return Grading(task, submission, **kw).run()

@@ -1,0 +1,145 @@
+"""One submission loaded in one worker: load it, call it, read its probe; failures of
+the worker become verdicts a learner understands."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .sandbox import Limits as SandboxLimits
+from .sandbox import Worker, WorkerFailure
+from .worker import wire
+
+FAILURE_VERDICTS = {"timeout": "time_limit_exceeded", "memory": "memory_limit_exceeded",
+                    "crashed": "runtime_error", "exited": "runtime_error",
+                    "protocol": "runtime_error"}
+ERROR_VERDICTS = {"exception": "runtime_error", "exit": "runtime_error",
+                  "memory": "memory_limit_exceeded", "invalid_submission": "invalid_submission",
+                  "timeout": "time_limit_exceeded"}
+
+
+@dataclass
+class CallOutcome:
+    ok: bool
+    value: Any = None
+    elapsed_s: float = 0.0
+    traces: list = field(default_factory=list)
+    syncs: list = field(default_factory=list)
+    verdict: str | None = None
+    message: str = ""
+    traceback: str = ""
+    fatal: bool = False          # the worker is gone
+
+
+class Session:
+    def __init__(self, source: Path, display_name: str, entrypoint: str, limits,
+                 *, trusted: bool = False, hidden_paths: list[str] = ()):
+        self.source, self.display_name, self.entrypoint = Path(source), display_name, entrypoint
+        self.limits = SandboxLimits(call_timeout_s=limits.call_timeout_s,
+                                    run_timeout_s=limits.run_timeout_s,
+                                    memory_mb=limits.memory_mb,
+                                    output_bytes=limits.output_kb * 1024)
+        self.trusted, self.hidden_paths = trusted, list(hidden_paths)
+        self.worker: Worker | None = None
+        self.params: list[str] = []
+        self.jitted: list[str] = []
+        self._outputs: list[dict] = []
+
+    # -------------------------------------------------------------- lifecycle
+    def start(self) -> None:
+        self.worker = Worker(self.limits, trusted=self.trusted, hidden_paths=self.hidden_paths)
+        self.worker.start()
+
+    @property
+    def alive(self) -> bool:
+        return self.worker is not None and not self.worker.closed
+
+    @property
+    def isolation(self) -> str:
+        return self.worker.isolation if self.worker else "process"
+
+    def load(self) -> CallOutcome:
+        target = Path(self.worker.scratch) / "submission.py"
+        shutil.copyfile(self.source, target)
+        out = self._request({"op": "load", "path": str(target), "display_name": self.display_name,
+                             "entrypoint": self.entrypoint, "probe": True}, load=True)
+        if out.ok:
+            self.params = list(out.value.get("params", []))
+            self.jitted = list(out.value.get("jitted", []))
+        return out
+
+    def restart(self) -> CallOutcome:
+        self.close()
+        self.start()
+        return self.load()
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.close()
+            self._outputs.append(self.worker.output())
+
+    def output(self) -> dict:
+        parts = list(self._outputs)
+        if self.worker is not None and not self.worker.closed:
+            parts.append(self.worker.output())
+        return {"stdout": "".join(p.get("stdout", "") for p in parts),
+                "stderr": "".join(p.get("stderr", "") for p in parts),
+                "truncated": any(p.get("truncated") for p in parts)}
+
+    # -------------------------------------------------------------- calls
+    def call(self, args: dict[str, Any], label: str) -> CallOutcome:
+        blobs: list[bytes] = []
+        nodes = [wire.encode(v, blobs) for v in args.values()]
+        out = self._request({"op": "call", "args": nodes, "kwargs": {}, "label": label,
+                             "probe": True}, blobs)
+        return out
+
+    def report(self, label: str) -> dict:
+        out = self._request({"op": "report", "label": label})
+        return out.value.get("report", {}) if out.ok else {}
+
+    def _request(self, header: dict, blobs=(), load: bool = False) -> CallOutcome:
+        try:
+            reply, rblobs = self.worker.request(header, list(blobs))
+        except WorkerFailure as failure:
+            return CallOutcome(False, verdict=FAILURE_VERDICTS.get(failure.kind, "runtime_error"),
+                               message=str(failure.message), fatal=True)
+        if not isinstance(reply, dict):
+            return CallOutcome(False, verdict="runtime_error", message="malformed reply", fatal=True)
+        if not reply.get("ok"):
+            err = reply.get("error") if isinstance(reply.get("error"), dict) else {}
+            category = str(err.get("category", "exception"))
+            verdict = ERROR_VERDICTS.get(category, "runtime_error")
+            if load and category == "exception":
+                verdict = "invalid_submission"
+            return CallOutcome(False, verdict=verdict, message=_error_text(err),
+                               traceback=str(err.get("traceback", ""))[:4000])
+        if header["op"] != "call":
+            return CallOutcome(True, value=reply)
+        try:
+            value = wire.decode(reply.get("result"), rblobs)
+        except wire.WireError as exc:
+            return CallOutcome(False, verdict="runtime_error",
+                               message=f"the worker sent a malformed result ({exc})")
+        return CallOutcome(True, value=value, elapsed_s=_num(reply.get("elapsed_s")),
+                           traces=_list(reply.get("traces")), syncs=_list(reply.get("syncs")))
+
+
+def _error_text(err: dict) -> str:
+    message = str(err.get("message", "")).strip()
+    etype = str(err.get("type", "")).strip()
+    line = err.get("line")
+    text = f"{etype}: {message}" if etype and not message.startswith(etype) else message or etype
+    if isinstance(line, int) and "line" not in text:
+        text += f" (line {line})"
+    return text[:2000] or "the code failed"
+
+
+def _num(v) -> float:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0.0
+
+
+def _list(v) -> list:
+    return [x for x in v if isinstance(x, dict)] if isinstance(v, list) else []

@@ -1,0 +1,626 @@
+"""Argument specs: how a task's inputs look, as hypothesis strategies.
+
+Grading cost is compiles, and compiles follow distinct shapes, not examples.  So every
+run first fixes a small *pool* of shape assignments (each symbolic dimension, free
+shape and tree structure gets a concrete value; empty, length-1 and maximal always
+among them) and hypothesis then draws an assignment from the pool and values freely.
+``sampled_from`` shrinks towards the pool's first entry, the all-minimum one, so a
+failure shrinks towards the empty input.
+
+A new spec type is a ``Spec`` subclass registered with ``@spec_type``; nothing else
+needs to change.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+from hypothesis import strategies as st
+
+from .worker.wire import Leaf, dtype_from_name
+
+SPEC_TYPES: dict[str, type["Spec"]] = {}
+JAX_DTYPES = ("bool", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16",
+              "bfloat16", "float32", "complex64")
+
+
+def spec_type(name: str) -> Callable[[type], type]:
+    def register(cls):
+        SPEC_TYPES[name] = cls
+        cls.type_name = name
+        return cls
+    return register
+
+
+# ---------------------------------------------------------------- shape variables
+
+@dataclass(frozen=True)
+class Dim:
+    """A symbolic dimension shared by every argument that names it."""
+    name: str
+    lo: int
+    hi: int
+
+    def candidates(self) -> list[int]:
+        return sorted({self.lo, min(max(1, self.lo), self.hi), self.hi})
+
+    def draw(self, rng: np.random.Generator) -> int:
+        return int(rng.integers(self.lo, self.hi + 1))
+
+
+def parse_dims(r) -> dict[str, Dim]:
+    dims = {}
+    for name, bounds in r.data.items():
+        if not (isinstance(bounds, list) and len(bounds) == 2
+                and all(isinstance(b, int) and not isinstance(b, bool) for b in bounds)
+                and 0 <= bounds[0] <= bounds[1]):
+            r.fail("must be [low, high], two integers with 0 <= low <= high", str(name))
+        dims[str(name)] = Dim(str(name), bounds[0], bounds[1])
+    return dims
+
+
+class ShapeVar:
+    """A value the pool fixes per run: a free shape, a tree structure, a length."""
+
+    name: str
+
+    def candidates(self) -> list[Any]:
+        raise NotImplementedError
+
+    def draw(self, rng: np.random.Generator) -> Any:
+        raise NotImplementedError
+
+
+def shape_pool(variables: list, seed: int, size: int) -> list[dict[str, Any]]:
+    """A few assignments of every variable: all-min first, then all-one, all-max,
+    each variable alone at its minimum, then seeded random ones up to ``size``."""
+    if not variables:
+        return [{}]
+    rng = np.random.default_rng(seed)
+    pool: list[dict[str, Any]] = []
+
+    def add(assign):
+        if assign not in pool:
+            pool.append(assign)
+
+    for pick in (0, 1, 2):  # candidates are [min, one, max], deduplicated
+        add({v.name: v.candidates()[min(pick, len(v.candidates()) - 1)] for v in variables})
+    if len(variables) > 1:
+        for v in variables:
+            add({w.name: (w.candidates()[0] if w is v else w.draw(rng)) for w in variables})
+            add({w.name: (w.candidates()[-1] if w is v else w.draw(rng)) for w in variables})
+    tries = 0
+    while len(pool) < size and tries < 50 * size:
+        tries += 1
+        add({v.name: v.draw(rng) for v in variables})
+    return pool
+
+
+# ---------------------------------------------------------------- specs
+
+class Spec:
+    type_name = "?"
+    FIELDS: tuple[str, ...] = ("type",)
+
+    def __init__(self, r, dims: dict[str, Dim], name: str):
+        self.name = name
+
+    def variables(self) -> list:
+        """Shape variables this spec adds to the pool (beyond named dims)."""
+        return []
+
+    def dims_used(self) -> set[str]:
+        return set()
+
+    def strategy(self, assign: dict[str, Any], drawn: dict[str, Any]) -> st.SearchStrategy:
+        raise NotImplementedError
+
+    def sample(self, assign: dict[str, Any], drawn: dict[str, Any], rng) -> Any:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+
+def parse_spec(r, dims: dict[str, Dim], name: str | None = None) -> Spec:
+    name = name or r.path.rsplit(".", 1)[-1]
+    kind = r.get("type", str)
+    if kind not in SPEC_TYPES:
+        import difflib
+
+        close = difflib.get_close_matches(kind, list(SPEC_TYPES), n=1)
+        r.fail(f"unknown type '{kind}'" + (f" (did you mean '{close[0]}'?)" if close else
+                                            f" (known: {', '.join(sorted(SPEC_TYPES))})"), "type")
+    cls = SPEC_TYPES[kind]
+    r.only(cls.FIELDS)
+    return cls(r, dims, name)
+
+
+def _range(r, key: str, default, dims: dict[str, Dim], integer: bool = False):
+    """[low, high]; an end may name a dimension (entries in [0, T])."""
+    raw = r.get(key, list, default)
+    if not (isinstance(raw, list) and len(raw) == 2):
+        r.fail("must be [low, high]", key)
+    for end in raw:
+        ok = (isinstance(end, str) and end in dims) or (
+            isinstance(end, (int, float)) and not isinstance(end, bool))
+        if not ok:
+            r.fail(f"an end must be a number or a dimension name, got {end!r}", key)
+    return list(raw)
+
+
+def _resolve(bound, assign) -> float:
+    return assign[bound] if isinstance(bound, str) else bound
+
+
+def _dtype_list(r, default: str | None) -> list[str]:
+    raw = r.get("dtype", (str, list), default)
+    names = raw if isinstance(raw, list) else [raw]
+    for n in names:
+        try:
+            dtype_from_name(n)
+        except ValueError:
+            r.fail(f"unknown dtype '{n}'", "dtype")
+    return names
+
+
+def _elements(dtype: np.dtype, lo: float, hi: float) -> st.SearchStrategy:
+    if dtype.kind == "b":
+        return st.booleans()
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return st.integers(max(int(math.ceil(lo)), int(info.min)), min(int(math.floor(hi)), int(info.max)))
+    width = 16 if dtype.itemsize <= 2 else 32 if dtype.itemsize <= 4 else 64
+    if dtype.kind == "c":
+        f = st.floats(lo, hi, width=32, allow_nan=False, allow_subnormal=False)
+        return st.builds(complex, f, f)
+    return st.floats(lo, hi, width=width, allow_nan=False, allow_infinity=False,
+                     allow_subnormal=False)
+
+
+def _array_values(dtype: np.dtype, shape: tuple, lo, hi) -> st.SearchStrategy:
+    from hypothesis.extra import numpy as hnp
+
+    if dtype.name in ("bfloat16",) or dtype.kind == "V" or dtype.name.startswith("float8"):
+        base = np.dtype("float32")
+        return hnp.arrays(base, shape, elements=_elements(base, lo, hi)).map(
+            lambda a: a.astype(dtype))
+    return hnp.arrays(dtype, shape, elements=_elements(dtype, lo, hi))
+
+
+def _sample_values(dtype: np.dtype, shape: tuple, lo, hi, rng) -> np.ndarray:
+    if dtype.kind == "b":
+        return rng.integers(0, 2, size=shape).astype(bool)
+    if dtype.kind in "iu":
+        return rng.integers(int(math.ceil(lo)), int(math.floor(hi)) + 1, size=shape).astype(dtype)
+    vals = rng.uniform(lo, hi, size=shape)
+    # round to a few digits so a printed counterexample reads well
+    return np.round(vals, 2).astype(dtype)
+
+
+@spec_type("array")
+class ArraySpec(Spec):
+    """A JAX or NumPy array: dtype(s), shape of ints and dimension names, value range.
+
+    ``shape`` is a list (``[n, 3]``) or ``{rank: [0, 2], size: [0, 8]}`` for any rank."""
+
+    FIELDS = ("type", "kind", "dtype", "shape", "values", "doc")
+
+    def __init__(self, r, dims, name):
+        super().__init__(r, dims, name)
+        self.kind = r.get("kind", str, "jax")
+        if self.kind not in ("jax", "numpy"):
+            r.fail("must be 'jax' or 'numpy'", "kind")
+        self.dtypes = _dtype_list(r, "float32")
+        if self.kind == "jax":
+            for n in self.dtypes:
+                if n not in JAX_DTYPES:
+                    r.fail(f"'{n}' cannot be a JAX array with x64 off; use kind: numpy", "dtype")
+        self.values = _range(r, "values", [-10.0, 10.0], dims)
+        raw = r.get("shape", (list, dict))
+        self.free: FreeShape | None = None
+        if isinstance(raw, dict):
+            sr = r.child("shape")
+            sr.only(("rank", "size"))
+            rank = _range(sr, "rank", [0, 2], {})
+            size = _range(sr, "size", [0, 8], {})
+            self.free = FreeShape(f"{name}.shape", int(rank[0]), int(rank[1]), int(size[0]), int(size[1]))
+            self.shape: list = []
+        else:
+            for d in raw:
+                if not ((isinstance(d, int) and not isinstance(d, bool) and d >= 0) or
+                        (isinstance(d, str) and d in dims)):
+                    r.fail(f"each entry is a size or a name from dims ({', '.join(dims) or 'none declared'}), got {d!r}", "shape")
+            self.shape = list(raw)
+
+    def variables(self):
+        return [self.free] if self.free else []
+
+    def dims_used(self):
+        used = {d for d in self.shape if isinstance(d, str)}
+        return used | {b for b in self.values if isinstance(b, str)}
+
+    def concrete_shape(self, assign) -> tuple:
+        if self.free:
+            return tuple(assign[self.free.name])
+        return tuple(assign[d] if isinstance(d, str) else d for d in self.shape)
+
+    def _bounds(self, assign):
+        return _resolve(self.values[0], assign), _resolve(self.values[1], assign)
+
+    def strategy(self, assign, drawn):
+        shape = self.concrete_shape(assign)
+        lo, hi = self._bounds(assign)
+        return st.sampled_from(self.dtypes).flatmap(
+            lambda n: _array_values(dtype_from_name(n), shape, lo, hi)).map(
+            lambda a: Leaf(a, self.kind))
+
+    def sample(self, assign, drawn, rng):
+        dtype = dtype_from_name(self.dtypes[0])
+        return Leaf(_sample_values(dtype, self.concrete_shape(assign), *self._bounds(assign), rng), self.kind)
+
+    def describe(self):
+        shape = "any rank" if self.free else "[" + ", ".join(map(str, self.shape)) + "]"
+        return f"{self.kind} {'|'.join(self.dtypes)}{shape} in [{self.values[0]}, {self.values[1]}]"
+
+
+@dataclass(frozen=True)
+class FreeShape(ShapeVar):
+    name: str
+    rank_lo: int
+    rank_hi: int
+    size_lo: int
+    size_hi: int
+
+    def candidates(self):
+        out = [(self.size_lo,) * self.rank_lo]
+        one = min(max(1, self.size_lo), self.size_hi)
+        out.append((one,) * max(self.rank_lo, 1 if self.rank_hi else 0))
+        out.append((self.size_hi,) * self.rank_hi)
+        return [list(s) for s in dict.fromkeys(out)]
+
+    def draw(self, rng):
+        rank = int(rng.integers(self.rank_lo, self.rank_hi + 1))
+        return [int(rng.integers(self.size_lo, self.size_hi + 1)) for _ in range(rank)]
+
+
+@spec_type("scalar")
+class TypedScalarSpec(Spec):
+    """A 0-d typed scalar: a NumPy scalar (np.float32(2.0)) or a JAX 0-d array."""
+
+    FIELDS = ("type", "kind", "dtype", "values", "doc")
+
+    def __init__(self, r, dims, name):
+        super().__init__(r, dims, name)
+        self.kind = r.get("kind", str, "jax")
+        if self.kind not in ("jax", "numpy"):
+            r.fail("must be 'jax' or 'numpy'", "kind")
+        self.dtypes = _dtype_list(r, "float32")
+        self.values = _range(r, "values", [-10.0, 10.0], dims)
+
+    def _leaf(self, arr):
+        return Leaf(arr, "npscalar" if self.kind == "numpy" else "jax")
+
+    def strategy(self, assign, drawn):
+        lo, hi = _resolve(self.values[0], assign), _resolve(self.values[1], assign)
+        return st.sampled_from(self.dtypes).flatmap(
+            lambda n: _array_values(dtype_from_name(n), (), lo, hi)).map(self._leaf)
+
+    def sample(self, assign, drawn, rng):
+        lo, hi = _resolve(self.values[0], assign), _resolve(self.values[1], assign)
+        return self._leaf(_sample_values(dtype_from_name(self.dtypes[0]), (), lo, hi, rng))
+
+    def describe(self):
+        return f"{'NumPy' if self.kind == 'numpy' else 'JAX'} {'|'.join(self.dtypes)} scalar"
+
+
+@spec_type("float")
+class FloatSpec(Spec):
+    """A Python float."""
+
+    FIELDS = ("type", "values", "doc")
+
+    def __init__(self, r, dims, name):
+        super().__init__(r, dims, name)
+        self.values = _range(r, "values", [-10.0, 10.0], dims)
+
+    def strategy(self, assign, drawn):
+        lo, hi = (_resolve(b, assign) for b in self.values)
+        return st.floats(lo, hi, allow_nan=False, allow_infinity=False, allow_subnormal=False)
+
+    def sample(self, assign, drawn, rng):
+        lo, hi = (_resolve(b, assign) for b in self.values)
+        return float(round(rng.uniform(lo, hi), 2))
+
+    def describe(self):
+        return f"Python float in [{self.values[0]}, {self.values[1]}]"
+
+
+@spec_type("int")
+class IntSpec(Spec):
+    """A Python int."""
+
+    FIELDS = ("type", "values", "doc")
+
+    def __init__(self, r, dims, name):
+        super().__init__(r, dims, name)
+        self.values = _range(r, "values", [0, 10], dims)
+
+    def dims_used(self):
+        return {b for b in self.values if isinstance(b, str)}
+
+    def strategy(self, assign, drawn):
+        lo, hi = (int(_resolve(b, assign)) for b in self.values)
+        return st.integers(lo, hi)
+
+    def sample(self, assign, drawn, rng):
+        lo, hi = (int(_resolve(b, assign)) for b in self.values)
+        return int(rng.integers(lo, hi + 1))
+
+    def describe(self):
+        return f"Python int in [{self.values[0]}, {self.values[1]}]"
+
+
+@spec_type("bool")
+class BoolSpec(Spec):
+    FIELDS = ("type", "doc")
+
+    def strategy(self, assign, drawn):
+        return st.booleans()
+
+    def sample(self, assign, drawn, rng):
+        return bool(rng.integers(0, 2))
+
+    def describe(self):
+        return "Python bool"
+
+
+class _Container(Spec):
+    def _children(self) -> list[Spec]:
+        raise NotImplementedError
+
+    def variables(self):
+        return [v for c in self._children() for v in c.variables()]
+
+    def dims_used(self):
+        return set().union(*(c.dims_used() for c in self._children())) if self._children() else set()
+
+
+@spec_type("list")
+class ListSpec(_Container):
+    """A Python list of ``items``, its length an int or a dimension name."""
+
+    FIELDS = ("type", "items", "length", "doc")
+
+    def __init__(self, r, dims, name):
+        super().__init__(r, dims, name)
+        self.items = parse_spec(r.child("items"), dims, f"{name}[]")
+        self.length = r.get("length", (int, str))
+        if isinstance(self.length, str) and self.length not in dims:
+            r.fail(f"'{self.length}' is not declared in dims", "length")
+
+    def _children(self):
+        return [self.items]
+
+    def dims_used(self):
+        return super().dims_used() | ({self.length} if isinstance(self.length, str) else set())
+
+    def _n(self, assign):
+        return assign[self.length] if isinstance(self.length, str) else self.length
+
+    def strategy(self, assign, drawn):
+        return st.lists(self.items.strategy(assign, drawn), min_size=self._n(assign),
+                        max_size=self._n(assign))
+
+    def sample(self, assign, drawn, rng):
+        return [self.items.sample(assign, drawn, rng) for _ in range(self._n(assign))]
+
+    def describe(self):
+        return f"list of {self.length} x {self.items.describe()}"
+
+
+@spec_type("tuple")
+class TupleSpec(_Container):
+    """A Python tuple (or, with ``as: list``, a list) of fixed items."""
+
+    FIELDS = ("type", "items", "as", "doc")
+
+    def __init__(self, r, dims, name):
+        super().__init__(r, dims, name)
+        raw = r.get("items", list)
+        self.items = [parse_spec(r.reader_at(f"{r.path}.items[{i}]", it), dims, f"{name}[{i}]")
+                      for i, it in enumerate(raw)]
+        self.container = tuple if r.get("as", str, "tuple") == "tuple" else list
+
+    def _children(self):
+        return self.items
+
+    def strategy(self, assign, drawn):
+        return st.tuples(*(i.strategy(assign, drawn) for i in self.items)).map(self.container)
+
+    def sample(self, assign, drawn, rng):
+        return self.container(i.sample(assign, drawn, rng) for i in self.items)
+
+    def describe(self):
+        name = "tuple" if self.container is tuple else "list"
+        return f"{name}({', '.join(i.describe() for i in self.items)})"
+
+
+@spec_type("dict")
+class DictSpec(_Container):
+    """A dict with fixed string keys; ``key_orders: true`` also varies the insertion order."""
+
+    FIELDS = ("type", "fields", "key_orders", "doc")
+
+    def __init__(self, r, dims, name):
+        super().__init__(r, dims, name)
+        fr = r.child("fields")
+        self.fields = {str(k): parse_spec(fr.child(str(k)), dims, f"{name}.{k}") for k in fr.data}
+        self.key_orders = r.get("key_orders", bool, False)
+
+    def _children(self):
+        return list(self.fields.values())
+
+    def strategy(self, assign, drawn):
+        base = st.fixed_dictionaries({k: s.strategy(assign, drawn) for k, s in self.fields.items()})
+        if not self.key_orders:
+            return base
+        return st.tuples(base, st.permutations(list(self.fields))).map(
+            lambda t: {k: t[0][k] for k in t[1]})
+
+    def sample(self, assign, drawn, rng):
+        return {k: s.sample(assign, drawn, rng) for k, s in self.fields.items()}
+
+    def describe(self):
+        return "dict(" + ", ".join(f"{k}: {s.describe()}" for k, s in self.fields.items()) + ")"
+
+
+@spec_type("one_of")
+class OneOfSpec(_Container):
+    """Any one of ``options`` (e.g. a Python float, a NumPy scalar or a JAX scalar)."""
+
+    FIELDS = ("type", "options", "doc")
+
+    def __init__(self, r, dims, name):
+        super().__init__(r, dims, name)
+        raw = r.get("options", list)
+        if not raw:
+            r.fail("needs at least one option", "options")
+        self.options = [parse_spec(r.reader_at(f"{r.path}.options[{i}]", o), dims, name)
+                        for i, o in enumerate(raw)]
+
+    def _children(self):
+        return self.options
+
+    def strategy(self, assign, drawn):
+        return st.one_of(*(o.strategy(assign, drawn) for o in self.options))
+
+    def sample(self, assign, drawn, rng):
+        return self.options[int(rng.integers(0, len(self.options)))].sample(assign, drawn, rng)
+
+    def describe(self):
+        return " or ".join(o.describe() for o in self.options)
+
+
+@dataclass(frozen=True)
+class TreeShape(ShapeVar):
+    """A nested dict structure with the shape of every leaf."""
+    name: str
+    depth: int
+    keys_lo: int
+    keys_hi: int
+    rank_hi: int
+    size_hi: int
+
+    def candidates(self):
+        one = {"w": [1]}
+        full = self._full(self.depth)
+        return [{}, one, full]
+
+    def _full(self, depth):
+        out = {}
+        for i in range(self.keys_hi):
+            key = "abcdefgh"[i]
+            out[key] = self._full(depth - 1) if depth > 0 and i == 0 else [self.size_hi] * self.rank_hi
+        return out
+
+    def draw(self, rng, depth=None):
+        depth = self.depth if depth is None else depth
+        out = {}
+        for i in range(int(rng.integers(max(self.keys_lo, 1), self.keys_hi + 1))):
+            key = ["w", "b", "scale", "emb", "gamma", "beta"][i % 6] + ("" if i < 6 else str(i))
+            if depth > 0 and rng.random() < 0.3:
+                out[key] = self.draw(rng, depth - 1)
+            else:
+                rank = int(rng.integers(0, self.rank_hi + 1))
+                out[key] = [int(rng.integers(0, self.size_hi + 1)) for _ in range(rank)]
+        return out
+
+
+@spec_type("tree")
+class TreeSpec(Spec):
+    """A nested dict of arrays (e.g. model parameters); ``like: other_arg`` reuses that
+    argument's structure and leaf shapes with fresh values."""
+
+    FIELDS = ("type", "kind", "dtype", "values", "depth", "keys", "rank", "size", "like", "doc")
+
+    def __init__(self, r, dims, name):
+        super().__init__(r, dims, name)
+        self.kind = r.get("kind", str, "jax")
+        self.dtypes = _dtype_list(r, "float32")
+        self.values = _range(r, "values", [-10.0, 10.0], dims)
+        self.like = r.get("like", str, None)
+        keys = _range(r, "keys", [0, 3], {})
+        self.shape_var = TreeShape(f"{self.like or name}.tree", int(r.get("depth", int, 1)),
+                                   int(keys[0]), int(keys[1]), int(r.get("rank", int, 2)),
+                                   int(r.get("size", int, 4)))
+
+    def variables(self):
+        return [] if self.like else [self.shape_var]
+
+    def _build(self, structure, make_leaf):
+        if isinstance(structure, dict):
+            return {k: self._build(v, make_leaf) for k, v in structure.items()}
+        return make_leaf(tuple(structure))
+
+    def strategy(self, assign, drawn):
+        structure = assign[self.shape_var.name]
+        leaves = []
+        self._build(structure, lambda s: leaves.append(s))
+        dtype = dtype_from_name(self.dtypes[0])
+        lo, hi = self.values
+        leaf_strats = [_array_values(dtype, s, lo, hi) for s in leaves]
+
+        def assemble(arrays):
+            it = iter(arrays)
+            return self._build(structure, lambda s: Leaf(next(it), self.kind))
+        return st.tuples(*leaf_strats).map(assemble)
+
+    def sample(self, assign, drawn, rng):
+        dtype = dtype_from_name(self.dtypes[0])
+        return self._build(assign[self.shape_var.name],
+                           lambda s: Leaf(_sample_values(dtype, s, *self.values, rng), self.kind))
+
+    def describe(self):
+        return f"nested dict of {self.kind} {'|'.join(self.dtypes)} arrays" + (
+            f" shaped like {self.like}" if self.like else "")
+
+
+# ---------------------------------------------------------------- whole argument lists
+
+class Inputs:
+    """All of a task's argument specs: the pool, the strategy and deterministic samples."""
+
+    def __init__(self, specs: dict[str, Spec], dims: dict[str, Dim]):
+        self.specs = specs
+        used = set().union(*(s.dims_used() for s in specs.values())) if specs else set()
+        self.variables: list = [d for n, d in dims.items() if n in used]
+        for s in specs.values():
+            self.variables += s.variables()
+
+    def pool(self, seed: int, size: int) -> list[dict[str, Any]]:
+        return shape_pool(self.variables, seed, size)
+
+    def strategy(self, pool: list[dict[str, Any]]) -> st.SearchStrategy:
+        @st.composite
+        def args(draw):
+            assign = draw(st.sampled_from(pool))
+            drawn: dict[str, Any] = {}
+            for name, spec in self.specs.items():
+                drawn[name] = draw(spec.strategy(assign, drawn))
+            return drawn
+        return args()
+
+    def sample(self, assign: dict[str, Any], rng) -> dict[str, Any]:
+        drawn: dict[str, Any] = {}
+        for name, spec in self.specs.items():
+            drawn[name] = spec.sample(assign, drawn, rng)
+        return drawn
+
+    def edge_cases(self, pool: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
+        """Deterministic inputs at the pool's edges: all-min, all-one, all-max."""
+        rng = np.random.default_rng(seed)
+        return [self.sample(assign, rng) for assign in pool[:3]]

@@ -1,0 +1,128 @@
+"""Value trees as they cross the channel (containers, scalars, ``Leaf``, ``Opaque``):
+walking them, and showing them to a person."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .worker.wire import Leaf, Opaque
+
+SHOW_ELEMENTS = 16
+
+
+def leaves(value):
+    if isinstance(value, dict):
+        for v in value.values():
+            yield from leaves(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from leaves(v)
+    else:
+        yield value
+
+
+def float_leaves(value) -> list[np.ndarray]:
+    """Every floating-point input, as an array (Python floats included)."""
+    out = []
+    for leaf in leaves(value):
+        if isinstance(leaf, Leaf) and leaf.array.dtype.kind in "fc":
+            out.append(leaf.array)
+        elif isinstance(leaf, float):
+            out.append(np.asarray(leaf))
+    return out
+
+
+def is_scalar_like(value) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (int, float)):
+        return True
+    return isinstance(value, Leaf) and value.array.ndim == 0 and value.array.dtype.kind in "iufcb"
+
+
+def kind_phrase(value) -> str:
+    """'a float32 JAX array of shape (2,)', 'a str ('6')', 'None', ..."""
+    if value is None:
+        return "None (is a `return` missing?)"
+    if isinstance(value, Leaf):
+        holder = {"jax": "JAX array", "numpy": "NumPy array", "npscalar": "NumPy scalar"}[value.kind]
+        if value.array.ndim == 0:
+            return f"a {value.array.dtype} {holder} scalar"
+        return f"a {value.array.dtype} {holder} of shape {tuple(value.array.shape)}"
+    if isinstance(value, Opaque):
+        return f"a {value.type_name} ({value.text[:60]})"
+    if isinstance(value, (list, tuple, dict)):
+        return f"a {type(value).__name__} of length {len(value)}"
+    return f"a {type(value).__name__} ({short(value)})"
+
+
+def short(value, limit: int = 80) -> str:
+    text = repr(value) if not isinstance(value, Opaque) else repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def display(value):
+    """JSON-able, readable form of a value tree for reports."""
+    if isinstance(value, Leaf):
+        arr = value.array
+        flat = arr.reshape(-1)
+        shown = [_scalar(x) for x in flat[:SHOW_ELEMENTS].tolist()]
+        out = {"kind": value.kind, "dtype": str(arr.dtype), "shape": list(arr.shape)}
+        if arr.ndim == 0:
+            out["value"] = _scalar(arr.item())
+        else:
+            out["values"] = shown
+            if flat.size > SHOW_ELEMENTS:
+                out["values_truncated"] = int(flat.size)
+        if value.weak:
+            out["weak_type"] = True
+        return out
+    if isinstance(value, Opaque):
+        return {"type": value.type_name, "repr": value.text}
+    if isinstance(value, dict):
+        return {"dict": {k: display(v) for k, v in value.items()}}
+    if isinstance(value, tuple):
+        return {"tuple": [display(v) for v in value]}
+    if isinstance(value, list):
+        return [display(v) for v in value]
+    if isinstance(value, float):
+        return _scalar(value)
+    return value
+
+
+def _scalar(x):
+    if isinstance(x, float) and not np.isfinite(x):
+        return str(x)
+    if isinstance(x, complex):
+        return str(x)
+    return x
+
+
+def render(value) -> str:
+    """One-line text for a terminal: float32[3] [1.0, -2.5, 0.0]."""
+    if isinstance(value, Leaf):
+        arr = value.array
+        prefix = {"jax": "", "numpy": "np.", "npscalar": "np."}[value.kind]
+        if arr.ndim == 0:
+            return f"{prefix}{arr.dtype}({_num(arr.item())})"
+        vals = ", ".join(_num(x) for x in arr.reshape(-1)[:SHOW_ELEMENTS].tolist())
+        more = f", ... ({arr.size} in all)" if arr.size > SHOW_ELEMENTS else ""
+        nested = "" if arr.ndim == 1 else " (flattened)"
+        return f"{prefix}{arr.dtype}{list(arr.shape)} [{vals}{more}]{nested}"
+    if isinstance(value, Opaque):
+        return f"{value.type_name}: {value.text[:60]}"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {render(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(render(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, list):
+        return "[" + ", ".join(render(v) for v in value) + "]"
+    if isinstance(value, float):
+        return _num(value)
+    return short(value)
+
+
+def _num(x) -> str:
+    if isinstance(x, float):
+        return np.format_float_positional(x, precision=8, trim="0") if np.isfinite(x) else str(x)
+    return repr(x)

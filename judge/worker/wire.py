@@ -1,0 +1,340 @@
+"""The one channel between the judge and a worker: framing and the value codec.
+
+Both sides import this module, so it needs nothing but numpy (and ml_dtypes for the
+dtype names numpy lacks).  Everything read here may come from untrusted code: every
+length is checked against a cap before anything is allocated, nothing is unpickled,
+and any malformed input raises WireError and nothing else.
+
+A frame is ``MAGIC | token(16) | seq(u32) | header_len(u32) | header JSON | blobs``,
+each blob ``len(u64) | .npy bytes``; the header says how many blobs follow.  The token
+is a per-worker secret sent in the first message, so bytes a learner writes to some
+descriptor do not parse as a frame by accident.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import struct
+
+import numpy as np
+
+MAGIC = b"JJW1"
+TOKEN_LEN = 16
+MAX_HEADER = 4 << 20
+MAX_BLOB = 256 << 20
+MAX_BLOBS = 4096
+MAX_DEPTH = 48
+MAX_NODES = 200_000
+MAX_STR = 2000
+
+_FIXED = struct.Struct("<4s16sII")
+_BLOB_LEN = struct.Struct("<Q")
+
+# numpy's own dtypes cross as themselves; these cross as raw unsigned bits plus their name.
+_EXTENDED = ("bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3b11fnuz",
+             "float8_e4m3fnuz", "float8_e5m2fnuz", "int4", "uint4")
+_PLAIN = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+          "uint64", "float16", "float32", "float64", "complex64", "complex128"}
+
+
+class WireError(ValueError):
+    """The bytes on the channel are not a well-formed message."""
+
+
+def dtype_from_name(name: str) -> np.dtype:
+    if name in _PLAIN:
+        return np.dtype(name)
+    if name in _EXTENDED:
+        import ml_dtypes
+
+        return np.dtype(getattr(ml_dtypes, name))
+    raise WireError(f"dtype {name!r} is not allowed on the channel")
+
+
+def _bits_dtype(dt: np.dtype) -> np.dtype:
+    return np.dtype(f"<u{dt.itemsize}")
+
+
+# ---------------------------------------------------------------- arrays as .npy bytes
+
+def array_to_npy(arr: np.ndarray) -> tuple[str, bytes]:
+    arr = np.asarray(arr)
+    name = arr.dtype.name
+    dtype_from_name(name)  # refuse what the other side would refuse
+    if name in _EXTENDED:
+        arr = arr.view(_bits_dtype(arr.dtype))
+    buf = io.BytesIO()
+    np.save(buf, arr if arr.flags.c_contiguous else arr.copy(order="C"), allow_pickle=False)
+    return name, buf.getvalue()
+
+
+def npy_to_array(data: bytes, dtype_name: str) -> np.ndarray:
+    """Parse .npy bytes without trusting the header: check sizes before allocating."""
+    want = dtype_from_name(dtype_name)
+    f = io.BytesIO(data)
+    try:
+        major, _ = np.lib.format.read_magic(f)
+        if major == 1:
+            shape, fortran, dt = np.lib.format.read_array_header_1_0(f)
+        elif major in (2, 3):
+            shape, fortran, dt = np.lib.format.read_array_header_2_0(f)
+        else:
+            raise WireError("unknown .npy version")
+    except WireError:
+        raise
+    except Exception as exc:  # numpy raises ValueError, but be total
+        raise WireError(f"bad .npy header: {exc}") from None
+    if dt.hasobject or dt.fields is not None or dt.subdtype is not None:
+        raise WireError("structured or object arrays are not allowed")
+    expect_store = _bits_dtype(want) if dtype_name in _EXTENDED else want
+    if dt.newbyteorder("=") != expect_store.newbyteorder("="):
+        raise WireError(f".npy dtype {dt} does not match declared {dtype_name}")
+    if not isinstance(shape, tuple) or any(not isinstance(d, int) or d < 0 for d in shape):
+        raise WireError("bad .npy shape")
+    count = 1
+    for d in shape:
+        count *= d
+        if count * dt.itemsize > MAX_BLOB:
+            raise WireError("array too large for the channel")
+    body = data[f.tell():]
+    if len(body) != count * dt.itemsize:
+        raise WireError("array bytes do not match its header")
+    arr = np.frombuffer(body, dtype=dt).reshape(shape, order="F" if fortran else "C").copy()
+    if dt.byteorder not in ("=", "|") and dt.byteorder != np.dtype("=i2").byteorder:
+        arr = arr.astype(dt.newbyteorder("="))
+    if dtype_name in _EXTENDED:
+        arr = arr.view(want)
+    return arr
+
+
+# ---------------------------------------------------------------- the value codec
+
+class Leaf:
+    """An array as it crossed the channel, with how the sender held it."""
+
+    __slots__ = ("array", "kind", "weak")
+
+    def __init__(self, array: np.ndarray, kind: str, weak: bool = False):
+        self.array = array
+        self.kind = kind  # "numpy", "jax" or "npscalar"
+        self.weak = weak
+
+    def __repr__(self) -> str:
+        return f"Leaf({self.kind}, {self.array.dtype}{list(self.array.shape)})"
+
+
+class Opaque:
+    """A value the codec cannot carry: kept as its type name and a short repr."""
+
+    __slots__ = ("type_name", "text")
+
+    def __init__(self, type_name: str, text: str):
+        self.type_name = type_name
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"<{self.type_name}: {self.text}>"
+
+
+def _float_json(v: float):
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return v
+
+
+def _is_jax_array(v) -> bool:
+    mod = type(v).__module__ or ""
+    return mod.startswith("jax") and hasattr(v, "dtype") and hasattr(v, "shape")
+
+
+def encode(value, blobs: list[bytes], depth: int = 0):
+    """Value tree -> JSON-able node; arrays are appended to ``blobs`` as .npy bytes.
+
+    Python lists, tuples and dicts (str keys), scalars, numpy and jax arrays and
+    ``Leaf`` objects cross; anything else becomes an opaque node naming its type.
+    """
+    if depth > MAX_DEPTH:
+        return {"t": "other", "type": type(value).__name__, "repr": "(nested too deeply)"}
+    if value is None:
+        return {"t": "none"}
+    if isinstance(value, np.generic):  # before int/float: np.float64 subclasses float
+        return _encode_array(np.asarray(value), "npscalar", False, blobs)
+    if isinstance(value, bool):
+        return {"t": "bool", "v": value}
+    if isinstance(value, int):
+        return {"t": "int", "v": int(value)}
+    if isinstance(value, float):
+        return {"t": "float", "v": _float_json(float(value))}
+    if isinstance(value, Leaf):
+        return _encode_array(value.array, value.kind, value.weak, blobs)
+    if isinstance(value, np.ndarray):
+        return _encode_array(value, "numpy", False, blobs)
+    if _is_jax_array(value):
+        try:
+            arr = np.asarray(value)
+        except Exception as exc:  # a tracer or a deleted buffer
+            return {"t": "other", "type": type(value).__name__, "repr": _short(repr(exc))}
+        return _encode_array(arr, "jax", bool(getattr(value, "weak_type", False)), blobs)
+    if type(value) in (list, tuple):
+        return {"t": type(value).__name__, "v": [encode(v, blobs, depth + 1) for v in value]}
+    if type(value) is dict and all(isinstance(k, str) for k in value):
+        return {"t": "dict", "k": list(value.keys()),
+                "v": [encode(v, blobs, depth + 1) for v in value.values()]}
+    if isinstance(value, str):
+        return {"t": "str", "v": _short(value)}
+    return {"t": "other", "type": _type_name(value), "repr": _short(_safe_repr(value))}
+
+
+def _encode_array(arr: np.ndarray, kind: str, weak: bool, blobs: list[bytes]):
+    try:
+        name, data = array_to_npy(arr)
+    except WireError:
+        return {"t": "other", "type": f"array of {arr.dtype}", "repr": _short(_safe_repr(arr))}
+    blobs.append(data)
+    return {"t": "array", "i": len(blobs) - 1, "dtype": name, "kind": kind, "weak": weak}
+
+
+def _type_name(value) -> str:
+    t = type(value)
+    return f"{t.__module__}.{t.__qualname__}" if t.__module__ not in ("builtins", None) else t.__qualname__
+
+
+def _safe_repr(value) -> str:
+    try:
+        return repr(value)
+    except Exception:
+        return "(repr failed)"
+
+
+def _short(text: str) -> str:
+    text = str(text)
+    return text if len(text) <= MAX_STR else text[:MAX_STR] + "..."
+
+
+def decode(node, blobs: list[bytes]):
+    """JSON node -> value tree of Python containers, scalars, ``Leaf`` and ``Opaque``."""
+    counter = [0]
+    try:
+        return _decode(node, blobs, 0, counter)
+    except WireError:
+        raise
+    except (RecursionError, MemoryError, TypeError, KeyError, IndexError, ValueError,
+            AttributeError, OverflowError) as exc:
+        raise WireError(f"malformed value: {type(exc).__name__}") from None
+
+
+def _decode(node, blobs, depth, counter):
+    counter[0] += 1
+    if depth > MAX_DEPTH or counter[0] > MAX_NODES:
+        raise WireError("value nested too deeply or too large")
+    if not isinstance(node, dict):
+        raise WireError("value node is not an object")
+    t = node.get("t")
+    if t == "none":
+        return None
+    if t == "bool":
+        v = node["v"]
+        if not isinstance(v, bool):
+            raise WireError("bad bool")
+        return v
+    if t == "int":
+        v = node["v"]
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise WireError("bad int")
+        return v
+    if t == "float":
+        v = node["v"]
+        if v in ("nan", "inf", "-inf"):
+            return float(v)
+        if not isinstance(v, (int, float)) or isinstance(v, bool):
+            raise WireError("bad float")
+        return float(v)
+    if t == "str":
+        v = node["v"]
+        if not isinstance(v, str):
+            raise WireError("bad str")
+        return _short(v)
+    if t in ("list", "tuple"):
+        items = node["v"]
+        if not isinstance(items, list):
+            raise WireError("bad sequence")
+        out = [_decode(v, blobs, depth + 1, counter) for v in items]
+        return out if t == "list" else tuple(out)
+    if t == "dict":
+        keys, vals = node["k"], node["v"]
+        if not (isinstance(keys, list) and isinstance(vals, list) and len(keys) == len(vals)
+                and all(isinstance(k, str) for k in keys)):
+            raise WireError("bad dict")
+        return {k: _decode(v, blobs, depth + 1, counter) for k, v in zip(keys, vals)}
+    if t == "array":
+        i, kind, weak = node["i"], node["kind"], node.get("weak", False)
+        if not isinstance(i, int) or not 0 <= i < len(blobs):
+            raise WireError("bad blob index")
+        if kind not in ("numpy", "jax", "npscalar") or not isinstance(weak, bool):
+            raise WireError("bad array kind")
+        if not isinstance(node["dtype"], str):
+            raise WireError("bad dtype")
+        return Leaf(npy_to_array(blobs[i], node["dtype"]), kind, weak)
+    if t == "other":
+        tn, text = node.get("type"), node.get("repr")
+        if not isinstance(tn, str) or not isinstance(text, str):
+            raise WireError("bad opaque value")
+        return Opaque(_short(tn), _short(text))
+    raise WireError(f"unknown value tag {t!r}")
+
+
+# ---------------------------------------------------------------- framing
+
+def pack(token: bytes, seq: int, header: dict, blobs: list[bytes] = ()) -> bytes:
+    header = dict(header, blobs=len(blobs))
+    body = json.dumps(header, separators=(",", ":")).encode()
+    if len(body) > MAX_HEADER:
+        raise WireError("header too large")
+    parts = [_FIXED.pack(MAGIC, token, seq & 0xFFFFFFFF, len(body)), body]
+    for b in blobs:
+        parts += [_BLOB_LEN.pack(len(b)), b]
+    return b"".join(parts)
+
+
+def _read_exact(fd: int, n: int) -> bytes:
+    chunks, got = [], 0
+    while got < n:
+        chunk = os.read(fd, min(n - got, 1 << 20))
+        if not chunk:
+            raise EOFError("channel closed")
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def read_frame(fd: int, token: bytes, seq: int | None = None) -> tuple[dict, list[bytes]]:
+    """Read one frame from ``fd``; raise WireError unless it is well-formed and ours."""
+    magic, tok, got_seq, hlen = _FIXED.unpack(_read_exact(fd, _FIXED.size))
+    if magic != MAGIC or tok != token:
+        raise WireError("a frame without the channel's token (forged or corrupted)")
+    if seq is not None and got_seq != seq & 0xFFFFFFFF:
+        raise WireError(f"frame out of sequence ({got_seq} after {seq})")
+    if hlen > MAX_HEADER:
+        raise WireError("header too large")
+    try:
+        header = json.loads(_read_exact(fd, hlen))
+    except (ValueError, RecursionError, UnicodeDecodeError):
+        raise WireError("header is not valid JSON") from None
+    if not isinstance(header, dict):
+        raise WireError("header is not an object")
+    n = header.get("blobs", 0)
+    if not isinstance(n, int) or not 0 <= n <= MAX_BLOBS:
+        raise WireError("bad blob count")
+    blobs, total = [], 0
+    for _ in range(n):
+        (blen,) = _BLOB_LEN.unpack(_read_exact(fd, _BLOB_LEN.size))
+        total += blen
+        if blen > MAX_BLOB or total > MAX_BLOB:
+            raise WireError("blob too large")
+        blobs.append(_read_exact(fd, blen))
+    return header, blobs

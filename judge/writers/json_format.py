@@ -1,0 +1,7 @@
+"""Exactly one JSON object: the report contract of DESIGN.md."""
+
+import json
+
+
+def write(report, stream, *, color: bool = False) -> None:
+    stream.write(json.dumps(report.to_dict(), ensure_ascii=False, allow_nan=False) + "\n")

@@ -1,0 +1,60 @@
+"""For a person at a terminal: the verdict first, then what to do about it."""
+
+from __future__ import annotations
+
+from ..values import render
+
+COLORS = {"accepted": "32", "inefficient": "33", "judge_error": "35"}
+MARKS = {"passed": "ok  ", "failed": "FAIL", "error": "ERR ", "skipped": "skip"}
+
+
+def _paint(text: str, code: str, color: bool) -> str:
+    return f"\033[{code}m{text}\033[0m" if color else text
+
+
+def _value(v) -> str:
+    """A counterexample value (already in display form) as one readable line."""
+    if isinstance(v, dict) and "dtype" in v:
+        body = v.get("value", v.get("values"))
+        more = f" ... ({v['values_truncated']} in all)" if v.get("values_truncated") else ""
+        return f"{v['dtype']}{v['shape']} {body}{more}"
+    return render(v)
+
+
+def write(report, stream, *, color: bool = False) -> None:
+    verdict = report.verdict.upper().replace("_", " ")
+    head = _paint(verdict, COLORS.get(report.verdict, "31"), color)
+    stream.write(f"{head}  {report.task}  {report.submission}\n")
+    for c in report.checks:
+        tag = "" if c.required else " (advisory" + (", counted: --strict" if report.strict else "") + ")"
+        mark = MARKS[c.status]
+        if c.status in ("failed", "error"):
+            mark = _paint(mark, "31" if c.required or report.strict else "33", color)
+        first, *rest = c.message.splitlines() or [""]
+        stream.write(f"  {mark} {c.id}{tag}: {first}\n")
+        for line in rest:
+            stream.write(f"       {line}\n")
+        if c.counterexample and c.status in ("failed", "error"):
+            ce = c.counterexample
+            for name, v in ce.get("args", {}).items():
+                stream.write(f"       {name} = {_value(v)}\n")
+            if "expected" in ce:
+                stream.write(f"       expected: {_value(ce['expected'])}\n")
+            if "actual" in ce:
+                stream.write(f"       got:      {_value(ce['actual'])}\n")
+        tb = c.details.get("traceback")
+        if tb and c.status == "error":
+            for line in str(tb).rstrip().splitlines()[-6:]:
+                stream.write(f"       | {line}\n")
+    out = report.output
+    for name in ("stdout", "stderr"):
+        text = out.get(name, "")
+        if text:
+            lines = text.rstrip("\n").splitlines()
+            shown = lines[:20]
+            stream.write(f"  your {name}{' (truncated)' if out.get('truncated') else ''}:\n")
+            for line in shown:
+                stream.write(f"    {line[:200]}\n")
+            if len(lines) > len(shown):
+                stream.write(f"    ... {len(lines) - len(shown)} more lines\n")
+    stream.write(f"  seed {report.seed}, {report.elapsed_s:.2f} s, isolation: {report.isolation}\n")

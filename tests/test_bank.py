@@ -1,0 +1,117 @@
+"""The bank loader: typed tasks from tasks.yaml, errors that name file, task and field."""
+
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from judge.bank import BankError, UnknownTask, default_root, load_bank
+
+ROOT = Path(__file__).resolve().parents[1]
+
+MINIMAL = """
+tasks:
+  - id: add_one
+    title: Add one
+    step: 1
+    args:
+      x: {type: array, dtype: float32, shape: [n]}
+    dims: {n: [0, 4]}
+    checks:
+      - {id: property, kind: property}
+"""
+
+
+def write_bank(tmp_path: Path, text: str) -> Path:
+    (tmp_path / "tasks.yaml").write_text(textwrap.dedent(text))
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "reference").mkdir()
+    return tmp_path
+
+
+def test_shipped_bank_loads_with_first_task():
+    bank = load_bank()
+    task = bank.get("cache_independent_count")
+    assert task.step == 9 and task.signature == "cache_independent_count(x_a, x_b)"
+    assert [c.kind for c in task.checks] == ["example", "property", "retrace"]
+    retrace = task.checks[2]
+    assert retrace.required is False and retrace.budget == "reference"
+    assert task.reference_path.is_file() and task.starter_path.is_file()
+
+
+def test_minimal_task_gets_defaults(tmp_path):
+    bank = load_bank(write_bank(tmp_path, MINIMAL))
+    task = bank.get("add_one")
+    assert task.entrypoint == "add_one" and task.difficulty == "medium"
+    assert task.limits.call_timeout_s == 10.0 and task.checks[0].required
+
+
+def test_env_var_and_option_choose_the_bank(tmp_path, monkeypatch):
+    write_bank(tmp_path, MINIMAL)
+    monkeypatch.setenv("JUDGE_BANK", str(tmp_path))
+    assert list(load_bank().tasks) == ["add_one"]
+    monkeypatch.delenv("JUDGE_BANK")
+    assert "cache_independent_count" in load_bank().tasks
+    assert default_root() == ROOT
+
+
+def test_unknown_task_names_closest():
+    with pytest.raises(UnknownTask) as err:
+        load_bank().get("cache_independant_count")
+    assert "cache_independent_count" in str(err.value)
+
+
+@pytest.mark.parametrize("change, field, words", [
+    (("title: Add one", "titel: Add one"), "titel", "did you mean 'title'"),
+    (("step: 1", "step: one"), "step", "expected an integer"),
+    (("dtype: float32", "dtype: float33"), "args.x", "unknown dtype 'float33'"),
+    (("shape: [n]", "shape: [k]"), "args.x", "name from dims"),
+    (("kind: property}", "kind: proprety}"), "checks[0]", "did you mean 'property'"),
+    (("type: array", "type: arry"), "args.x", "did you mean 'array'"),
+    (("n: [0, 4]", "n: [4, 0]"), "dims", "low <= high"),
+])
+def test_malformed_fields_name_file_task_and_field(tmp_path, change, field, words):
+    bank = write_bank(tmp_path, MINIMAL.replace(*change))
+    with pytest.raises(BankError) as err:
+        load_bank(bank)
+    msg = str(err.value)
+    assert str(tmp_path / "tasks.yaml") in msg and "task 'add_one'" in msg
+    assert field in (err.value.field or "") and words in msg
+
+
+def test_invalid_yaml_names_line(tmp_path):
+    bank = write_bank(tmp_path, "tasks:\n  - id: [unclosed\n")
+    with pytest.raises(BankError) as err:
+        load_bank(bank)
+    assert "not valid YAML" in str(err.value) and "line" in str(err.value)
+
+
+def test_duplicate_ids_and_bad_identifiers(tmp_path):
+    twice = MINIMAL + MINIMAL.split("tasks:\n", 1)[1]
+    with pytest.raises(BankError, match="defined twice"):
+        load_bank(write_bank(tmp_path, twice))
+    other = tmp_path / "b"
+    other.mkdir()
+    with pytest.raises(BankError, match="Python identifier"):
+        load_bank(write_bank(other, MINIMAL.replace("id: add_one", "id: add-one")))
+
+
+def test_retrace_budget_must_be_number_or_reference(tmp_path):
+    text = MINIMAL + """
+    scripts:
+      s:
+        - {args: {x: {$random: {shape: [2]}}}}
+""".replace("\n    ", "\n    ")
+    text = text.replace("checks:\n      - {id: property, kind: property}",
+                        "checks:\n      - {id: r, kind: retrace, script: s, budget: refrence}")
+    with pytest.raises(BankError, match="expected a number or 'reference', got 'refrence'"):
+        load_bank(write_bank(tmp_path, text))
+
+
+def test_copied_bank_is_self_contained(tmp_path):
+    for name in ("tasks.yaml", "tasks", "reference"):
+        src = ROOT / name
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / name)
+    bank = load_bank(tmp_path)
+    assert bank.get("cache_independent_count").reference_path.parent == tmp_path / "reference"

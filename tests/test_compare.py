@@ -1,0 +1,84 @@
+"""Comparison and tolerance: a right answer in another order or precision passes, a
+wrong one does not, and the message says what came back."""
+
+import numpy as np
+import pytest
+
+from judge.compare import ResultSpec, Tolerance, compare
+from judge.worker.wire import Leaf, Opaque
+
+SCALAR = ResultSpec(type="scalar")
+RED = Tolerance(mode="reduction")
+
+
+def arrays(*xs):
+    return {f"x{i}": Leaf(np.asarray(x, np.float32), "jax") for i, x in enumerate(xs)}
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_sum_in_any_order_or_float64_passes(seed):
+    rng = np.random.default_rng(seed)
+    x = (rng.uniform(-100, 100, 64) * 10 ** rng.uniform(-3, 3, 64)).astype(np.float32)
+    inputs = arrays(x)
+    expected = Leaf(np.asarray(np.sum(x), np.float32), "jax")
+    reordered = np.float32(0)
+    for v in rng.permutation(x):
+        reordered = np.float32(reordered + v)
+    assert compare(float(np.sum(x.astype(np.float64))), expected, SCALAR, RED, inputs) is None
+    assert compare(Leaf(np.asarray(reordered), "jax"), expected, SCALAR, RED, inputs) is None
+    # a float16 sum must not pass
+    with np.errstate(over="ignore"):
+        half = float(np.sum(x.astype(np.float16), dtype=np.float16))
+    assert compare(half, expected, SCALAR, RED, inputs) is not None
+
+
+def test_dropped_element_fails():
+    x = np.arange(1, 9, dtype=np.float32)
+    inputs = arrays(x)
+    m = compare(float(x[1:].sum()), Leaf(np.float32(x.sum()), "jax"), SCALAR, RED, inputs)
+    assert m and "expected 36.0, got 35.0" in m.message
+
+
+@pytest.mark.parametrize("value, words", [
+    ("6", "returned a str"), ((1.0, 5.0), "returned a tuple of length 2"),
+    (None, "returned None"), (Leaf(np.ones(1, np.float32), "jax"), "shape (1,)"),
+    (Opaque("builtins.object", "<object>"), "returned a builtins.object"),
+])
+def test_non_scalar_results_say_what_came_back(value, words):
+    m = compare(value, 6.0, SCALAR, RED, arrays([1, 2], [3]))
+    assert m and m.kind in ("type", "structure") and words in m.message
+
+
+@pytest.mark.parametrize("value", [6, 6.0, np.float32(6), Leaf(np.float64(6.0), "npscalar"),
+                                   Leaf(np.array(6.0, np.float32), "jax")])
+def test_every_scalar_form_is_accepted(value):
+    value = Leaf(np.asarray(value), "npscalar") if isinstance(value, np.generic) else value
+    assert compare(value, Leaf(np.float32(6), "jax"), SCALAR, RED, arrays([1, 2], [3])) is None
+
+
+def test_dtype_policy_same():
+    spec = ResultSpec(type="array", dtype="same")
+    e = Leaf(np.ones(3, np.float16), "jax")
+    m = compare(Leaf(np.ones(3, np.float32), "jax"), e, spec, Tolerance(), arrays([1, 1, 1]))
+    assert m and m.kind == "dtype" and "expected float16, got float32" in m.message
+    assert compare(Leaf(np.ones(3, np.float16), "jax"), e, spec, Tolerance(), arrays([1, 1, 1])) is None
+
+
+def test_nan_matches_nan_and_elements_are_located():
+    spec = ResultSpec(type="array")
+    e = Leaf(np.array([1.0, np.nan, 3.0], np.float32), "jax")
+    assert compare(Leaf(e.array.copy(), "jax"), e, spec, Tolerance(), arrays([1])) is None
+    m = compare(Leaf(np.array([1.0, np.nan, 4.0], np.float32), "jax"), e, spec, Tolerance(), arrays([1]))
+    assert m and "1 of 3 elements differ" in m.message and "(2,)" in m.message
+
+
+def test_exact_mode_and_trees():
+    spec = ResultSpec(type="any")
+    e = {"a": Leaf(np.array([1, 2], np.int32), "jax"), "b": (1.0, 2.0)}
+    ok = {"a": Leaf(np.array([1, 2], np.int32), "jax"), "b": [1.0, 2.0]}
+    assert compare(ok, e, spec, Tolerance(mode="exact"), {}) is None
+    bad = {"a": Leaf(np.array([1, 3], np.int32), "jax"), "b": (1.0, 2.0)}
+    assert "['a']" in compare(bad, e, spec, Tolerance(mode="exact"), {}).message
+    assert "wrong keys" in compare({"a": ok["a"]}, e, spec, Tolerance(), {}).message
+    strict = ResultSpec(type="any", containers="strict")
+    assert compare(ok, e, strict, Tolerance(), {}).kind == "structure"
