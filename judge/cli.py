@@ -98,3 +98,90 @@ def judge_error_report(task, path, seed, strict, exc) -> Report:
                                      message=f"the judge failed (not your fault): {detail}",
                                      verdict="judge_error"))
     return report.finish()
+
+
+@main.command(name="list")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.pass_context
+def list_(ctx, fmt):
+    """The bank's tasks, grouped by course step."""
+    import json
+
+    from .catalog import listing, listing_text
+
+    bank = open_bank(ctx)
+    click.echo(json.dumps(listing(bank), indent=2) if fmt == "json" else listing_text(bank))
+
+
+@main.command()
+@click.argument("task_id")
+@click.option("--starter", is_flag=True, help="Print only the starter file (redirect it to begin).")
+@click.pass_context
+def show(ctx, task_id, starter):
+    """A task's statement, signature, checks and starter."""
+    from .catalog import show_text
+
+    task = get_task(ctx, task_id)
+    if starter:
+        try:
+            click.echo(task.starter_path.read_text(encoding="utf-8"), nl=False)
+        except OSError as exc:
+            fail_usage(f"task {task_id} has no readable starter: {exc.strerror or exc}")
+        return
+    click.echo(show_text(task), nl=False)
+
+
+@main.command()
+@click.argument("task_ids", nargs=-1)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True,
+              help="Gradings run at once per task.")
+@click.pass_context
+def validate(ctx, task_ids, fmt, workers):
+    """Prove tasks are ready for learners (all tasks when none are named).
+
+    Exit status: 0 when every task is valid, 1 when one is not, 2 usage error."""
+    import json
+
+    from .validate import validate as run_validation
+
+    bank = open_bank(ctx)
+    tasks = [get_task(ctx, t) for t in task_ids] if task_ids else list(bank.tasks.values())
+    reports = []
+    for task in tasks:
+        report = run_validation([task], workers)[0]
+        reports.append(report)
+        if fmt == "text":
+            write_validation_text(report)
+    valid = all(r.verdict == "accepted" for r in reports)
+    if fmt == "json":
+        click.echo(json.dumps({"valid": valid, "tasks": [r.to_dict() for r in reports]}))
+    else:
+        bad = [r.task for r in reports if r.verdict != "accepted"]
+        click.echo(f"{len(reports) - len(bad)} of {len(reports)} tasks valid" +
+                   (f"; fix: {', '.join(bad)}" if bad else ""))
+    sys.exit(0 if valid else 1)
+
+
+def write_validation_text(report) -> None:
+    from .writers.text import write_checks
+
+    color = sys.stdout.isatty()
+    ok = report.verdict == "accepted"
+    head = ("\033[32mVALID\033[0m" if ok else "\033[31mINVALID\033[0m") if color else \
+        ("VALID" if ok else "INVALID")
+    passed = sum(c.status == "passed" for c in report.checks)
+    click.echo(f"{head}  {report.task}  ({passed} of {len(report.checks)} items, {report.elapsed_s:.1f} s)")
+    write_checks(report, sys.stdout, color=color, only_failed=True)
+    sys.stdout.flush()
+
+
+def _register_batch() -> None:
+    try:
+        from .batch import batch_command
+    except ImportError:  # the batch module is optional until it lands
+        return
+    main.add_command(batch_command, name="batch")
+
+
+_register_batch()

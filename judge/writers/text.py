@@ -25,7 +25,15 @@ def write(report, stream, *, color: bool = False) -> None:
     verdict = report.verdict.upper().replace("_", " ")
     head = _paint(verdict, COLORS.get(report.verdict, "31"), color)
     stream.write(f"{head}  {report.task}  {report.submission}\n")
+    write_checks(report, stream, color=color)
+    write_output(report, stream)
+    stream.write(f"  seed {report.seed}, {report.elapsed_s:.2f} s, isolation: {report.isolation}\n")
+
+
+def write_checks(report, stream, *, color: bool = False, only_failed: bool = False) -> None:
     for c in report.checks:
+        if only_failed and c.status == "passed":
+            continue
         tag = "" if c.required else " (advisory" + (", counted: --strict" if report.strict else "") + ")"
         mark = MARKS[c.status]
         if c.status in ("failed", "error"):
@@ -46,6 +54,9 @@ def write(report, stream, *, color: bool = False) -> None:
         if tb and c.status == "error":
             for line in str(tb).rstrip().splitlines()[-6:]:
                 stream.write(f"       | {line}\n")
+
+
+def write_output(report, stream) -> None:
     out = report.output
     for name in ("stdout", "stderr"):
         text = out.get(name, "")
@@ -57,4 +68,3 @@ def write(report, stream, *, color: bool = False) -> None:
                 stream.write(f"    {line[:200]}\n")
             if len(lines) > len(shown):
                 stream.write(f"    ... {len(lines) - len(shown)} more lines\n")
-    stream.write(f"  seed {report.seed}, {report.elapsed_s:.2f} s, isolation: {report.isolation}\n")

@@ -1,0 +1,237 @@
+"""`judge validate`: a task proves its checks have teeth before a learner sees it.
+
+Per task, each finding is a CheckResult in a Report (verdict ``accepted`` when the task
+is valid, ``judge_error`` when it is not: the task is at fault), so the text and json
+writers of `judge run` show it.  What is checked:
+
+* files: statement, starter, reference, known submissions with readable labels
+* the reference is accepted by every check, also with --strict (budgets met)
+* the starter is not accepted
+* every known submission gets its labelled verdict and check statuses
+* the statement's examples agree with the reference
+* every required retrace/sync/property check is failed by some known submission
+* the generated inputs reach the declared edges (empty and maximal sizes, both signs)
+* the tolerance rejects the reference computed in float16 where results are float32
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from . import __version__
+from .bank import Task
+from .compare import compare
+from .labels import LabelError, read_labels
+from .report import CheckResult, Report
+from .runner import JudgeFault, Oracle, grade
+from .specs import Inputs
+from .values import leaves
+from .worker.wire import Leaf
+
+TEETH_KINDS = ("retrace", "sync", "property")
+FLOAT16_SAMPLES = 24
+
+
+def item(id: str, ok: bool, message: str, *, warn: bool = False, details=None) -> CheckResult:
+    status = "passed" if ok else "failed"
+    return CheckResult(id=id, kind="validate", required=not warn, status=status, message=message,
+                       details=details or {}, verdict=None if ok else "judge_error")
+
+
+class TaskValidation:
+    def __init__(self, task: Task, workers: int = 2):
+        self.task = task
+        self.workers = workers
+        self.items: list[CheckResult] = []
+        self.oracle = Oracle(task, task.seed)
+
+    def run(self) -> Report:
+        started = time.monotonic()
+        report = Report(task=self.task.id, submission=str(self.task.folder), seed=self.task.seed,
+                        judge_version=__version__, strict=False, title=self.task.title)
+        if self.files():
+            self.oracle.start()
+            try:
+                self.examples_agree()
+                self.domain_edges()
+                self.gradings()
+                self.float16_tolerance()
+            except JudgeFault as fault:
+                self.items.append(item("reference", False, f"the reference fails: {fault}"))
+            finally:
+                self.oracle.close()
+        report.checks = self.items
+        report.elapsed_s = time.monotonic() - started
+        return report.finish()
+
+    # ------------------------------------------------------------------ pieces
+    def files(self) -> bool:
+        t = self.task
+        missing = [str(p) for p in (t.statement_path, t.starter_path, t.reference_path)
+                   if not p.is_file()]
+        self.items.append(item("files", not missing, "statement, starter and reference present"
+                               if not missing else f"missing: {', '.join(missing)}"))
+        known = t.known_submissions()
+        self.items.append(item("known", bool(known), f"{len(known)} known submissions" if known else
+                               f"no known submissions: add labelled files to {t.folder / 'known'}"))
+        return not missing
+
+    def examples_agree(self) -> None:
+        t = self.task
+        stated = [(i, ex) for i, ex in enumerate(t.examples, 1) if ex.expect is not ...]
+        if not t.examples:
+            self.items.append(item("examples", False, "the task states no examples: add one "
+                                   "from the statement", warn=True))
+            return
+        for i, ex in stated:
+            got = self.oracle.value(ex.args)
+            problem = compare(got, ex.expect, t.result, t.tolerance, ex.args)
+            self.items.append(item(f"example {i}", problem is None,
+                                   "agrees with the reference" if problem is None else
+                                   f"the statement's example {i} disagrees with the reference: "
+                                   f"{problem.message} (fix the example's expect or the reference)"))
+
+    def domain_edges(self) -> None:
+        t = self.task
+        inputs = Inputs(t.args, t.dims)
+        pool = inputs.pool(t.seed, _max_shapes(t))
+        problems = []
+        for name, dim in t.dims.items():
+            if not any(v.name == name for v in inputs.variables):
+                problems.append(f"dimension '{name}' is declared but no argument uses it")
+                continue
+            values = {a[name] for a in pool}
+            for edge in (dim.lo, dim.hi):
+                if edge not in values:
+                    problems.append(f"dimension '{name}' never reaches {edge}")
+        samples = [inputs.sample(a, np.random.default_rng(i)) for i, a in enumerate(pool)]
+        for name, spec in t.args.items():
+            lo_hi = getattr(spec, "values", None)
+            if not (isinstance(lo_hi, list) and all(isinstance(v, (int, float)) for v in lo_hi)):
+                continue
+            if lo_hi[0] < 0 < lo_hi[1]:
+                vals = [l.array for s in samples for l in leaves(s[name])
+                        if isinstance(l, Leaf) and l.array.dtype.kind in "fi"]
+                vals += [l for s in samples for l in leaves(s[name]) if isinstance(l, (int, float))]
+                flat = np.concatenate([np.ravel(np.asarray(v, np.float64)) for v in vals]) if vals else np.zeros(0)
+                if not (flat.size and (flat < 0).any() and (flat > 0).any()):
+                    problems.append(f"argument '{name}' allows both signs but the samples lack one")
+        self.items.append(item("domain", not problems,
+                               f"inputs reach every declared edge ({len(pool)} shapes in the pool)"
+                               if not problems else "; ".join(problems)))
+
+    def gradings(self) -> None:
+        t = self.task
+        jobs = [("reference", t.reference_path, True, None), ("starter", t.starter_path, False, None)]
+        for path in t.known_submissions():
+            try:
+                labels = read_labels(path)
+            except (LabelError, OSError) as exc:
+                self.items.append(item(f"known:{path.name}", False, f"unreadable label: {exc}"))
+                continue
+            jobs += [(f"known:{path.name}", path, e.strict, e) for e in labels]
+        with ThreadPoolExecutor(self.workers) as pool:
+            reports = list(pool.map(lambda j: grade(t, j[1], strict=j[2], oracle=self.oracle), jobs))
+        failed_by: dict[str, list[str]] = {}
+        for (name, path, strict, expectation), report in zip(jobs, reports):
+            summary = "; ".join(f"{c.id} {c.status}" for c in report.checks)
+            if name == "reference":
+                bad = [c for c in report.checks if c.status != "passed"]
+                self.items.append(item("reference", report.verdict == "accepted" and not bad,
+                                       "accepted by every check, also with --strict" if not bad else
+                                       "the reference is not accepted: " + "; ".join(
+                                           f"{c.id}: {c.message.splitlines()[0]}" for c in bad)))
+                continue
+            if name == "starter":
+                self.items.append(item("starter", report.verdict not in ("accepted", "judge_error"),
+                                       f"not accepted ({report.verdict})" if report.verdict != "accepted"
+                                       else "the starter is accepted: make its body fail (e.g. raise NotImplementedError)"))
+                continue
+            for c in report.checks:
+                # a crash caught by the property check counts as catching; elsewhere only a failure
+                if c.status == "failed" or (c.status == "error" and c.kind == "property"):
+                    failed_by.setdefault(c.id, []).append(path.name)
+            problems = expectation.problems(report)
+            label = f"{name}" + (" --strict" if strict else "")
+            self.items.append(item(label, not problems,
+                                   f"{expectation.describe()} as labelled" if not problems else
+                                   f"labelled '{expectation.describe()}' but got: {'; '.join(problems)} "
+                                   f"({summary})"))
+        for c in t.checks:
+            if c.required and c.kind in TEETH_KINDS:
+                who = failed_by.get(c.id, [])
+                self.items.append(item(f"teeth:{c.id}", bool(who),
+                                       f"failed by {', '.join(sorted(set(who)))}" if who else
+                                       f"no known submission fails the required {c.kind} check "
+                                       f"'{c.id}': add one that it catches (a check nothing fails "
+                                       f"has no teeth)"))
+
+    def float16_tolerance(self) -> None:
+        """Tensara's trick: the reference fed float16 copies of its float32 inputs must
+        not pass as a float32 answer."""
+        t = self.task
+        inputs = Inputs(t.args, t.dims)
+        pool = inputs.pool(t.seed, _max_shapes(t))
+        rng = np.random.default_rng(t.seed)
+        tried = passed = 0
+        for i in range(FLOAT16_SAMPLES):
+            args = inputs.sample(pool[i % len(pool)], rng)
+            if not any(isinstance(l, Leaf) and l.array.dtype == np.float32 and l.array.size
+                       for l in leaves(args)):
+                continue
+            exact = self.oracle.value(args)
+            if not any(isinstance(l, Leaf) and l.array.dtype == np.float32 for l in leaves(exact)):
+                continue
+            try:
+                half = self.oracle.value(_to_float16(args))
+            except JudgeFault:
+                return self.items.append(item("tolerance", True, "the reference does not run on "
+                                              "float16 inputs; float16 check skipped", warn=True))
+            tried += 1
+            if compare(_back_to(half, exact), exact, t.result, t.tolerance, args) is None:
+                passed += 1
+        if not tried:
+            self.items.append(item("tolerance", True, "no float32 results: float16 check not needed"))
+            return
+        ok = passed < tried
+        self.items.append(item("tolerance", ok,
+                               f"rejects the reference computed in float16 ({tried - passed} of {tried} inputs)"
+                               if ok else f"the tolerance lets the reference computed in float16 pass "
+                               f"on all {tried} inputs: tighten it (mode, ulps, rtol, atol)"))
+
+
+def _max_shapes(task: Task) -> int:
+    return max([getattr(c, "max_shapes", 8) for c in task.checks if c.kind == "property"] + [8])
+
+
+def _map_leaves(value, fn):
+    if isinstance(value, dict):
+        return {k: _map_leaves(v, fn) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_map_leaves(v, fn) for v in value)
+    return fn(value)
+
+
+def _to_float16(args):
+    return _map_leaves(args, lambda l: Leaf(l.array.astype(np.float16), l.kind)
+                       if isinstance(l, Leaf) and l.array.dtype == np.float32 else l)
+
+
+def _back_to(half, exact):
+    """Give the float16 result the float32 reference's dtypes, leaf by leaf."""
+    ref = iter([l for l in leaves(exact)])
+
+    def cast(l):
+        r = next(ref, None)
+        if isinstance(l, Leaf) and isinstance(r, Leaf):
+            return Leaf(l.array.astype(r.array.dtype), r.kind)
+        return l
+    return _map_leaves(half, cast)
+
+
+def validate(tasks: list[Task], workers: int = 2) -> list[Report]:
+    return [TaskValidation(t, workers).run() for t in tasks]
+
