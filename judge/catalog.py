@@ -34,7 +34,7 @@ def listing_text(bank: Bank) -> str:
     twidth = max([len(t["title"]) for t in rows] + [5])
     out = [f"{data['course'] or 'Task bank'}  ({len(rows)} tasks, {data['bank']})", ""]
     for step in data["steps"]:
-        out.append(f"Step {step['step']}: {step['title']}")
+        out.append(f"Step {step['step']}: {step['title'] or '(untitled: add it under steps: in tasks.yaml)'}")
         for t in step["tasks"]:
             out.append(f"  {t['id']:<{width}}  {t['title']:<{twidth}}  {t['difficulty']:<6}  {_kinds(t)}")
         out.append("")

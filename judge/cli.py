@@ -132,6 +132,27 @@ def show(ctx, task_id, starter):
 
 
 @main.command()
+@click.argument("task_id")
+@click.option("--step", type=click.IntRange(0, 1000), default=0, show_default=True,
+              help="Course step number.")
+@click.option("--title", default="TODO: a one-line title", help="One line for people.")
+@click.pass_context
+def new(ctx, task_id, step, title):
+    """Scaffold a new task in the bank (never overwrites anything)."""
+    from .scaffold import ScaffoldError, create_task
+
+    bank = open_bank(ctx)
+    try:
+        made = create_task(bank, task_id, step, title)
+    except ScaffoldError as exc:
+        fail_usage(str(exc))
+    click.echo(f"created task '{task_id}':")
+    for path in made:
+        click.echo(f"  {path}")
+    click.echo(f"next: fill in the TODOs, then run `judge validate {task_id}` until it says VALID")
+
+
+@main.command()
 @click.argument("task_ids", nargs=-1)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True,
