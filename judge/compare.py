@@ -207,18 +207,21 @@ def _outside(a, e, atol, rtol):
 
 
 def _fmt(x) -> str:
-    return np.format_float_positional(x, precision=8, trim="0") if isinstance(x, float) else repr(x)
+    """The shortest text that reads back as the same value of its own dtype."""
+    if isinstance(x, (float, np.floating)):
+        return np.format_float_positional(x, trim="0") if np.isfinite(x) else str(float(x))
+    return str(x.item() if isinstance(x, np.generic) else x)
 
 
 def _describe_values(a, e, bad, atol, rtol, path):
     if a.ndim == 0:
-        got, want = a.item(), e.item()
+        got, want = a[()], e[()]
         diff = ""
-        if isinstance(got, (int, float)) and isinstance(want, (int, float)) and (atol or rtol):
-            limit = atol + rtol * abs(want)
-            diff = f" (off by {abs(got - want):.3g}, tolerance {limit:.3g})"
+        if a.dtype.kind in "iuf" and e.dtype.kind in "iuf" and (atol or rtol):
+            limit = atol + rtol * abs(float(want))
+            diff = f" (off by {abs(float(got) - float(want)):.3g}, tolerance {limit:.3g})"
         return f"wrong value{_where(path)}: expected {_fmt(want)}, got {_fmt(got)}{diff}"
     idx = tuple(int(i) for i in np.argwhere(bad)[0])
     n_bad = int(bad.sum())
     return (f"{n_bad} of {a.size} elements differ{_where(path)}; first at index {idx}: "
-            f"expected {_fmt(e[idx].item())}, got {_fmt(a[idx].item())}")
+            f"expected {_fmt(e[idx])}, got {_fmt(a[idx])}")

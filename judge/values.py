@@ -66,10 +66,10 @@ def display(value):
     if isinstance(value, Leaf):
         arr = value.array
         flat = arr.reshape(-1)
-        shown = [_scalar(x) for x in flat[:SHOW_ELEMENTS].tolist()]
+        shown = [_scalar(x) for x in flat[:SHOW_ELEMENTS]]
         out = {"kind": value.kind, "dtype": str(arr.dtype), "shape": list(arr.shape)}
         if arr.ndim == 0:
-            out["value"] = _scalar(arr.item())
+            out["value"] = _scalar(arr[()])
         else:
             out["values"] = shown
             if flat.size > SHOW_ELEMENTS:
@@ -91,11 +91,14 @@ def display(value):
 
 
 def _scalar(x):
-    if isinstance(x, float) and not np.isfinite(x):
-        return str(x)
-    if isinstance(x, complex):
-        return str(x)
-    return x
+    """JSON-able, and as short as its own dtype allows (float32 -11.07, not -11.0699999)."""
+    if isinstance(x, (np.floating, float)):
+        if not np.isfinite(x):
+            return str(float(x))
+        return float(np.format_float_positional(x, trim="0")) if isinstance(x, np.floating) else x
+    if isinstance(x, (np.complexfloating, complex)):
+        return str(complex(x))
+    return x.item() if isinstance(x, np.generic) else x
 
 
 def render(value) -> str:
@@ -104,8 +107,8 @@ def render(value) -> str:
         arr = value.array
         prefix = {"jax": "", "numpy": "np.", "npscalar": "np."}[value.kind]
         if arr.ndim == 0:
-            return f"{prefix}{arr.dtype}({_num(arr.item())})"
-        vals = ", ".join(_num(x) for x in arr.reshape(-1)[:SHOW_ELEMENTS].tolist())
+            return f"{prefix}{arr.dtype}({_num(arr[()])})"
+        vals = ", ".join(_num(x) for x in arr.reshape(-1)[:SHOW_ELEMENTS])
         more = f", ... ({arr.size} in all)" if arr.size > SHOW_ELEMENTS else ""
         nested = "" if arr.ndim == 1 else " (flattened)"
         return f"{prefix}{arr.dtype}{list(arr.shape)} [{vals}{more}]{nested}"
@@ -123,6 +126,6 @@ def render(value) -> str:
 
 
 def _num(x) -> str:
-    if isinstance(x, float):
-        return np.format_float_positional(x, precision=8, trim="0") if np.isfinite(x) else str(x)
-    return repr(x)
+    if isinstance(x, (float, np.floating)):
+        return np.format_float_positional(x, trim="0") if np.isfinite(x) else str(float(x))
+    return repr(x.item() if isinstance(x, np.generic) else x)

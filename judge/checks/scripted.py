@@ -130,17 +130,33 @@ class RetraceCheck(ScriptedCheck):
             if fn.get("note"):
                 lines.append(f"    {fn['note']}")
         if not passed:
-            for i, out in enumerate(run.outcomes, 1):
-                for e in out.traces:
-                    if e.get("origin") == "learner" and e.get("stage") == "trace" and e.get("reason") \
-                            and not str(e.get("reason", "")).startswith("first"):
-                        lines.append(f"  call {i} ({call_label(run.calls[i - 1])}): "
-                                     f"{e.get('group')} traced again: {e['reason']}")
+            lines += self.extra_traces(run)
         eager = run.report.get("eager", {})
         if isinstance(eager, dict) and eager.get("traces"):
             lines.append(f"  (not counted: {_plural(int(eager['traces']), 'trace')} of eager "
                          f"operations outside jit)")
         return "\n".join(lines)
+
+    @staticmethod
+    def extra_traces(run, shown: int = 4) -> list[str]:
+        """Each distinct cause of tracing again, once, with how often and where first."""
+        seen: dict[tuple, list[int]] = {}
+        for i, out in enumerate(run.outcomes, 1):
+            for e in out.traces:
+                reason = str(e.get("reason") or "")
+                if e.get("origin") == "learner" and e.get("stage") == "trace" and reason \
+                        and not reason.startswith("first"):
+                    # the first clause is the cause; what follows only details it
+                    cause = reason.split("; ")[0]
+                    seen.setdefault((str(e.get("group")), cause), []).append(i)
+        lines = []
+        for (group, reason), calls in list(seen.items())[:shown]:
+            times = f"{len(calls)} times, first" if len(calls) > 1 else "at"
+            lines.append(f"  {group} traced again ({times} call {calls[0]}: "
+                         f"{call_label(run.calls[calls[0] - 1])}): {reason}")
+        if len(seen) > shown:
+            lines.append(f"  ... and {len(seen) - shown} other reasons (see the JSON report's details)")
+        return lines
 
 
 @check_kind("sync")
