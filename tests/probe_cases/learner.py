@@ -1,0 +1,168 @@
+"""A learner-like module for tests/test_probe.py.
+
+Each ``scenario_*`` function is run alone in a fresh process by run_case.py, because
+jax's caches are global and keyed on objects such as ``jnp.sum``.  ``call(label, fn,
+*args)`` runs one probed call.  Tests find lines by the ``# L:name`` markers.
+"""
+
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+LENGTHS = (8, 16, 32, 8)
+
+sum_jit = jax.jit(jnp.sum)
+
+
+def entry_module_level(x):
+    return sum_jit(x)
+
+
+def entry_fresh_wrapper(x):
+    return jax.jit(jnp.sum)(x)  # L:fresh_wrapper
+
+
+def entry_fresh_lambda(x):
+    return jax.jit(lambda v: jnp.sum(v))(x)  # L:fresh_lambda
+
+
+def scaled_sum(k, v):  # L:scaled_sum
+    return k * jnp.sum(v)
+
+
+def entry_fresh_partial(x):
+    return jax.jit(partial(scaled_sum, 2.0))(x)
+
+
+def make_step(scale):
+    def inner(v):  # L:inner
+        return jnp.sum(v) * scale
+    return inner
+
+
+def entry_factory(x):
+    return jax.jit(make_step(2.0))(x)
+
+
+@jax.jit
+def scale(x, s):
+    return x * s
+
+
+@jax.jit
+def pair_sum(t):
+    if isinstance(t, dict):
+        return t["a"] + t["b"]
+    return t[0] + t[1]
+
+
+@partial(jax.jit, static_argnums=1)
+def power_sum(x, degree):
+    return jnp.sum(x ** degree)
+
+
+helper_jit = jax.jit(lambda v: jnp.sum(v))
+
+
+@jax.jit
+def outer(v):
+    return helper_jit(v) * 2
+
+
+def entry_eager_add(a, b):
+    return sum_jit(a) + sum_jit(b)  # L:eager_add
+
+
+@jax.jit
+def weighted(x_a, w):
+    return jnp.sum(x_a) * w
+
+
+warm_jit = jax.jit(lambda v: v * 2)
+WARMED = warm_jit(np.ones(2, np.float32))  # a learner compile while importing
+
+
+def _ones(n):
+    return np.ones(n, np.float32)
+
+
+def scenario_module_level(call):
+    for n in LENGTHS:
+        call("retrace", entry_module_level, _ones(n))
+
+
+def scenario_fresh_wrapper(call):
+    for n in LENGTHS:
+        call("retrace", entry_fresh_wrapper, _ones(n))
+
+
+def scenario_fresh_lambda(call):
+    for n in LENGTHS:
+        call("retrace", entry_fresh_lambda, _ones(n))
+
+
+def scenario_fresh_partial(call):
+    for n in LENGTHS:
+        call("retrace", entry_fresh_partial, _ones(n))
+
+
+def scenario_factory(call):
+    for n in LENGTHS:
+        call("retrace", entry_factory, _ones(n))
+
+
+def scenario_strong_then_weak(call):
+    x = _ones(8)
+    for s in (jnp.float32(2.0), 2.0, jnp.float32(3.0), 3.0):
+        call("retrace", scale, x, s)
+
+
+def scenario_seed_chapter(call):
+    x = jnp.ones(4)
+    for s in (jnp.float32(2.0), jnp.float32(2.0), np.float32(2.0), 2.0, 2):
+        call("retrace", scale, x, s)
+
+
+def scenario_pytrees(call):
+    x = _ones(3)
+    for t in ((x, x), [x, x], {"a": x, "b": x}, {"b": x, "a": x}):
+        call("retrace", pair_sum, t)
+
+
+def scenario_static(call):
+    x = _ones(4)
+    for degree in (3, 3, 5):
+        call("retrace", power_sum, x, degree)
+
+
+def scenario_nested_helper(call):
+    call("retrace", outer, _ones(4))
+    call("retrace", helper_jit, _ones(4))
+
+
+def scenario_eager_add(call):
+    call("retrace", entry_eager_add, _ones(4), _ones(4))
+
+
+def scenario_named_argument(call):
+    for n in (8, 16):
+        call("retrace", weighted, _ones(n), 1.0)
+
+
+def scenario_numpy_scalar(call):
+    x = jnp.ones(4)
+    for s in (jnp.float32(2.0), jnp.float32(2.0), np.float32(2.0)):
+        call("retrace", scale, x, s)
+
+
+def scenario_cleared(call):
+    call("retrace", entry_module_level, _ones(8))
+    jax.clear_caches()
+    call("retrace", entry_module_level, _ones(8))
+
+
+def scenario_transforms(call):
+    call("retrace", jax.vmap(sum_jit), np.ones((3, 4), np.float32))
+    call("retrace", jax.grad(lambda w: jnp.sum(w * w)), _ones(4))

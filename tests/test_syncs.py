@@ -1,0 +1,148 @@
+"""judge.worker.syncs: host pulls, waits and callbacks made by the learner's code.
+
+The learner is tests/probe_cases/sync_learner.py; ``# S:name`` marks the line each
+sync must be attributed to.  Every test installs a fresh counter and restores jax's and
+numpy's attributes afterwards, so the rest of the suite runs unpatched.
+"""
+
+import importlib.util
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from judge.worker.syncs import SyncCounter
+
+LEARNER = Path(__file__).parent / "probe_cases" / "sync_learner.py"
+ARRAY = type(jnp.zeros(()))
+
+
+def line_of(marker: str) -> int:
+    for number, text in enumerate(LEARNER.read_text().splitlines(), 1):
+        if text.rstrip().endswith(f"# S:{marker}"):
+            return number
+    raise LookupError(marker)
+
+
+@pytest.fixture(scope="module")
+def learner():
+    spec = importlib.util.spec_from_file_location("sync_learner", LEARNER)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def counter():
+    counter = SyncCounter(str(LEARNER))
+    yield counter
+    counter.close()
+
+
+def syncs_of(counter, fn, *args):
+    counter.begin()
+    fn(*args)
+    return counter.end()
+
+
+X = jnp.arange(1.0, 5.0)
+
+
+@pytest.mark.parametrize("name, kind, marker, category", [
+    ("pull_float", "float()", "float", "pull"),
+    ("pull_int", "int()", "int", "pull"),
+    ("pull_bool", "bool()", "bool", "pull"),
+    ("pull_item", ".item()", "item", "pull"),
+    ("pull_tolist", ".tolist()", "tolist", "pull"),
+    ("pull_asarray", "np.asarray", "asarray", "pull"),
+    ("pull_array", "np.array", "array", "pull"),
+    ("pull_print", "print/str", "print", "pull"),
+    ("pull_format", "format()", "format", "pull"),
+    ("pull_device_get", "device_get", "device_get", "pull"),  # one call, two leaves
+    ("pull_index", "index()", "index", "pull"),
+    ("wait_block", ".block_until_ready()", "block", "wait"),
+])
+def test_each_kind_is_seen_once_with_its_line(learner, counter, name, kind, marker, category):
+    (record,) = syncs_of(counter, getattr(learner, name), X)
+    line = line_of(marker)
+    assert record == {"kind": kind, "category": category, "line": line,
+                      "code": LEARNER.read_text().splitlines()[line - 1].strip()}
+
+
+def test_a_pull_in_a_loop_counts_every_time(learner, counter):
+    records = syncs_of(counter, learner.pull_in_loop, X)
+    assert [(r["kind"], r["line"]) for r in records] == [("float()", line_of("loop"))] * 3
+
+
+def test_asarray_twice_counts_twice(learner, counter):
+    # the second call finds a host copy or reads the CPU buffer again; still a pull asked for
+    records = syncs_of(counter, learner.pull_twice, X)
+    assert [r["line"] for r in records] == [line_of("twice_a"), line_of("twice_b")]
+
+
+@pytest.mark.parametrize("name", ["on_device_loop", "on_device_ops", "uses_constant"])
+def test_on_device_work_makes_no_sync(learner, counter, name):
+    # uses_constant: jax reads the captured array while lowering; that is not the learner's
+    assert syncs_of(counter, getattr(learner, name), X) == []
+
+
+def test_the_workers_own_encoding_does_not_count(learner, counter):
+    def encode(value):
+        with counter.paused():
+            return np.asarray(value), float(value[0]), str(value)
+
+    def unpaused(value):
+        return np.asarray(value)
+
+    # called through a learner frame, so only paused() keeps the first one out
+    assert syncs_of(counter, learner.apply, encode, X) == []
+    assert [r["kind"] for r in syncs_of(counter, learner.apply, unpaused, X)] == ["np.asarray"]
+
+
+def test_nothing_counts_outside_begin_and_end(learner, counter):
+    learner.pull_float(X)
+    counter.begin()
+    assert counter.end() == []
+
+
+def test_pulls_outside_the_learners_file_do_not_count(counter):
+    assert syncs_of(counter, lambda: float(X[0]) + len(np.asarray(X).tolist())) == []
+
+
+def test_debug_print_in_jit_counts_each_run(learner, counter):
+    for _ in range(2):
+        (record,) = syncs_of(counter, learner.printing, X)
+        assert record["kind"] == "jax.debug.print" and record["category"] == "callback"
+        assert record["line"] == line_of("debug_print")
+
+
+def test_a_callback_still_counts_while_the_worker_blocks_paused(learner, counter):
+    counter.begin()
+    out = learner.printing(X)
+    with counter.paused():  # the worker waits for the result: its thread only
+        np.asarray(out)
+    assert [r["kind"] for r in counter.end()] == ["jax.debug.print"]
+
+
+def test_pure_callback_counts_once_not_its_inner_pull(learner, counter):
+    (record,) = syncs_of(counter, learner.with_pure_callback, X)
+    assert (record["kind"], record["line"]) == ("pure_callback", line_of("pure_callback"))
+
+
+def test_eager_debug_callback_and_io_callback(learner, counter):
+    records = syncs_of(counter, learner.eager_callbacks, X)
+    assert [(r["kind"], r["line"]) for r in records] == [
+        ("jax.debug.callback", line_of("debug_callback")),
+        ("io_callback", line_of("io_callback"))]
+
+
+def test_close_restores_every_patched_attribute():
+    originals = (vars(ARRAY)["__float__"], vars(ARRAY)["_value"], np.asarray,
+                 jax.device_get, jax.debug.print, jax.pure_callback)
+    counter = SyncCounter(str(LEARNER))
+    assert np.asarray is not originals[2]
+    counter.close()
+    assert (vars(ARRAY)["__float__"], vars(ARRAY)["_value"], np.asarray,
+            jax.device_get, jax.debug.print, jax.pure_callback) == originals
