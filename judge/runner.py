@@ -162,6 +162,7 @@ class Grading:
     def run(self) -> Report:
         started = time.monotonic()
         self.deadline = started + self.task.limits.run_timeout_s
+        self.learner.deadline = self.deadline
         report = Report(task=self.task.id, submission=str(self.submission), seed=self.seed,
                         judge_version=__version__, strict=self.strict, title=self.task.title)
         try:

@@ -4,6 +4,7 @@ the worker become verdicts a learner understands."""
 from __future__ import annotations
 
 import shutil
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,7 @@ class Session:
         self.params: list[str] = []
         self.jitted: list[str] = []
         self._outputs: list[dict] = []
+        self.deadline: float | None = None      # monotonic; the whole grading's limit
 
     # -------------------------------------------------------------- lifecycle
     def start(self) -> None:
@@ -76,7 +78,7 @@ class Session:
         return self.load()
 
     def close(self) -> None:
-        if self.worker is not None:
+        if self.worker is not None and not self.worker.closed:
             self.worker.close()
             self._outputs.append(self.worker.output())
 
@@ -100,10 +102,17 @@ class Session:
         out = self._request({"op": "report", "label": label})
         return out.value.get("report", {}) if out.ok else {}
 
+    def _timeout(self) -> float:
+        limit = self.limits.call_timeout_s
+        if self.deadline is not None:
+            limit = min(limit, max(0.05, self.deadline - time.monotonic()))
+        return limit
+
     def _request(self, header: dict, blobs=(), load: bool = False) -> CallOutcome:
         try:
-            reply, rblobs = self.worker.request(header, list(blobs))
+            reply, rblobs = self.worker.request(header, list(blobs), timeout=self._timeout())
         except WorkerFailure as failure:
+            self.close()         # gone for good: the next call starts a fresh worker
             return CallOutcome(False, verdict=FAILURE_VERDICTS.get(failure.kind, "runtime_error"),
                                message=str(failure.message), fatal=True)
         if not isinstance(reply, dict):
