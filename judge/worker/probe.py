@@ -12,7 +12,8 @@ whose locals hold the wrapped ``fun``, its ``jit_info`` and the call's ``args`` 
    global name (``sum_jit``);
 2. ``fun`` (or the function a ``functools.partial`` wraps) is defined in the learner's
    file: ``lambda at line 7``, ``make_step.inner at line 5``, ``partial(f) at line 3``;
-3. the jitted object was called straight from the learner's file: ``jit(sum) at line 9``;
+3. the jitted object was called straight from the learner's file: ``jit(sum) at line 9``
+   (unless it is one of jax's own jitted functions, such as ``jnp.clip``: rule 4);
 4. anything else is an eager op (``a + b`` on two jax scalars, an unjitted ``jnp.sum``):
    reported apart and never charged to the learner.
 
@@ -106,6 +107,29 @@ def find_jit_call(frame) -> JitCall | None:
     info_name = _JIT_FRAMES[outermost.f_code.co_name]
     return JitCall(local["fun"], local[info_name], tuple(local["args"]),
                    dict(local["kwargs"]), outermost.f_back)
+
+
+# jnp.clip, jnp.cumsum, lax.* ... are themselves jitted objects defined by jax: called
+# eagerly from the learner's file they are eager ops, not the learner's jit (rule 3).
+_LIBRARY_MODULES = ("jax.numpy", "jax.numpy.linalg", "jax.numpy.fft", "jax.lax", "jax.nn",
+                    "jax.random", "jax.scipy.special", "jax.scipy.linalg", "jax.scipy.stats",
+                    "jax.image", "jax.ops")
+
+
+@functools.lru_cache(maxsize=1)
+def _library_jit_infos() -> frozenset:
+    infos = set()
+    for name in _LIBRARY_MODULES:
+        module = sys.modules.get(name)
+        for value in vars(module).values() if module is not None else ():
+            info = getattr(value, "_jit_info", None) if isinstance(value, _JIT_TYPE) else None
+            if info is not None:
+                infos.add(id(info))
+    return frozenset(infos)
+
+
+def _is_library_jit(jit_info) -> bool:
+    return id(jit_info) in _library_jit_infos()
 
 
 # ---------------------------------------------------------------- function identity
@@ -536,7 +560,7 @@ class Probe:
         caller = call.outer
         while caller is not None and caller.f_code.co_filename.endswith(_TRACEBACK_FILE):
             caller = caller.f_back
-        if caller is not None and caller is near:
+        if caller is not None and caller is near and not _is_library_jit(call.jit_info):
             return self._group(f"jit({jit_name(call.fun)}) at line {near.f_lineno}", "learner")
         return self._group(_op_name(jit_name(call.fun)), "eager")
 
