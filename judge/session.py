@@ -18,7 +18,7 @@ FAILURE_VERDICTS = {"timeout": "time_limit_exceeded", "memory": "memory_limit_ex
                     "protocol": "runtime_error"}
 ERROR_VERDICTS = {"exception": "runtime_error", "exit": "runtime_error",
                   "memory": "memory_limit_exceeded", "invalid_submission": "invalid_submission",
-                  "timeout": "time_limit_exceeded"}
+                  "timeout": "time_limit_exceeded", "judge": "judge_error"}
 
 
 @dataclass
@@ -113,8 +113,10 @@ class Session:
             reply, rblobs = self.worker.request(header, list(blobs), timeout=self._timeout())
         except WorkerFailure as failure:
             self.close()         # gone for good: the next call starts a fresh worker
-            return CallOutcome(False, verdict=FAILURE_VERDICTS.get(failure.kind, "runtime_error"),
-                               message=str(failure.message), fatal=True)
+            # before any learner code ran, the failure is the judge's (a slow machine, ...)
+            verdict = "judge_error" if failure.where == "start" else \
+                FAILURE_VERDICTS.get(failure.kind, "runtime_error")
+            return CallOutcome(False, verdict=verdict, message=str(failure.message), fatal=True)
         if not isinstance(reply, dict):
             return CallOutcome(False, verdict="runtime_error", message="malformed reply", fatal=True)
         if not reply.get("ok"):

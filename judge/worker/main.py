@@ -1,0 +1,508 @@
+"""Inside the worker process: load the learner's file, call it, probe it.
+
+Started by judge/sandbox.py as ``python -s -P -B -c <bootstrap> <worker dir> <config>``
+with an environment of its own; the bootstrap loads this directory as a package under a
+private name and calls ``boot``.  Until ``boot`` has set the resource limits, only the standard library may be
+imported: numpy and jax come after, so a memory bomb meets the limits, not a half-set
+process.  This process never writes to fd 1/2 itself: those belong to the learner.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import importlib.abc
+import importlib.util
+import inspect
+import json
+import os
+import resource
+import signal
+import sys
+import time
+import traceback
+
+_PR_SET_PDEATHSIG = 1
+_HIGH_FD = 200          # channel fds move here, under RLIMIT_NOFILE (256)
+_MAX_MESSAGE = 2000
+
+
+# ---------------------------------------------------------------- process setup
+
+def _set_limit(res: int, soft: int, hard: int) -> None:
+    _, cur_hard = resource.getrlimit(res)
+    if cur_hard != resource.RLIM_INFINITY:  # a non-root process cannot raise its hard limit
+        hard = min(hard, cur_hard)
+        soft = min(soft, hard)
+    resource.setrlimit(res, (soft, hard))
+
+
+def _apply_limits(cfg: dict) -> None:
+    _set_limit(resource.RLIMIT_AS, cfg["as_bytes"], cfg["as_bytes"])
+    _set_limit(resource.RLIMIT_CPU, cfg["cpu_s"], cfg["cpu_s"] + 2)  # SIGXCPU before SIGKILL
+    _set_limit(resource.RLIMIT_FSIZE, cfg["fsize"], cfg["fsize"])
+    _set_limit(resource.RLIMIT_NOFILE, 256, 256)
+    _set_limit(resource.RLIMIT_CORE, 0, 0)
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if cfg.get("judge_pid") and os.getppid() != cfg["judge_pid"]:
+        os._exit(1)  # the judge died before PDEATHSIG was armed
+
+
+def _read_token(fd: int, n: int) -> bytes:
+    data = b""
+    while len(data) < n:
+        chunk = os.read(fd, n - len(data))
+        if not chunk:
+            os._exit(0)
+        data += chunk
+    return data
+
+
+def _move_fd(fd: int) -> int:
+    """Move a channel fd out of the low numbers a learner is likely to scribble on."""
+    import fcntl
+
+    new = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, _HIGH_FD)
+    os.close(fd)
+    return new
+
+
+class _DenyImports(importlib.abc.MetaPathFinder):
+    """Makes the judge, the bank and the references unimportable by name."""
+
+    def __init__(self, names):
+        self.names = frozenset(names)
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname.partition(".")[0] in self.names:
+            raise ModuleNotFoundError(f"No module named {fullname!r}", name=fullname)
+        return None
+
+
+def _hide_judge(cfg: dict) -> None:
+    hidden = {os.path.realpath(p) for p in cfg.get("scrub_paths", ())}
+    sys.path[:] = [p for p in sys.path if p and os.path.realpath(p) not in hidden]
+    if cfg.get("deny"):
+        sys.meta_path.insert(0, _DenyImports(cfg["deny"]))
+
+
+def boot(config_json: str) -> None:
+    t0 = time.perf_counter()
+    cfg = json.loads(config_json)
+    _apply_limits(cfg)
+    token = _read_token(cfg["cmd_fd"], 16)
+    cmd_fd, reply_fd = _move_fd(cfg["cmd_fd"]), _move_fd(cfg["reply_fd"])
+    _hide_judge(cfg)
+    try:
+        Loop(token, cmd_fd, reply_fd, t0, cfg["lost_exit"]).run()
+    except BaseException:
+        # Something the learner left behind (a thread's interrupt_main, a signal handler)
+        # broke the loop itself: end quietly with the code the judge reads as that.
+        os._exit(cfg["lost_exit"])
+
+
+# ---------------------------------------------------------------- probe fallbacks
+
+class _NoProbe:
+    def begin_call(self, label):
+        pass
+
+    def end_call(self):
+        return []
+
+    def report(self, label, module):
+        return {}
+
+
+class _NoSyncs:
+    def begin(self):
+        pass
+
+    def end(self):
+        return []
+
+    def paused(self):
+        return contextlib.nullcontext()
+
+
+class _Guarded:
+    """Delegates to the probe or the sync counter; their failures never reach the learner.
+
+    A failing method returns what the fallback object returns, and the first error is
+    kept so the judge can report it.
+    """
+
+    def __init__(self, real, fallback):
+        self._real, self._fallback = real, fallback
+        self.error: str | None = None
+
+    def __getattr__(self, name):
+        fallback = getattr(self._fallback, name)
+
+        def call(*args):
+            try:
+                return getattr(self._real, name)(*args)
+            except BaseException as exc:
+                self.error = self.error or f"{name}: {type(exc).__name__}: {exc}"
+                return fallback(*args)
+        return call
+
+
+@contextlib.contextmanager
+def _quietly(cm):
+    """Enter and leave a probe's context manager; its failures are not the learner's."""
+    try:
+        cm.__enter__()
+    except Exception:
+        cm = None
+    try:
+        yield
+    finally:
+        if cm is not None:
+            try:
+                cm.__exit__(None, None, None)
+            except Exception:
+                pass
+
+
+def _make_probes(path: str):
+    """(probe, syncs, error): empty ones when the probe modules are missing or fail."""
+    probe, syncs, errors = _NoProbe(), _NoSyncs(), []
+    try:
+        from .probe import Probe
+        probe = _Guarded(Probe(path), _NoProbe())
+    except Exception as exc:
+        errors.append(f"probe unavailable: {type(exc).__name__}: {exc}")
+    try:
+        from .syncs import SyncCounter
+        syncs = _Guarded(SyncCounter(path), _NoSyncs())
+    except Exception as exc:
+        errors.append(f"sync counter unavailable: {type(exc).__name__}: {exc}")
+    return probe, syncs, "; ".join(errors) or None
+
+
+# ---------------------------------------------------------------- learner errors
+
+def _flush_learner_output() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+
+
+def _is_memory_error(exc: BaseException) -> bool:
+    if isinstance(exc, MemoryError):  # numpy's _ArrayMemoryError included
+        return True
+    return type(exc).__name__.endswith("RuntimeError") and "RESOURCE_EXHAUSTED" in _text(exc)
+
+
+def _text(exc: BaseException) -> str:
+    try:
+        text = str(exc)
+    except BaseException:
+        text = "(the exception's message could not be read)"
+    return text if len(text) <= _MAX_MESSAGE else text[:_MAX_MESSAGE] + "..."
+
+
+class Learner:
+    """Where the learner's file lives, and how to show its errors as the learner knows it."""
+
+    def __init__(self, path: str, display_name: str):
+        self.raw_path, self.path = path, os.path.realpath(path)
+        self.display_name = display_name
+
+    def frames(self, exc: BaseException) -> list[traceback.FrameSummary]:
+        out = []
+        for fs in traceback.extract_tb(exc.__traceback__):
+            if os.path.realpath(fs.filename) == self.path:
+                out.append(traceback.FrameSummary(self.display_name, fs.lineno, fs.name,
+                                                  line=fs.line))
+        return out
+
+    def shown(self, text: str) -> str:
+        """The scratch path means nothing to the learner: name their file instead."""
+        return text.replace(self.path, self.display_name).replace(self.raw_path, self.display_name)
+
+    def error(self, category: str, exc: BaseException, message: str | None = None) -> dict:
+        """The error dict of the protocol, with only the learner's own frames; ``message``
+        defaults to the exception's text."""
+        try:
+            frames = self.frames(exc)
+            line = frames[-1].lineno if frames else None
+            if isinstance(exc, SyntaxError):
+                text = exc.msg or ""
+                if os.path.realpath(exc.filename or "") == self.path:
+                    line = exc.lineno
+            else:
+                text = _text(exc)
+            tb = "".join(traceback.format_list(frames))
+            tb = ("Traceback (most recent call last):\n" + tb if tb else "") + "".join(
+                traceback.format_exception_only(type(exc), exc))
+        except MemoryError:
+            line, text, tb = None, "", ""
+        finally:
+            traceback.clear_frames(exc.__traceback__)  # let a memory bomb's garbage go
+        return {"category": category, "type": type(exc).__name__,
+                "message": self.shown(text if message is None else message),
+                "traceback": self.shown(tb)[:8 * _MAX_MESSAGE], "line": line}
+
+
+def _exit_words(exc: SystemExit) -> str:
+    code = exc.code
+    return f"sys.exit({code!r})" if code is not None else "sys.exit()"
+
+
+# ---------------------------------------------------------------- arguments and results
+
+def _to_argument(value):
+    """Decoded wire values -> what the learner's function receives."""
+    from .wire import Leaf
+
+    if isinstance(value, Leaf):
+        return _leaf_value(value)
+    if type(value) is list:
+        return [_to_argument(v) for v in value]
+    if type(value) is tuple:
+        return tuple(_to_argument(v) for v in value)
+    if type(value) is dict:
+        return {k: _to_argument(v) for k, v in value.items()}
+    return value
+
+
+def _leaf_value(leaf):
+    if leaf.kind == "npscalar":
+        return leaf.array[()]
+    if leaf.kind == "numpy":
+        return leaf.array
+    import jax.numpy as jnp
+
+    if leaf.weak and leaf.array.ndim == 0:
+        return jnp.asarray(leaf.array.item())  # from a Python scalar: weakly typed
+    return jnp.asarray(leaf.array)
+
+
+def _block(tree) -> None:
+    import jax
+
+    try:
+        jax.block_until_ready(tree)
+    except BaseException:
+        pass  # non-array leaves or a learner's odd pytree: nothing to wait for
+
+
+# ---------------------------------------------------------------- the loop
+
+class Loop:
+    def __init__(self, token: bytes, cmd_fd: int, reply_fd: int, t0: float, lost_exit: int):
+        self.token, self.cmd_fd, self.reply_fd, self.t0 = token, cmd_fd, reply_fd, t0
+        self.lost_exit = lost_exit  # exit code telling the judge the channel broke
+        self.module = self.entry = self.learner = None
+        self.probe, self.syncs = _NoProbe(), _NoSyncs()
+        self.probe_error: str | None = None
+
+    def run(self) -> None:
+        from . import wire
+
+        ready = self._warm_up()
+        self._send(0, ready, [])
+        seq = 1
+        while True:
+            try:
+                header, blobs = wire.read_frame(self.cmd_fd, self.token, seq)
+            except EOFError:
+                os._exit(0)  # the judge closed the channel: nobody to answer
+            except (OSError, wire.WireError):
+                os._exit(self.lost_exit)  # the learner's code broke it
+            reply, out_blobs = self._handle(header, blobs)
+            self._send(seq, reply, out_blobs)
+            if header.get("op") == "exit":
+                _flush_learner_output()
+                os._exit(0)
+            seq += 1
+
+    def _warm_up(self) -> dict:
+        """Import numpy and jax now, while the judge computes its references."""
+        try:
+            import jax
+            import jax.numpy  # noqa: F401
+
+            jax.devices()
+        except BaseException as exc:
+            return {"op": "ready", "ok": False,
+                    "error": {"type": type(exc).__name__, "message": _text(exc)}}
+        return {"op": "ready", "ok": True, "pid": os.getpid(), "jax": jax.__version__,
+                "boot_s": time.perf_counter() - self.t0}
+
+    def _send(self, seq: int, reply: dict, blobs: list[bytes]) -> None:
+        data = self._pack(seq, reply, blobs)
+        view = memoryview(data)
+        while view:
+            try:
+                n = os.write(self.reply_fd, view)
+            except OSError:
+                os._exit(self.lost_exit)
+            view = view[n:]
+
+    def _pack(self, seq: int, reply: dict, blobs: list[bytes]) -> bytes:
+        """Pack the reply; without the probe data, or as a bare error, if it cannot be sent."""
+        from . import wire
+
+        try:
+            return wire.pack(self.token, seq, reply, blobs)
+        except (TypeError, ValueError, RecursionError):  # WireError is a ValueError
+            pass
+        stripped = {k: v for k, v in reply.items() if k not in ("traces", "syncs", "report")}
+        stripped["probe_error"] = "probe data could not be encoded"
+        try:
+            return wire.pack(self.token, seq, stripped, blobs)
+        except (TypeError, ValueError, RecursionError):
+            return wire.pack(self.token, seq, _judge_error("the reply could not be encoded"))
+
+    def _handle(self, header: dict, blobs: list[bytes]) -> tuple[dict, list[bytes]]:
+        op = header.get("op")
+        handler = {"load": self._load, "call": self._call, "report": self._report,
+                   "exit": lambda h, b: ({"ok": True}, [])}.get(op)
+        if handler is None:
+            return _judge_error(f"unknown op {op!r}"), []
+        try:
+            return handler(header, blobs)
+        except BaseException as exc:  # a bug on the worker's side, not the learner's
+            return _judge_error(f"{type(exc).__name__}: {_text(exc)}"), []
+
+    # -- load
+
+    def _load(self, header: dict, blobs) -> tuple[dict, list[bytes]]:
+        path, name = header["path"], header["entrypoint"]
+        self.learner = Learner(path, header.get("display_name") or os.path.basename(path))
+        if header.get("probe"):
+            self.probe, self.syncs, self.probe_error = _make_probes(path)
+        error = self._import(path)
+        _flush_learner_output()
+        if error is None:
+            error = self._find_entrypoint(name)
+        if error is not None:
+            return {"ok": False, "error": error}, []
+        return {"ok": True, "params": _param_names(self.entry),
+                "jitted": _jitted_names(self.module), "probe_error": self._probe_error()}, []
+
+    def _import(self, path: str) -> dict | None:
+        spec = importlib.util.spec_from_file_location("submission", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["submission"] = module
+        try:
+            spec.loader.exec_module(module)
+        except SystemExit as exc:
+            return self.learner.error("invalid_submission", exc,
+                                      f"the file called {_exit_words(exc)} while being imported")
+        except BaseException as exc:
+            if _is_memory_error(exc):
+                return self.learner.error("memory", exc)
+            err = self.learner.error("invalid_submission", exc)
+            at = f" (line {err['line']})" if err["line"] else ""
+            err["message"] = f"importing the file failed: {err['type']}: {err['message']}{at}"
+            return err
+        self.module = module
+        return None
+
+    def _find_entrypoint(self, name: str) -> dict | None:
+        shown = self.learner.display_name
+        try:
+            entry = getattr(self.module, name)
+        except BaseException:
+            return _invalid(f"{shown} defines no function named {name!r}")
+        if not callable(entry):
+            return _invalid(f"{name!r} in {shown} is a {type(entry).__name__}, not a function")
+        self.entry = entry
+        return None
+
+    # -- call
+
+    def _call(self, header: dict, blobs: list[bytes]) -> tuple[dict, list[bytes]]:
+        from . import wire
+
+        if self.entry is None:
+            return _judge_error("call before a successful load"), []
+        args = [_to_argument(wire.decode(a, blobs)) for a in header.get("args", [])]
+        kwargs = {k: _to_argument(wire.decode(v, blobs)) for k, v in header.get("kwargs", {}).items()}
+        probe, syncs = ((self.probe, self.syncs) if header.get("probe", True)
+                        else (_NoProbe(), _NoSyncs()))
+        probe.begin_call(header.get("label", "call"))
+        syncs.begin()
+        out_blobs: list[bytes] = []
+        t = time.perf_counter()
+        try:
+            result = self.entry(*args, **kwargs)
+            with _quietly(syncs.paused()):
+                _block(result)
+            elapsed = time.perf_counter() - t
+        except BaseException as exc:
+            reply = {"ok": False, "error": self._call_error(exc)}
+        else:
+            reply = self._encode_result(result, out_blobs, syncs)
+            reply["elapsed_s"] = elapsed
+        _flush_learner_output()
+        reply["traces"] = probe.end_call()
+        reply["syncs"] = syncs.end()
+        return reply, out_blobs
+
+    def _encode_result(self, result, blobs: list[bytes], syncs) -> dict:
+        """The result as a wire node.  Encoding may run the learner's code (a repr, an
+        array conversion) and fail like any call."""
+        from . import wire
+
+        try:
+            with _quietly(syncs.paused()):
+                return {"ok": True, "result": wire.encode(result, blobs)}
+        except BaseException as exc:
+            blobs.clear()
+            error = self._call_error(exc)
+            error["message"] = f"the result could not be sent to the judge: {error['message']}"
+            return {"ok": False, "error": error}
+
+    def _call_error(self, exc: BaseException) -> dict:
+        if isinstance(exc, SystemExit):
+            return self.learner.error("exit", exc, f"called {_exit_words(exc)}")
+        if _is_memory_error(exc):
+            return self.learner.error("memory", exc)
+        return self.learner.error("exception", exc)
+
+    # -- report
+
+    def _report(self, header: dict, blobs) -> tuple[dict, list[bytes]]:
+        report = self.probe.report(header.get("label", "call"), self.module)
+        return {"ok": True, "report": report, "probe_error": self._probe_error()}, []
+
+    def _probe_error(self) -> str | None:
+        """Why probe data is missing or partial, for the judge's log; None when all is well."""
+        return self.probe_error or getattr(self.probe, "error", None) or getattr(
+            self.syncs, "error", None)
+
+
+def _invalid(message: str) -> dict:
+    return {"category": "invalid_submission", "type": "InvalidSubmission", "message": message,
+            "traceback": "", "line": None}
+
+
+def _judge_error(message: str) -> dict:
+    return {"ok": False, "error": {"category": "judge", "type": "WorkerError", "message": message,
+                                   "traceback": "", "line": None}}
+
+
+def _param_names(fn) -> list[str]:
+    try:
+        return list(inspect.signature(fn).parameters)
+    except BaseException:
+        return []
+
+
+def _jitted_names(module) -> list[str]:
+    import jax
+
+    jit_type = type(jax.jit(lambda: 0))
+    try:
+        return sorted(k for k, v in vars(module).items()
+                      if isinstance(k, str) and isinstance(v, jit_type))
+    except BaseException:  # a learner's object with a hostile __class__
+        return []

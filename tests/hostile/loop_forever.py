@@ -1,0 +1,6 @@
+"""Hostile: never returns from the call."""
+
+
+def solve(x):
+    while True:
+        pass

@@ -1,0 +1,593 @@
+"""The worker and its channel: values in and out, learner errors, limits, environment,
+output capture, forged or oversized frames, timeouts and a clean close."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from judge.sandbox import Limits, Worker, WorkerFailure
+from judge.worker import wire
+
+REPO = Path(__file__).resolve().parent.parent
+LIMITS = Limits(call_timeout_s=3, run_timeout_s=30, memory_mb=1024, output_bytes=4096)
+X = np.arange(4, dtype=np.float32)
+
+
+def _bwrap_works() -> bool:
+    try:
+        Worker(LIMITS, isolation="bubblewrap")
+    except RuntimeError:
+        return False
+    return True
+
+
+BWRAP = _bwrap_works()
+MODES = ["process"] + (["bubblewrap"] if BWRAP else [])
+needs_bwrap = pytest.mark.skipif(not BWRAP, reason="bubblewrap is not installed or not usable")
+
+
+@pytest.fixture
+def make_worker():
+    """Start workers on demand; close them all at the end of the test."""
+    workers = []
+
+    def make(limits=LIMITS, **kw) -> Worker:
+        w = Worker(limits, **kw)
+        w.start()
+        workers.append(w)
+        return w
+    yield make
+    for w in workers:
+        w.close()
+
+
+def load(worker: Worker, source: str, entrypoint: str = "solve") -> dict:
+    path = Path(worker.scratch) / "learner.py"
+    path.write_text(textwrap.dedent(source))
+    reply, _ = worker.request({"op": "load", "path": str(path), "display_name": "learner.py",
+                               "entrypoint": entrypoint, "probe": False})
+    return reply
+
+
+def call(worker: Worker, *args, timeout=None, **kwargs):
+    """Call the loaded entrypoint; (reply header, decoded result or None)."""
+    blobs: list[bytes] = []
+    header = {"op": "call", "args": [wire.encode(a, blobs) for a in args],
+              "kwargs": {k: wire.encode(v, blobs) for k, v in kwargs.items()},
+              "label": "example", "probe": False}
+    reply, rblobs = worker.request(header, blobs, timeout=timeout)
+    return reply, (wire.decode(reply["result"], rblobs) if reply.get("ok") else None)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _my_children() -> list[int]:
+    me = str(os.getpid())
+    out = []
+    for p in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[1] == me:
+                out.append(int(p))
+        except OSError:
+            pass
+    return out
+
+
+# ---------------------------------------------------------------- values and errors
+
+def test_values_cross_both_ways(make_worker):
+    w = make_worker()
+    reply = load(w, """
+        import jax, jax.numpy as jnp, numpy as np
+        helper = jax.jit(lambda v: v * 2)
+
+        def solve(x, s, n, tree, *, scale=1):
+            kinds = [isinstance(x, jax.Array), bool(s.weak_type), type(n).__name__,
+                     type(tree["a"]).__name__]
+            return {"double": helper(x) * scale, "kinds": kinds,
+                    "pair": (tree["a"] + 1, [tree["b"][0] + 1]), "none": None, "text": "hé"}
+    """)
+    assert reply["ok"], reply
+    assert reply["params"] == ["x", "s", "n", "tree", "scale"]
+    assert reply["jitted"] == ["helper"]
+    x = wire.Leaf(np.arange(6, dtype=np.float32).reshape(2, 3), "jax")
+    s = wire.Leaf(np.array(2.0, np.float32), "jax", weak=True)
+    tree = {"a": np.arange(3, dtype=np.int32), "b": (1.5,)}
+    reply, value = call(w, x, s, np.float32(3), tree, scale=2)
+    assert reply["ok"] and reply["elapsed_s"] > 0
+    assert value["double"].kind == "jax"
+    np.testing.assert_array_equal(value["double"].array, x.array * 4)
+    assert value["kinds"] == [True, True, "float32", "ndarray"]
+    a, (b,) = value["pair"]
+    np.testing.assert_array_equal(a.array, [1, 2, 3])
+    assert a.kind == "numpy" and b == 2.5
+    assert value["none"] is None and value["text"] == "hé"
+
+
+def test_probe_data_comes_with_calls_and_reports(make_worker):
+    """Whatever the probe records, its data crosses as JSON next to the result."""
+    w = make_worker()
+    path = Path(w.scratch) / "learner.py"
+    path.write_text("import jax\n\n@jax.jit\ndef solve(x):\n    return x * 2\n")
+    reply, _ = w.request({"op": "load", "path": str(path), "display_name": "learner.py",
+                          "entrypoint": "solve", "probe": True})
+    assert reply["ok"] and reply["jitted"] == ["solve"]
+    blobs: list[bytes] = []
+    reply, rblobs = w.request({"op": "call", "args": [wire.encode(X, blobs)], "kwargs": {},
+                               "label": "example", "probe": True}, blobs)
+    assert reply["ok"] and isinstance(reply["traces"], list) and isinstance(reply["syncs"], list)
+    np.testing.assert_array_equal(wire.decode(reply["result"], rblobs).array, X * 2)
+    reply, _ = w.request({"op": "report", "label": "example"})
+    assert reply["ok"] and isinstance(reply["report"], dict)
+    reply, _ = w.request({"op": "exit"})
+    assert reply == {"ok": True, "blobs": 0}
+
+
+def test_learner_errors_show_only_learner_frames_and_the_loop_survives(make_worker):
+    w = make_worker()
+    assert load(w, """
+        import sys
+
+        def helper(x):
+            raise ValueError("bad input " + str(x.shape))
+
+        def solve(x, how):
+            if how == "raise":
+                return helper(x)
+            if how == "exit":
+                sys.exit(2)
+            if how == "interrupt":
+                raise KeyboardInterrupt
+            return x + 1
+    """)["ok"]
+    reply, _ = call(w, X, "raise")
+    err = reply["error"]
+    assert not reply["ok"] and err["category"] == "exception" and err["type"] == "ValueError"
+    assert err["line"] == 5 and "bad input (4,)" in err["message"]
+    assert 'File "learner.py", line 9, in solve' in err["traceback"]
+    assert 'File "learner.py", line 5, in helper' in err["traceback"]
+    assert w.scratch not in err["traceback"] and "main.py" not in err["traceback"]
+    reply, _ = call(w, X, "exit")
+    assert reply["error"]["category"] == "exit" and reply["error"]["message"] == "called sys.exit(2)"
+    reply, _ = call(w, X, "interrupt")
+    assert reply["error"]["category"] == "exception"
+    assert reply["error"]["type"] == "KeyboardInterrupt"
+    reply, value = call(w, X, "fine")
+    np.testing.assert_array_equal(value.array, X + 1)
+
+
+@pytest.mark.parametrize("source, words, line", [
+    ("x = 1\ndef solve(x):\n    return x +\n", "SyntaxError", 3),
+    ("import os\nimport not_a_module_anywhere\ndef solve(x):\n    return x\n",
+     "No module named 'not_a_module_anywhere'", 2),
+    ("def other(x):\n    return x\n", "learner.py defines no function named 'solve'", None),
+    ("solve = 3\n", "'solve' in learner.py is a int, not a function", None),
+    ("raise RuntimeError('no')\n", "RuntimeError: no", 1),
+])
+def test_invalid_submissions(make_worker, source, words, line):
+    reply = load(make_worker(), source)
+    assert not reply["ok"]
+    assert reply["error"]["category"] == "invalid_submission"
+    assert words in reply["error"]["message"]
+    assert reply["error"]["line"] == line
+
+
+# ---------------------------------------------------------------- the channel
+
+def test_frames_need_the_token_and_the_sequence():
+    token = os.urandom(wire.TOKEN_LEN)
+    r, w = os.pipe()
+    try:
+        os.write(w, wire.pack(token, 1, {"ok": True}))
+        assert wire.read_frame(r, token, 1)[0]["ok"] is True
+        os.write(w, wire.pack(bytes(wire.TOKEN_LEN), 2, {"ok": True}))
+        with pytest.raises(wire.WireError, match="token"):
+            wire.read_frame(r, token, 2)
+    finally:
+        os.close(r)
+        os.close(w)
+    r, w = os.pipe()
+    try:
+        os.write(w, wire.pack(token, 7, {"ok": True}))
+        with pytest.raises(wire.WireError, match="sequence"):
+            wire.read_frame(r, token, 2)
+    finally:
+        os.close(r)
+        os.close(w)
+
+
+@pytest.mark.parametrize("claim", ["header", "blob"])
+def test_oversized_frames_are_refused_from_their_length_field(claim):
+    """The reading end is non-blocking: any attempt to read the claimed bytes would raise
+    BlockingIOError instead of WireError."""
+    token = os.urandom(wire.TOKEN_LEN)
+    r, w = os.pipe()
+    os.set_blocking(r, False)
+    try:
+        if claim == "header":
+            os.write(w, wire.MAGIC + token + struct.pack("<II", 0, 0xFFFFFFF0))
+        else:
+            body = json.dumps({"blobs": 1}).encode()
+            os.write(w, wire.MAGIC + token + struct.pack("<II", 0, len(body)) + body
+                     + struct.pack("<Q", 1 << 40))
+        with pytest.raises(wire.WireError, match="too large"):
+            wire.read_frame(r, token, 0)
+    finally:
+        os.close(r)
+        os.close(w)
+
+
+# The learner can find the worker's loop (and its token) in its own process: it can
+# forge nothing a return value could not say, but it can break the channel.
+_FORGER = """
+    import gc, os, struct, time
+
+    def solve(x, token):
+        loop = next(o for o in gc.get_objects() if type(o).__name__ == "Loop" and hasattr(o, "token"))
+        tok = loop.token if token == "real" else bytes(16)
+        os.write(loop.reply_fd, b"JJW1" + tok + struct.pack("<II", 2, 0xFFFFFFF0))
+        time.sleep(30)
+"""
+
+
+@pytest.mark.parametrize("token", ["real", "zero"])
+def test_forged_frame_on_the_channel_is_a_protocol_failure(make_worker, token):
+    w = make_worker()
+    assert load(w, _FORGER)["ok"]
+    t = time.monotonic()
+    with pytest.raises(WorkerFailure) as info:
+        call(w, X, token)
+    assert info.value.kind == "protocol" and info.value.where == "call"
+    assert "corrupted channel" in info.value.message
+    assert time.monotonic() - t < LIMITS.call_timeout_s - 1  # refused, not waited for
+
+
+# ---------------------------------------------------------------- the worker's world
+
+def test_judge_and_reference_cannot_be_imported(make_worker, tmp_path):
+    (tmp_path / "reference").mkdir()
+    (tmp_path / "reference" / "answer.py").write_text("X = 1\n")
+    w = make_worker(hidden_paths=[str(tmp_path / "reference")])
+    assert load(w, """
+        import sys
+
+        def solve(x, roots):
+            sys.path[:0] = roots
+            out = {}
+            for name in ("judge", "judge.sandbox", "reference", "reference.answer", "json"):
+                try:
+                    __import__(name)
+                    out[name] = "imported"
+                except ImportError:
+                    out[name] = "ImportError"
+            return out
+    """)["ok"]
+    _, found = call(w, X, [str(REPO), str(tmp_path)])
+    assert found == {"judge": "ImportError", "judge.sandbox": "ImportError",
+                     "reference": "ImportError", "reference.answer": "ImportError",
+                     "json": "imported"}
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_environment_is_scrubbed(make_worker, monkeypatch, mode):
+    monkeypatch.setenv("JJ_SECRET", "leaked")
+    w = make_worker(isolation=mode)
+    assert load(w, """
+        import os, sys
+
+        def solve(x):
+            # The environment as exec'd (jax adds variables to os.environ on import).
+            with open("/proc/self/environ", "rb") as f:
+                env = dict(kv.decode().split("=", 1) for kv in f.read().split(b"\\0") if kv)
+            return {"env": env, "cwd": os.getcwd(), "stdin": sys.stdin.read(),
+                    "hash_randomization": sys.flags.hash_randomization, "path": sys.path}
+    """)["ok"]
+    _, got = call(w, X)
+    scratch = os.path.realpath(w.scratch)
+    bwrap_adds = {"PWD"} if w.isolation == "bubblewrap" else set()  # from its --chdir
+    assert set(got["env"]) == {"PATH", "HOME", "TMPDIR", "LANG", "MALLOC_ARENA_MAX",
+                               "JAX_PLATFORMS", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE"
+                               } | bwrap_adds
+    assert os.path.realpath(got["env"]["HOME"]) == scratch
+    assert os.path.realpath(got["env"]["TMPDIR"]) == scratch
+    assert os.path.realpath(got["cwd"]) == scratch
+    assert got["env"]["JAX_PLATFORMS"] == "cpu" and got["env"]["MALLOC_ARENA_MAX"] == "2"
+    assert got["stdin"] == "" and got["hash_randomization"] == 0
+    assert str(REPO) not in got["path"] and "" not in got["path"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_limits_and_channel_fds_in_the_worker(make_worker, mode):
+    limits = Limits(call_timeout_s=3, run_timeout_s=7, memory_mb=700, file_size_bytes=1 << 20)
+    w = make_worker(limits, isolation=mode)
+    assert load(w, """
+        import ctypes, gc, json, os, resource, sys
+
+        def solve(x):
+            pdeathsig = ctypes.c_int()
+            ctypes.CDLL(None).prctl(2, ctypes.byref(pdeathsig), 0, 0, 0)  # PR_GET_PDEATHSIG
+            loop = next(o for o in gc.get_objects() if type(o).__name__ == "Loop" and hasattr(o, "token"))
+            cfg = json.loads(sys.argv[-1])
+
+            def same_pipe(a, b):
+                try:
+                    return os.fstat(a).st_ino == os.fstat(b).st_ino
+                except OSError:
+                    return False
+            return {"as": resource.getrlimit(resource.RLIMIT_AS),
+                    "cpu": resource.getrlimit(resource.RLIMIT_CPU),
+                    "fsize": resource.getrlimit(resource.RLIMIT_FSIZE),
+                    "nofile": resource.getrlimit(resource.RLIMIT_NOFILE),
+                    "core": resource.getrlimit(resource.RLIMIT_CORE),
+                    "pdeathsig": pdeathsig.value,
+                    "fds": [loop.cmd_fd, loop.reply_fd],
+                    "originals_still_open": [same_pipe(cfg["cmd_fd"], loop.cmd_fd),
+                                             same_pipe(cfg["reply_fd"], loop.reply_fd)]}
+    """)["ok"]
+    _, got = call(w, X)
+    cores = len(os.sched_getaffinity(0))
+    assert got["as"][0] == got["as"][1] and (700 << 20) < got["as"][0] < (700 + 4096 << 20)
+    assert got["cpu"][0] == math.ceil(cores * 7) < got["cpu"][1]
+    assert got["fsize"] == (1 << 20, 1 << 20)
+    assert got["nofile"] == (256, 256) and got["core"] == (0, 0)
+    assert got["pdeathsig"] == 9
+    assert min(got["fds"]) >= 200 and got["originals_still_open"] == [False, False]
+
+
+@pytest.mark.parametrize("size, truncated", [(100, False), (10_000, True)])
+def test_output_is_captured_and_capped(make_worker, size, truncated):
+    w = make_worker()
+    assert load(w, """
+        import sys
+        print("imported")
+
+        def solve(x, n):
+            sys.stdout.write("o" * n)
+            sys.stderr.write("e" * 10)
+            return x
+    """)["ok"]
+    reply, _ = call(w, X, size)
+    assert reply["ok"]
+    w.close()
+    out = w.output()
+    expected = ("imported\n" + "o" * size)[:LIMITS.output_bytes]
+    assert out == {"stdout": expected, "stderr": "e" * 10, "truncated": truncated}
+
+
+# ---------------------------------------------------------------- ending
+
+def test_close_is_idempotent_and_leaves_no_process(make_worker):
+    w = make_worker()
+    assert load(w, """
+        import os, time
+
+        def solve(x):
+            pid = os.fork()
+            if pid == 0:
+                time.sleep(1000)
+                os._exit(0)
+            return pid
+    """)["ok"]
+    _, child = call(w, X)
+    root = w.pid
+    assert _alive(root) and _alive(child) if w.isolation == "process" else _alive(root)
+    scratch = w.scratch
+    w.close()
+    w.close()
+    assert w.closed and not _alive(root) and not os.path.exists(scratch)
+    if w.isolation == "process":
+        assert not _alive(child)
+    assert _my_children() == []
+    with pytest.raises(RuntimeError):
+        call(w, X)
+
+
+def test_a_failed_worker_fails_every_later_request_at_once(make_worker):
+    w = make_worker()
+    assert load(w, "import time\ndef solve(x):\n    time.sleep(100)\n")["ok"]
+    t = time.monotonic()
+    with pytest.raises(WorkerFailure) as first:
+        call(w, X, timeout=0.5)
+    assert first.value.kind == "timeout" and 0.5 <= time.monotonic() - t < 2.5
+    assert "0.5 s limit for one call" in first.value.message
+    t = time.monotonic()
+    with pytest.raises(WorkerFailure) as again:
+        call(w, X)
+    assert again.value is first.value and time.monotonic() - t < 0.1
+
+
+def test_the_run_limit_bounds_a_call(make_worker):
+    limits = Limits(call_timeout_s=20, run_timeout_s=6)
+    t = time.monotonic()
+    w = make_worker(limits)
+    assert load(w, "import time\ndef solve(x):\n    time.sleep(100)\n")["ok"]
+    with pytest.raises(WorkerFailure) as info:
+        call(w, X)
+    assert info.value.kind == "timeout" and "6 s limit for the whole run" in info.value.message
+    assert 6 - 0.1 < time.monotonic() - t < 6 + 1.5
+
+
+def test_a_worker_that_cannot_start_says_so_as_the_judges_fault(make_worker, monkeypatch):
+    import judge.sandbox
+
+    monkeypatch.setattr(judge.sandbox, "_WORKER_DIR", "/nonexistent/worker")
+    w = make_worker()
+    with pytest.raises(WorkerFailure) as info:
+        load(w, "def solve(x):\n    return x\n")
+    assert (info.value.kind, info.value.where) == ("exited", "start")
+    assert info.value.message == "the worker failed to start (exit code 1)"
+    assert "/nonexistent/worker" in info.value.detail["stderr"]
+
+
+def test_a_slow_start_is_a_start_timeout(make_worker):
+    w = make_worker(Limits(start_timeout_s=0.01))
+    with pytest.raises(WorkerFailure) as info:
+        load(w, "def solve(x):\n    return x\n")
+    assert (info.value.kind, info.value.where) == ("timeout", "start")
+
+
+def test_death_by_sigxcpu_is_a_timeout(make_worker):
+    w = make_worker()
+    assert load(w, "import os, signal\ndef solve(x):\n    os.kill(os.getpid(), signal.SIGXCPU)\n")["ok"]
+    with pytest.raises(WorkerFailure) as info:
+        call(w, X)
+    assert info.value.kind == "timeout" and "CPU time" in info.value.message
+
+
+def test_the_judge_side_never_imports_jax():
+    code = "import sys, judge.sandbox; print('jax' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=REPO, check=True)
+    assert out.stdout.strip() == "False"
+
+
+# ---------------------------------------------------------------- bubblewrap
+
+def test_auto_isolation_uses_bubblewrap_exactly_when_it_works():
+    assert Worker(LIMITS).isolation == ("bubblewrap" if BWRAP else "process")
+    assert Worker(LIMITS, isolation="process").isolation == "process"
+
+
+@needs_bwrap
+@pytest.mark.parametrize("mode", ["process", "bubblewrap"])
+def test_bubblewrap_cuts_the_network(make_worker, mode):
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    threading.Thread(target=lambda: server.accept(), daemon=True).start()
+    try:
+        w = make_worker(isolation=mode)
+        assert load(w, """
+            import socket
+
+            def solve(x, port):
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=2).close()
+                    return "connected"
+                except OSError as exc:
+                    return type(exc).__name__
+        """)["ok"]
+        _, got = call(w, X, server.getsockname()[1])
+    finally:
+        server.close()
+    assert (got == "connected") == (mode == "process"), got
+
+
+@needs_bwrap
+def test_a_trusted_worker_hides_nothing(make_worker, tmp_path):
+    (tmp_path / "reference").mkdir()
+    (tmp_path / "reference" / "answer.py").write_text("X = 1\n")
+    hidden = [str(tmp_path / "reference")]
+    results = {}
+    for trusted in (False, True):
+        w = make_worker(trusted=trusted, hidden_paths=hidden, isolation="bubblewrap")
+        assert load(w, """
+            import os
+
+            def solve(x, path):
+                try:
+                    return os.listdir(path)
+                except OSError as exc:
+                    return type(exc).__name__
+        """)["ok"]
+        results[trusted] = call(w, X, hidden[0])[1]
+    assert results[True] == ["answer.py"] and results[False] != ["answer.py"]
+
+
+# ---------------------------------------------------------------- lifetimes
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_worker_outlives_the_thread_that_started_it(mode):
+    """PR_SET_PDEATHSIG fires when the forking *thread* ends: workers must be forked from
+    a thread that lives as long as the judge."""
+    box = {}
+
+    def starter():
+        box["worker"] = Worker(LIMITS, isolation=mode)
+        box["worker"].start()
+        assert load(box["worker"], "def solve(x):\n    return x\n")["ok"]  # PDEATHSIG armed
+
+    thread = threading.Thread(target=starter)
+    thread.start()
+    thread.join()
+    w = box["worker"]
+    try:
+        time.sleep(0.3)
+        reply, value = call(w, X)
+        np.testing.assert_array_equal(value.array, X)
+    finally:
+        w.close()
+
+
+_JUDGE = """
+import sys, time
+sys.path.insert(0, {repo!r})
+from judge.sandbox import Limits, Worker
+w = Worker(Limits(), isolation={mode!r})
+w.start()
+open(w.scratch + "/f.py", "w").write("def solve(x):\\n    return x\\n")
+assert w.request({{"op": "load", "path": w.scratch + "/f.py", "display_name": "f.py",
+                  "entrypoint": "solve", "probe": False}})[0]["ok"]
+print(w.pid, w.scratch, flush=True)
+time.sleep(100)
+"""
+
+
+def _tree(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        for tid in os.listdir(f"/proc/{p}/task") if os.path.isdir(f"/proc/{p}/task") else []:
+            try:
+                todo += [int(c) for c in Path(f"/proc/{p}/task/{tid}/children").read_text().split()]
+            except OSError:
+                pass
+    return out
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_worker_dies_with_the_judge(mode):
+    judge = subprocess.Popen([sys.executable, "-c", _JUDGE.format(repo=str(REPO), mode=mode)],
+                             stdout=subprocess.PIPE, text=True)
+    tree: list[int] = []
+    scratch = None
+    try:
+        pid, scratch = judge.stdout.readline().split()
+        tree = _tree(int(pid))
+        assert len(tree) >= (3 if mode == "bubblewrap" else 1)
+        judge.kill()
+        judge.wait()
+        deadline = time.monotonic() + 3
+        while any(map(_alive, tree)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(map(_alive, tree))
+    finally:
+        judge.kill()
+        judge.wait()
+        for p in tree:  # re-parented to this process if it is a subreaper: reap them
+            try:
+                os.waitpid(p, os.WNOHANG)
+            except ChildProcessError:
+                pass
+        if scratch:  # a judge killed outright leaves its scratch dir behind
+            shutil.rmtree(scratch, ignore_errors=True)
