@@ -13,6 +13,7 @@ needs to change.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -187,8 +188,24 @@ def _array_values(dtype: np.dtype, shape: tuple, lo, hi) -> st.SearchStrategy:
     if dtype.name in ("bfloat16",) or dtype.kind == "V" or dtype.name.startswith("float8"):
         base = np.dtype("float32")
         return hnp.arrays(base, shape, elements=_elements(base, lo, hi)).map(
-            lambda a: a.astype(dtype))
+            functools.partial(_cast, dtype=dtype))
     return hnp.arrays(dtype, shape, elements=_elements(dtype, lo, hi))
+
+
+# Strategies take named functions, never lambdas: hypothesis reads a lambda's source with
+# ast to describe it, and ast.parse from several threads at once (a batch grading in
+# parallel) crashes CPython 3.11.
+def _cast(a: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    return a.astype(dtype)
+
+
+def _arrays_of(name: str, shape: tuple, lo, hi) -> st.SearchStrategy:
+    return _array_values(dtype_from_name(name), shape, lo, hi)
+
+
+def _reorder(pair) -> dict:
+    values, order = pair
+    return {k: values[k] for k in order}
 
 
 def _sample_values(dtype: np.dtype, shape: tuple, lo, hi, rng) -> np.ndarray:
@@ -255,8 +272,8 @@ class ArraySpec(Spec):
         shape = self.concrete_shape(assign)
         lo, hi = self._bounds(assign)
         return st.sampled_from(self.dtypes).flatmap(
-            lambda n: _array_values(dtype_from_name(n), shape, lo, hi)).map(
-            lambda a: Leaf(a, self.kind))
+            functools.partial(_arrays_of, shape=shape, lo=lo, hi=hi)).map(
+            functools.partial(Leaf, kind=self.kind))
 
     def sample(self, assign, drawn, rng):
         dtype = dtype_from_name(self.dtypes[0])
@@ -307,7 +324,7 @@ class TypedScalarSpec(Spec):
     def strategy(self, assign, drawn):
         lo, hi = _resolve(self.values[0], assign), _resolve(self.values[1], assign)
         return st.sampled_from(self.dtypes).flatmap(
-            lambda n: _array_values(dtype_from_name(n), (), lo, hi)).map(self._leaf)
+            functools.partial(_arrays_of, shape=(), lo=lo, hi=hi)).map(self._leaf)
 
     def sample(self, assign, drawn, rng):
         lo, hi = _resolve(self.values[0], assign), _resolve(self.values[1], assign)
@@ -468,8 +485,7 @@ class DictSpec(_Container):
         base = st.fixed_dictionaries({k: s.strategy(assign, drawn) for k, s in self.fields.items()})
         if not self.key_orders:
             return base
-        return st.tuples(base, st.permutations(list(self.fields))).map(
-            lambda t: {k: t[0][k] for k in t[1]})
+        return st.tuples(base, st.permutations(list(self.fields))).map(_reorder)
 
     def sample(self, assign, drawn, rng):
         return {k: s.sample(assign, drawn, rng) for k, s in self.fields.items()}
