@@ -151,8 +151,7 @@ class TaskValidation:
                                        else "the starter is accepted: make its body fail (e.g. raise NotImplementedError)"))
                 continue
             for c in report.checks:
-                # a crash caught by the property check counts as catching; elsewhere only a failure
-                if c.status == "failed" or (c.status == "error" and c.kind == "property"):
+                if _caught(c):
                     failed_by.setdefault(c.id, []).append(path.name)
             problems = expectation.problems(report)
             label = f"{name}" + (" --strict" if strict else "")
@@ -201,6 +200,15 @@ class TaskValidation:
                                f"rejects the reference computed in float16 ({tried - passed} of {tried} inputs)"
                                if ok else f"the tolerance lets the reference computed in float16 pass "
                                f"on all {tried} inputs: tighten it (mode, ulps, rtol, atol)"))
+
+
+def _caught(check: CheckResult) -> bool:
+    """Did this check catch the submission for the reason it exists?  A performance
+    check must find the inefficiency (a wrong value in its script is the value checks'
+    business); a value check may catch a crash as well as a wrong answer."""
+    if check.kind in ("retrace", "sync"):
+        return check.status == "failed" and check.verdict == "inefficient"
+    return check.status == "failed" or (check.status == "error" and check.kind == "property")
 
 
 def _max_shapes(task: Task) -> int:

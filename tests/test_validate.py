@@ -1,0 +1,128 @@
+"""`judge validate` catches deliberately broken tasks, each with a message saying what
+to fix.  A small task of its own keeps these fast."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from judge.bank import BankError, load_bank
+from judge.validate import TaskValidation
+
+TASK = """
+tasks:
+  - id: double_it
+    title: Double every element
+    step: 1
+    dims: {n: [0, 8]}
+    args:
+      x: {type: array, dtype: float32, shape: [n], values: [-10, 10]}
+    result: {type: array, dtype: same}
+    tolerance: TOLERANCE
+    examples:
+      - args: {x: {$array: [1, 2]}}
+        expect: {$array: EXPECT}
+    scripts:
+      lens:
+        - {args: {x: {$random: {shape: [4]}}}}
+        - {args: {x: {$random: {shape: [4]}}}, repeat: 2}
+        - {args: {x: {$random: {shape: [6]}}}}
+    checks:
+      - {id: examples, kind: example}
+      - {id: property, kind: property, examples: 20, max_shapes: 4}
+      - {id: retrace, kind: retrace, script: lens, budget: BUDGET}
+"""
+FILES = {
+    "reference/double_it.py": "import jax\n\n@jax.jit\ndef double_it(x):\n    return 2 * x\n",
+    "tasks/double_it/statement.md": "# Double every element\n",
+    "tasks/double_it/starter.py": "def double_it(x):\n    raise NotImplementedError\n",
+    "tasks/double_it/known/plus_two.py":
+        "# expect: wrong_answer via property\ndef double_it(x):\n    return x + 2\n",
+    "tasks/double_it/known/fresh_lambda.py":
+        "# expect: inefficient via retrace\nimport jax\n\n"
+        "def double_it(x):\n    return jax.jit(lambda v: 2 * v)(x)\n",
+}
+
+
+def make_bank(tmp_path: Path, *, expect="[2, 4]", budget="reference",
+              tolerance="{mode: elementwise}", drop=(), extra=None) -> Path:
+    text = TASK.replace("EXPECT", expect).replace("BUDGET", budget).replace("TOLERANCE", tolerance)
+    (tmp_path / "tasks.yaml").write_text(textwrap.dedent(text))
+    for rel, body in {**FILES, **(extra or {})}.items():
+        if rel in drop:
+            continue
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(body)
+    return tmp_path
+
+
+def validate(root: Path):
+    report = TaskValidation(load_bank(root).get("double_it"), workers=2).run()
+    return report, {c.id: c for c in report.checks}
+
+
+def failed(items, key) -> str:
+    item = items[key]
+    assert item.status == "failed", f"{key} {item.status}: {item.message}"
+    return item.message
+
+
+@pytest.mark.slow
+def test_a_sound_task_is_valid(tmp_path):
+    report, items = validate(make_bank(tmp_path))
+    assert report.verdict == "accepted", [c.message for c in report.checks if c.status != "passed"]
+    assert "plus_two.py" in items["teeth:property"].message
+    assert "fresh_lambda.py" in items["teeth:retrace"].message
+
+
+@pytest.mark.slow
+def test_example_that_disagrees_with_the_reference(tmp_path):
+    report, items = validate(make_bank(tmp_path, expect="[2, 5]"))
+    assert report.verdict == "judge_error"
+    assert "disagrees with the reference" in failed(items, "example 1")
+
+
+@pytest.mark.slow
+def test_reference_over_its_own_retrace_budget(tmp_path):
+    report, items = validate(make_bank(tmp_path, budget="1"))
+    assert "the reference is not accepted" in failed(items, "reference")
+    assert "retrace" in items["reference"].message
+
+
+@pytest.mark.slow
+def test_known_wrong_submission_that_passes(tmp_path):
+    liar = {"tasks/double_it/known/not_wrong.py":
+            "# expect: wrong_answer\nimport jax.numpy as jnp\n\ndef double_it(x):\n    return x * 2\n"}
+    report, items = validate(make_bank(tmp_path, extra=liar))
+    assert "labelled 'wrong_answer' but got: verdict accepted" in failed(items, "known:not_wrong.py")
+
+
+@pytest.mark.slow
+def test_required_check_without_teeth(tmp_path):
+    report, items = validate(make_bank(tmp_path, drop=("tasks/double_it/known/fresh_lambda.py",)))
+    assert "no known submission fails the required retrace check" in failed(items, "teeth:retrace")
+
+
+@pytest.mark.slow
+def test_tolerance_that_lets_float16_through(tmp_path):
+    report, items = validate(make_bank(tmp_path, tolerance="{mode: elementwise, rtol: 0.01, atol: 0.01}"))
+    assert "float16" in failed(items, "tolerance") and "tighten" in items["tolerance"].message
+
+
+def test_typo_in_a_field_name(tmp_path):
+    root = make_bank(tmp_path)
+    text = (root / "tasks.yaml").read_text().replace("examples:\n", "exmaples:\n", 1)
+    (root / "tasks.yaml").write_text(text)
+    with pytest.raises(BankError) as err:
+        load_bank(root)
+    assert "task 'double_it'" in str(err.value) and "did you mean 'examples'" in str(err.value)
+
+
+def test_missing_files_are_named(tmp_path):
+    root = make_bank(tmp_path, drop=("tasks/double_it/starter.py",))
+    report = TaskValidation(load_bank(root).get("double_it")).run()
+    files = next(c for c in report.checks if c.id == "files")
+    assert files.status == "failed" and "starter.py" in files.message
