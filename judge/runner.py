@@ -187,7 +187,7 @@ class Grading:
         self.loaded = self.learner.load()
         if not self.loaded.ok:
             load = CheckResult(id="load", kind="load", required=True, status="error",
-                               message=load_message(self.loaded, self.task),
+                               message=load_message(self.loaded),
                                verdict=self.loaded.verdict,
                                details={"traceback": self.loaded.traceback} if self.loaded.traceback else {})
             skipped = [c.result("skipped", "not run: the submission did not load")
@@ -204,10 +204,11 @@ class Grading:
         return [results[c.id] for c in self.task.checks]
 
 
-def load_message(out: CallOutcome, task: Task) -> str:
+def load_message(out: CallOutcome) -> str:
+    detail = out.message.removeprefix("importing the file failed: ")
     if out.verdict == "invalid_submission":
-        return f"the file does not load: {out.message}"
-    return f"loading the file failed: {out.message}"
+        return f"the file does not load: {detail}"
+    return f"loading the file failed: {detail}"
 
 
 def grade(task: Task, submission: Path, **kw) -> Report:

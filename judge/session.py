@@ -142,7 +142,8 @@ def _error_text(err: dict) -> str:
     message = str(err.get("message", "")).strip()
     etype = str(err.get("type", "")).strip()
     line = err.get("line")
-    text = f"{etype}: {message}" if etype and not message.startswith(etype) else message or etype
+    own = etype in ("", "InvalidSubmission")       # the worker's own words need no type
+    text = message or etype if own or etype in message else f"{etype}: {message}"
     if isinstance(line, int) and "line" not in text:
         text += f" (line {line})"
     return text[:2000] or "the code failed"

@@ -411,7 +411,14 @@ class Loop:
         try:
             entry = getattr(self.module, name)
         except BaseException:
-            return _invalid(f"{shown} defines no function named {name!r}")
+            import difflib
+
+            defined = [k for k, v in vars(self.module).items()
+                       if callable(v) and not k.startswith("_") and getattr(v, "__module__", None) == self.module.__name__]
+            close = difflib.get_close_matches(name, defined, n=1, cutoff=0.6)
+            hint = f" (it defines {close[0]!r}: a typo?)" if close else \
+                (f" (it defines: {', '.join(defined[:5])})" if defined else "")
+            return _invalid(f"{shown} defines no function named {name!r}{hint}")
         if not callable(entry):
             return _invalid(f"{name!r} in {shown} is a {type(entry).__name__}, not a function")
         self.entry = entry
