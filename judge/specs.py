@@ -75,6 +75,10 @@ class ShapeVar:
         raise NotImplementedError
 
 
+def edge_count(variables: list) -> int:
+    return max([len(v.candidates()) for v in variables] + [1])
+
+
 def shape_pool(variables: list, seed: int, size: int) -> list[dict[str, Any]]:
     """A few assignments of every variable: all-min first, then all-one, all-max,
     each variable alone at its minimum, then seeded random ones up to ``size``."""
@@ -87,7 +91,7 @@ def shape_pool(variables: list, seed: int, size: int) -> list[dict[str, Any]]:
         if assign not in pool:
             pool.append(assign)
 
-    for pick in (0, 1, 2):  # candidates are [min, one, max], deduplicated
+    for pick in range(edge_count(variables)):  # candidates run from the smallest up
         add({v.name: v.candidates()[min(pick, len(v.candidates()) - 1)] for v in variables})
     if len(variables) > 1:
         for v in variables:
@@ -203,6 +207,13 @@ def _arrays_of(name: str, shape: tuple, lo, hi) -> st.SearchStrategy:
     return _array_values(dtype_from_name(name), shape, lo, hi)
 
 
+def _spread_enough(values, spread: float) -> bool:
+    """Keep near-constant inputs out where the task is ill-conditioned on them
+    (normalising by a standard deviation of ~0 amplifies rounding without bound)."""
+    flat = np.asarray(values, dtype=np.float64).reshape(-1)
+    return flat.size < 2 or float(flat.max() - flat.min()) >= spread
+
+
 def _reorder(pair) -> dict:
     values, order = pair
     return {k: values[k] for k in order}
@@ -224,10 +235,11 @@ class ArraySpec(Spec):
 
     ``shape`` is a list (``[n, 3]``) or ``{rank: [0, 2], size: [0, 8]}`` for any rank."""
 
-    FIELDS = ("type", "kind", "dtype", "shape", "values", "doc")
+    FIELDS = ("type", "kind", "dtype", "shape", "values", "min_spread", "doc")
 
     def __init__(self, r, dims, name):
         super().__init__(r, dims, name)
+        self.min_spread = float(r.number("min_spread", 0.0, low=0))
         self.kind = r.get("kind", str, "jax")
         if self.kind not in ("jax", "numpy"):
             r.fail("must be 'jax' or 'numpy'", "kind")
@@ -271,13 +283,19 @@ class ArraySpec(Spec):
     def strategy(self, assign, drawn):
         shape = self.concrete_shape(assign)
         lo, hi = self._bounds(assign)
-        return st.sampled_from(self.dtypes).flatmap(
-            functools.partial(_arrays_of, shape=shape, lo=lo, hi=hi)).map(
-            functools.partial(Leaf, kind=self.kind))
+        arrays = st.sampled_from(self.dtypes).flatmap(
+            functools.partial(_arrays_of, shape=shape, lo=lo, hi=hi))
+        if self.min_spread:
+            arrays = arrays.filter(functools.partial(_spread_enough, spread=self.min_spread))
+        return arrays.map(functools.partial(Leaf, kind=self.kind))
 
     def sample(self, assign, drawn, rng):
-        dtype = dtype_from_name(self.dtypes[0])
-        return Leaf(_sample_values(dtype, self.concrete_shape(assign), *self._bounds(assign), rng), self.kind)
+        dtype = dtype_from_name(self.dtypes[int(rng.integers(0, len(self.dtypes)))])
+        lo, hi = self._bounds(assign)
+        values = _sample_values(dtype, self.concrete_shape(assign), lo, hi, rng)
+        if self.min_spread and not _spread_enough(values, self.min_spread):
+            values.reshape(-1)[[0, -1]] = np.asarray([lo, hi], dtype)
+        return Leaf(values, self.kind)
 
     def describe(self):
         shape = "any rank" if self.free else "[" + ", ".join(map(str, self.shape)) + "]"
@@ -293,7 +311,11 @@ class FreeShape(ShapeVar):
     size_hi: int
 
     def candidates(self):
+        """Smallest rank first; an empty array whenever sizes may be 0 (a rank-0
+        scalar is not empty); length one; the largest shape."""
         out = [(self.size_lo,) * self.rank_lo]
+        if self.size_lo == 0 and self.rank_hi >= 1:
+            out.append((0,) * max(self.rank_lo, 1))
         one = min(max(1, self.size_lo), self.size_hi)
         out.append((one,) * max(self.rank_lo, 1 if self.rank_hi else 0))
         out.append((self.size_hi,) * self.rank_hi)
@@ -410,10 +432,11 @@ class _Container(Spec):
 class ListSpec(_Container):
     """A Python list of ``items``, its length an int or a dimension name."""
 
-    FIELDS = ("type", "items", "length", "doc")
+    FIELDS = ("type", "items", "length", "min_spread", "doc")
 
     def __init__(self, r, dims, name):
         super().__init__(r, dims, name)
+        self.min_spread = float(r.number("min_spread", 0.0, low=0))
         self.items = parse_spec(r.child("items"), dims, f"{name}[]")
         self.length = r.get("length", (int, str))
         if isinstance(self.length, str) and self.length not in dims:
@@ -429,11 +452,17 @@ class ListSpec(_Container):
         return assign[self.length] if isinstance(self.length, str) else self.length
 
     def strategy(self, assign, drawn):
-        return st.lists(self.items.strategy(assign, drawn), min_size=self._n(assign),
-                        max_size=self._n(assign))
+        lists = st.lists(self.items.strategy(assign, drawn), min_size=self._n(assign),
+                         max_size=self._n(assign))
+        if self.min_spread:
+            lists = lists.filter(functools.partial(_spread_enough, spread=self.min_spread))
+        return lists
 
     def sample(self, assign, drawn, rng):
-        return [self.items.sample(assign, drawn, rng) for _ in range(self._n(assign))]
+        out = [self.items.sample(assign, drawn, rng) for _ in range(self._n(assign))]
+        if self.min_spread and len(out) >= 2 and not _spread_enough(out, self.min_spread):
+            out[0], out[-1] = out[0] - self.min_spread, out[-1] + self.min_spread
+        return out
 
     def describe(self):
         return f"list of {self.length} x {self.items.describe()}"
@@ -637,6 +666,6 @@ class Inputs:
         return drawn
 
     def edge_cases(self, pool: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
-        """Deterministic inputs at the pool's edges: all-min, all-one, all-max."""
+        """Deterministic inputs at the pool's edges: all-min, (all-empty), all-one, all-max."""
         rng = np.random.default_rng(seed)
-        return [self.sample(assign, rng) for assign in pool[:3]]
+        return [self.sample(assign, rng) for assign in pool[:edge_count(self.variables)]]

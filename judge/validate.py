@@ -114,7 +114,7 @@ class TaskValidation:
                 continue
             if lo_hi[0] < 0 < lo_hi[1]:
                 vals = [l.array for s in samples for l in leaves(s[name])
-                        if isinstance(l, Leaf) and l.array.dtype.kind in "fi"]
+                        if isinstance(l, Leaf) and l.array.dtype.kind in "fiu"]
                 vals += [l for s in samples for l in leaves(s[name]) if isinstance(l, (int, float))]
                 flat = np.concatenate([np.ravel(np.asarray(v, np.float64)) for v in vals]) if vals else np.zeros(0)
                 if not (flat.size and (flat < 0).any() and (flat > 0).any()):

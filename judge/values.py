@@ -21,14 +21,28 @@ def leaves(value):
         yield value
 
 
-def float_leaves(value) -> list[np.ndarray]:
-    """Every floating-point input, as an array (Python floats included)."""
+def is_floating(dtype: np.dtype) -> bool:
+    """numpy's floats and complexes, and ml_dtypes' (bfloat16, float8_*: numpy kind 'V')."""
+    return dtype.kind in "fc" or (dtype.kind == "V" and dtype.name.startswith(("bfloat", "float")))
+
+
+def eps_of(dtype: np.dtype) -> float:
+    if dtype.kind == "V":
+        import ml_dtypes
+
+        return float(ml_dtypes.finfo(dtype).eps)
+    return float(np.finfo(dtype).eps)
+
+
+def numeric_leaves(value) -> list[np.ndarray]:
+    """Every numeric input as a float64 (or complex) array: the scale of a tolerance."""
     out = []
     for leaf in leaves(value):
-        if isinstance(leaf, Leaf) and leaf.array.dtype.kind in "fc":
-            out.append(leaf.array)
-        elif isinstance(leaf, float):
-            out.append(np.asarray(leaf))
+        if isinstance(leaf, Leaf) and (is_floating(leaf.array.dtype) or leaf.array.dtype.kind in "iu"):
+            arr = leaf.array
+            out.append(arr if arr.dtype.kind == "c" else arr.astype(np.float64))
+        elif isinstance(leaf, (int, float)) and not isinstance(leaf, bool):
+            out.append(np.asarray(float(leaf)))
     return out
 
 
@@ -37,7 +51,8 @@ def is_scalar_like(value) -> bool:
         return False
     if isinstance(value, (int, float)):
         return True
-    return isinstance(value, Leaf) and value.array.ndim == 0 and value.array.dtype.kind in "iufcb"
+    return isinstance(value, Leaf) and value.array.ndim == 0 and (
+        value.array.dtype.kind in "iufcb" or is_floating(value.array.dtype))
 
 
 def kind_phrase(value) -> str:

@@ -8,11 +8,37 @@ memory) stops the search at once: shrinking would mean restarting it again and a
 
 from __future__ import annotations
 
+import atexit
+import shutil
+import tempfile
+
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
+from hypothesis import strategies as st
+from hypothesis.configuration import set_hypothesis_home_dir
 
 from ..specs import Inputs
 from .base import CheckSpec, check_kind
 from .outcome import call_text, counterexample, failed_call, mismatch
+
+
+def _prepare_hypothesis() -> None:
+    """Once per judge process, in the importing thread.  Hypothesis keeps files under
+    ./.hypothesis even without a database (a cache of source constants): point it at a
+    private folder, so a run writes nothing where the learner is.  Its first run also
+    parses source with ast, which two threads must not do at once (CPython 3.11)."""
+    home = tempfile.mkdtemp(prefix="jax-judge-hypothesis-")
+    atexit.register(shutil.rmtree, home, True)
+    set_hypothesis_home_dir(home)
+
+    @settings(max_examples=1, database=None, verbosity=Verbosity.quiet)
+    @given(st.integers())
+    def warm_up(_):
+        pass
+
+    warm_up()
+
+
+_prepare_hypothesis()
 
 
 class _Fatal(BaseException):
