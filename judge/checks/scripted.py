@@ -61,7 +61,8 @@ class ScriptedCheck(CheckSpec):
                     verdict="wrong_answer")
         used, ref_used = self.count(mine), self.count(ref)
         budget = (ref_used if self.budget == "reference" else self.budget) + self.slack
-        source = "what the reference does on the same calls" if self.budget == "reference" else "set by the task"
+        source = (f"the reference's {ref_used} on the same calls" if self.budget == "reference"
+                  else "set by the task") + (f", plus a slack of {self.slack}" if self.slack else "")
         details = dict(self.details(mine, ref), count=used, budget=budget, reference_count=ref_used,
                        budget_source=self.budget, calls=[call_label(a) for a in mine.calls])
         passed = used <= budget

@@ -1,0 +1,14 @@
+# expect: accepted; retrace passed
+# why: canonicalises with NumPy instead of JAX: np.asarray(x, np.float32) is one dtype too, so one trace per length.
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+@jax.jit
+def _normalize(x):
+    return (x - jnp.mean(x)) / (jnp.std(x) + 1e-6)
+
+
+def canonical_normalize(x):
+    return _normalize(np.asarray(x, dtype=np.float32))
