@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,18 +64,35 @@ class Oracle:
         self._values: dict[str, Any] = {}
         self._scripts: dict[str, ScriptRun] = {}
         self._loaded = False
+        self._fault: JudgeFault | None = None
 
     def start(self) -> None:
+        """Start the worker, then load the reference and run its scripts in the
+        background, while the learner's worker starts on the other core."""
         self.session.start()
+        threading.Thread(target=self._warm_up, name="oracle-warm-up", daemon=True).start()
+
+    def _warm_up(self) -> None:
+        try:
+            with self._lock:
+                self._ensure()
+        except JudgeFault:
+            pass                               # kept in self._fault, raised to the next caller
 
     def _ensure(self) -> None:
+        if self._fault is not None:
+            raise self._fault
         if not self._loaded:
-            out = self.session.load()
-            if not out.ok:
-                raise JudgeFault(f"the reference solution does not load: {out.message}")
+            try:
+                out = self.session.load()
+                if not out.ok:
+                    raise JudgeFault(f"the reference solution does not load: {out.message}")
+                for name in self.task.scripts:     # measured before any other call
+                    self._scripts[name] = self._run_script(name)
+            except JudgeFault as fault:
+                self._fault = fault
+                raise
             self._loaded = True
-            for name in self.task.scripts:     # measured before any other call
-                self._scripts[name] = self._run_script(name)
 
     def _run_script(self, name: str) -> ScriptRun:
         run = ScriptRun(script_calls(self.task, name, self.seed))
@@ -128,7 +146,9 @@ class Grading:
         self.oracle = oracle or Oracle(task, self.seed)
         self.deadline = 0.0
         self._scripts: dict[str, ScriptRun] = {}
+        self._pool: ThreadPoolExecutor | None = None
         self.loaded: CallOutcome | None = None
+        self.prepared: dict[str, Any] = {}
 
     # -------------------------------------------------------------- used by checks
     def learner_call(self, args: dict[str, Any], label: str) -> CallOutcome:
@@ -140,6 +160,12 @@ class Grading:
 
     def expected(self, args: dict[str, Any]) -> Any:
         return self.oracle.value(args)
+
+    def expected_soon(self, args: dict[str, Any]) -> Future:
+        """The reference's value, computed while the learner's worker computes its own."""
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="reference")
+        return self._pool.submit(self.oracle.value, args)
 
     def time_left(self) -> float:
         return self.deadline - time.monotonic()
@@ -175,6 +201,8 @@ class Grading:
                                              status="error", message=str(fault),
                                              verdict="judge_error"))
         finally:
+            if self._pool is not None:
+                self._pool.shutdown(wait=True)
             report.isolation = self.learner.isolation
             self.learner.close()
             if self.own_oracle:
@@ -184,6 +212,10 @@ class Grading:
         return report.finish()
 
     def _run_checks(self) -> list[CheckResult]:
+        for check in self.task.checks:     # while the workers import jax
+            ready = check.prepare(self)
+            if ready is not None:
+                self.prepared[check.id] = ready
         self.loaded = self.learner.load()
         if not self.loaded.ok:
             load = CheckResult(id="load", kind="load", required=True, status="error",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import importlib
 
 from ..report import CheckResult
@@ -32,6 +33,11 @@ class CheckSpec:
         self.required = r.get("required", bool, True)
         self.doc = r.get("doc", str, "")
 
+    def prepare(self, grading):
+        """Work that needs no worker, done while the workers start; its result is
+        ``grading.prepared[self.id]``.  None: nothing to prepare."""
+        return None
+
     def run(self, grading) -> CheckResult:
         raise NotImplementedError
 
@@ -40,7 +46,9 @@ class CheckSpec:
                            status=status, message=message, **kw)
 
 
+@functools.lru_cache(maxsize=1)
 def _load_kinds() -> None:
+    # every kind module, even when one was imported on its own before
     from . import KIND_MODULES
 
     for name in KIND_MODULES:
@@ -48,8 +56,7 @@ def _load_kinds() -> None:
 
 
 def parse_check(r, scripts: dict) -> CheckSpec:
-    if not CHECK_KINDS:
-        _load_kinds()
+    _load_kinds()
     kind = r.get("kind", str)
     if kind not in CHECK_KINDS:
         close = difflib.get_close_matches(kind, list(CHECK_KINDS), n=1)

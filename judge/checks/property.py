@@ -75,40 +75,72 @@ class PropertyCheck(CheckSpec):
         self.examples = int(r.number("examples", 100, low=1))
         self.max_shapes = int(r.number("max_shapes", 8, low=3))
 
-    def run(self, grading):
+    def _plan(self, grading):
         task = grading.task
         inputs = Inputs(task.args, task.dims)
         pool = inputs.pool(grading.seed, self.max_shapes)
-        n_examples = grading.n_examples or self.examples
+        return inputs, pool, grading.n_examples or self.examples
+
+    def _search(self, grading, strategy, n_examples, test):
+        return settings(max_examples=n_examples, database=None, deadline=None,
+                        derandomize=False, report_multiple_bugs=False, print_blob=False,
+                        verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck),
+                        phases=(Phase.explicit, Phase.generate, Phase.shrink))(
+            seed(grading.seed)(given(strategy)(test)))
+
+    def prepare(self, grading):
+        """While the workers start, draw the inputs hypothesis will try (the same seed
+        gives the same sequence while every example passes), so the run itself only
+        calls; a failure is then replayed under hypothesis to shrink it."""
+        inputs, pool, n_examples = self._plan(grading)
+        drawn: list = []
+
+        def collect(args):
+            drawn.append(args)
+        self._search(grading, inputs.strategy(pool), n_examples, collect)()
+        return drawn
+
+    def run(self, grading):
+        task = grading.task
+        inputs, pool, n_examples = self._plan(grading)
         stats = {"calls": 0, "shapes": set()}
 
         def test(args):
             if grading.time_left() < 1.0:
                 raise _OutOfTime()
+            pending = grading.expected_soon(args)
             out = grading.learner_call(args, "property")
             stats["calls"] += 1
             stats["shapes"].add(_shape_key(args))
             if not out.ok:
                 raise (_Fatal if out.fatal else _Raised)(args, out)
-            expected = grading.expected(args)
+            expected = pending.result()
             problem = mismatch(grading, args, out.value, expected)
             if problem:
                 raise _Wrong(args, out.value, expected, problem)
 
-        runner = settings(max_examples=n_examples, database=None, deadline=None,
-                          derandomize=False, report_multiple_bugs=False, print_blob=False,
-                          verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck),
-                          phases=(Phase.explicit, Phase.generate, Phase.shrink))(
-            seed(grading.seed)(given(inputs.strategy(pool))(test)))
-        details = lambda: {"seed": grading.seed, "examples_run": stats["calls"],
-                           "distinct_shapes": len(stats["shapes"]), "shape_pool": len(pool)}
-        try:
-            runner()
+        def details():
+            return {"seed": grading.seed, "examples_run": stats["calls"],
+                    "distinct_shapes": len(stats["shapes"]), "shape_pool": len(pool)}
+
+        def edges():
             # Hypothesis draws each pool entry with near certainty; whatever edge it
             # missed is tried now.  (Explicit @example inputs would never be shrunk.)
             for edge in inputs.edge_cases(pool, grading.seed):
                 if _shape_key(edge) not in stats["shapes"]:
                     test(edge)
+
+        try:
+            try:
+                for args in grading.prepared.get(self.id) or ():
+                    test(args)
+                if self.id not in grading.prepared:
+                    raise _Replay()
+                edges()
+            except (_Raised, _Wrong, _Replay):
+                stats["calls"], stats["shapes"] = 0, set()
+                self._search(grading, inputs.strategy(pool), n_examples, test)()
+                edges()
         except _Fatal as f:
             return failed_call(self, grading, f.args_, f.outcome)
         except _OutOfTime:
@@ -127,6 +159,10 @@ class PropertyCheck(CheckSpec):
         return self.result("passed", f"{stats['calls']} generated inputs ({len(stats['shapes'])} "
                            f"distinct shapes, seed {grading.seed}) agree with the reference",
                            details=details())
+
+
+class _Replay(Exception):
+    """No inputs were drawn ahead: let hypothesis draw them now."""
 
 
 def _shape_key(args) -> str:
