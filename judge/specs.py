@@ -19,9 +19,21 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
-from hypothesis import strategies as st
 
 from .worker.wire import Leaf, dtype_from_name
+
+
+class _Strategies:
+    """hypothesis.strategies, imported on first use: loading a bank (every command
+    does) should not pay for hypothesis, and `judge run` starts its workers first."""
+
+    def __getattr__(self, name):
+        from hypothesis import strategies
+
+        return getattr(strategies, name)
+
+
+st = _Strategies()
 
 SPEC_TYPES: dict[str, type["Spec"]] = {}
 JAX_DTYPES = ("bool", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16",

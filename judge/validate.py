@@ -23,6 +23,7 @@ import numpy as np
 
 from . import __version__
 from .bank import Task
+from .checks.property import warm_up_for_threads
 from .compare import compare
 from .labels import LabelError, read_labels
 from .report import CheckResult, Report
@@ -133,6 +134,7 @@ class TaskValidation:
                 self.items.append(item(f"known:{path.name}", False, f"unreadable label: {exc}"))
                 continue
             jobs += [(f"known:{path.name}", path, e.strict, e) for e in labels]
+        warm_up_for_threads()
         with ThreadPoolExecutor(self.workers) as pool:
             reports = list(pool.map(lambda j: grade(t, j[1], strict=j[2], oracle=self.oracle), jobs))
         failed_by: dict[str, list[str]] = {}

@@ -9,36 +9,42 @@ memory) stops the search at once: shrinking would mean restarting it again and a
 from __future__ import annotations
 
 import atexit
+import functools
 import shutil
 import tempfile
 
-from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
-from hypothesis import strategies as st
-from hypothesis.configuration import set_hypothesis_home_dir
 
 from ..specs import Inputs
 from .base import CheckSpec, check_kind
 from .outcome import call_text, counterexample, failed_call, mismatch
 
 
-def _prepare_hypothesis() -> None:
-    """Once per judge process, in the importing thread.  Hypothesis keeps files under
-    ./.hypothesis even without a database (a cache of source constants): point it at a
-    private folder, so a run writes nothing where the learner is.  Its first run also
-    parses source with ast, which two threads must not do at once (CPython 3.11)."""
+@functools.lru_cache(maxsize=1)
+def _hypothesis():
+    """hypothesis, imported on first use (not when the bank loads).  It keeps files
+    under ./.hypothesis even without a database (a cache of source constants): point it
+    at a private folder, so a run writes nothing where the learner is."""
+    import hypothesis
+    from hypothesis.configuration import set_hypothesis_home_dir
+
     home = tempfile.mkdtemp(prefix="jax-judge-hypothesis-")
     atexit.register(shutil.rmtree, home, True)
     set_hypothesis_home_dir(home)
+    return hypothesis
 
-    @settings(max_examples=1, database=None, verbosity=Verbosity.quiet)
-    @given(st.integers())
+
+@functools.lru_cache(maxsize=1)
+def warm_up_for_threads() -> None:
+    """Call in the main thread before grading in several threads: hypothesis's first
+    run parses source with ast, which two threads must not do at once (CPython 3.11)."""
+    h = _hypothesis()
+
+    @h.settings(max_examples=1, database=None, verbosity=h.Verbosity.quiet)
+    @h.given(h.strategies.integers())
     def warm_up(_):
         pass
 
     warm_up()
-
-
-_prepare_hypothesis()
 
 
 class _Fatal(BaseException):
@@ -82,11 +88,12 @@ class PropertyCheck(CheckSpec):
         return inputs, pool, grading.n_examples or self.examples
 
     def _search(self, grading, strategy, n_examples, test):
-        return settings(max_examples=n_examples, database=None, deadline=None,
-                        derandomize=False, report_multiple_bugs=False, print_blob=False,
-                        verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck),
-                        phases=(Phase.explicit, Phase.generate, Phase.shrink))(
-            seed(grading.seed)(given(strategy)(test)))
+        h = _hypothesis()
+        return h.settings(max_examples=n_examples, database=None, deadline=None,
+                          derandomize=False, report_multiple_bugs=False, print_blob=False,
+                          verbosity=h.Verbosity.quiet, suppress_health_check=list(h.HealthCheck),
+                          phases=(h.Phase.explicit, h.Phase.generate, h.Phase.shrink))(
+            h.seed(grading.seed)(h.given(strategy)(test)))
 
     def prepare(self, grading):
         """While the workers start, draw the inputs hypothesis will try (the same seed
