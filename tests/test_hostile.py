@@ -22,6 +22,8 @@ import pytest
 from judge.sandbox import Limits, Worker, WorkerFailure
 from judge.worker import wire
 
+from isolation_modes import BWRAP, MODES, needs_bwrap  # noqa: F401
+
 HOSTILE = Path(__file__).parent / "hostile"
 LIMITS = Limits(call_timeout_s=2.5, run_timeout_s=30, memory_mb=512, output_bytes=16 * 1024)
 # A memory bomb starved of CPU on a busy machine could meet the call limit first.
@@ -30,15 +32,6 @@ SLACK_S = 2.0           # kill + reap + a loaded 2-core machine
 X = np.arange(4, dtype=np.float32)
 
 
-def _bwrap_works() -> bool:
-    try:
-        Worker(LIMITS, isolation="bubblewrap")
-    except RuntimeError:
-        return False
-    return True
-
-
-MODES = ["process"] + (["bubblewrap"] if _bwrap_works() else [])
 
 
 # ---------------------------------------------------------------- processes

@@ -22,22 +22,13 @@ import pytest
 from judge.sandbox import Limits, Worker, WorkerFailure
 from judge.worker import wire
 
+from isolation_modes import BWRAP, MODES, needs_bwrap  # noqa: F401
+
 REPO = Path(__file__).resolve().parent.parent
 LIMITS = Limits(call_timeout_s=3, run_timeout_s=30, memory_mb=1024, output_bytes=4096)
 X = np.arange(4, dtype=np.float32)
 
 
-def _bwrap_works() -> bool:
-    try:
-        Worker(LIMITS, isolation="bubblewrap")
-    except RuntimeError:
-        return False
-    return True
-
-
-BWRAP = _bwrap_works()
-MODES = ["process"] + (["bubblewrap"] if BWRAP else [])
-needs_bwrap = pytest.mark.skipif(not BWRAP, reason="bubblewrap is not installed or not usable")
 
 
 @pytest.fixture
