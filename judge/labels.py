@@ -67,9 +67,11 @@ def parse_label(text: str, strict: bool) -> Expectation:
 
 
 def read_labels(path: Path) -> list[Expectation]:
-    """Every expectation in the file's leading comment block."""
+    """Every expectation in the file's leading comment block (a notebook's first cells)."""
+    from .notebooks import submission_source
+
     out = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines()[:30]:
+    for line in submission_source(path).splitlines()[:30]:
         m = LINE.match(line)
         if m:
             out.append(parse_label(m.group(2), strict=bool(m.group(1))))

@@ -3,7 +3,6 @@ the worker become verdicts a learner understands."""
 
 from __future__ import annotations
 
-import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,8 +62,17 @@ class Session:
         return self.worker.isolation if self.worker else "process"
 
     def load(self) -> CallOutcome:
+        from .notebooks import NotebookError, submission_source
+
+        try:
+            source = submission_source(self.source)   # a notebook's code cells, or the .py
+        except NotebookError as exc:
+            return CallOutcome(False, verdict="invalid_submission", message=str(exc))
+        except (OSError, SyntaxError) as exc:         # unreadable, or a bad encoding cookie
+            return CallOutcome(False, verdict="invalid_submission",
+                               message=f"{self.display_name} cannot be read: {exc}")
         target = Path(self.worker.scratch) / "submission.py"
-        shutil.copyfile(self.source, target)
+        target.write_text(source, encoding="utf-8")
         out = self._request({"op": "load", "path": str(target), "display_name": self.display_name,
                              "entrypoint": self.entrypoint, "probe": True}, load=True)
         if out.ok:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import importlib
 from typing import Callable, TextIO
 
-FORMATS = {"text": "text", "json": "json_format"}
+FORMATS = {"text": "text", "json": "json_format", "exercism": "exercism",
+           "gradescope": "gradescope", "junit": "junit"}
 
 
 def writer(name: str) -> Callable[..., None]:

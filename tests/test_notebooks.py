@@ -1,0 +1,108 @@
+"""Notebook submissions: the code cells are the submission; shell escapes and magics are
+dropped when a cell holds nothing else, refused with the cell named otherwise."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from judge.notebooks import NotebookError, notebook_source, submission_source
+
+ROOT = Path(__file__).resolve().parents[1]
+TASK = "cache_independent_count"
+SOLUTION = (ROOT / "examples" / f"{TASK}.py").read_text()
+
+
+def notebook(*cells: tuple[str, str]) -> str:
+    nb = nbformat.v4.new_notebook()
+    make = {"code": nbformat.v4.new_code_cell, "markdown": nbformat.v4.new_markdown_cell}
+    nb.cells = [make[kind](src) for kind, src in cells]
+    return nbformat.writes(nb)
+
+
+def test_a_py_file_is_read_as_is(tmp_path):
+    path = tmp_path / "s.py"
+    path.write_text("x = 1  # !not a shell escape in a .py\n")
+    assert submission_source(path) == path.read_text()
+    latin = tmp_path / "latin.py"
+    latin.write_bytes("# -*- coding: latin-1 -*-\nname = 'Zoë'\n".encode("latin-1"))
+    assert "Zoë" in submission_source(latin)          # decoded as Python would
+
+
+def test_code_cells_joined_in_order_and_markdown_left_out():
+    src = notebook(("markdown", "# My answer\n%% not code"), ("code", "import math"),
+                   ("code", "def f(x):\n    return math.sqrt(x)"))
+    out = notebook_source(src)
+    assert out == "# %% cell 2\nimport math\n\n# %% cell 3\ndef f(x):\n    return math.sqrt(x)\n"
+    namespace: dict = {}
+    exec(compile(out, "nb", "exec"), namespace)
+    assert namespace["f"](9.0) == 3.0
+
+
+def test_a_cell_of_only_shell_escapes_and_magics_is_dropped_but_shown():
+    out = notebook_source(notebook(("code", "!pip install -q jax\n# setup\n%matplotlib inline"),
+                                   ("code", "y = 2")))
+    assert "# !pip install -q jax" in out and "# %matplotlib inline" in out
+    assert "dropped by the judge" in out
+    namespace: dict = {}
+    exec(compile(out, "nb", "exec"), namespace)
+    assert namespace["y"] == 2
+
+
+@pytest.mark.parametrize("cell, named", [
+    ("files = !ls\ndef f(x):\n    return x", "'files = !ls'"),
+    ("%%time\ndef f(x):\n    return x", "cell magic '%%time'"),
+    ("def f(x):\n    return x\n%timeit f(1)", "'%timeit f(1)'"),
+])
+def test_ipython_syntax_mixed_with_python_is_refused_naming_the_cell(cell, named):
+    with pytest.raises(NotebookError) as err:
+        notebook_source(notebook(("markdown", "intro"), ("code", "import jax"), ("code", cell)))
+    message = str(err.value)
+    assert "cell 3" in message and named in message
+
+
+def test_a_plain_syntax_error_is_left_for_the_worker_to_report():
+    out = notebook_source(notebook(("code", "def f(x)\n    return x")))
+    assert "def f(x)\n" in out
+    with pytest.raises(SyntaxError):
+        compile(out, "nb", "exec")
+
+
+@pytest.mark.parametrize("data", [b"{not json", json.dumps({"cells": "nope"}).encode(), b"",
+                                  b'{"cells": [], "caf\xe9": 1}'])
+def test_not_a_notebook(data, tmp_path):
+    path = tmp_path / "broken.ipynb"
+    path.write_bytes(data)
+    with pytest.raises(NotebookError, match="broken.ipynb is not a readable Jupyter notebook"):
+        submission_source(path)
+
+
+# ------------------------------------------------ end to end, once Session.load converts
+
+def judge_run(path: Path) -> dict:
+    proc = subprocess.run([str(Path(sys.executable).parent / "judge"), "run", TASK, str(path),
+                           "--format", "json", "--examples", "20"], capture_output=True, text=True)
+    return json.loads(proc.stdout)
+
+
+@pytest.mark.slow
+def test_judge_run_grades_a_notebook(tmp_path):
+    path = tmp_path / f"{TASK}.ipynb"
+    path.write_text(notebook(("markdown", "My answer"), ("code", "!pip install jax"),
+                             ("code", SOLUTION)))
+    report = judge_run(path)
+    assert report["verdict"] == "accepted", report["checks"]
+
+
+@pytest.mark.slow
+def test_judge_run_names_the_cell_of_a_refused_notebook(tmp_path):
+    path = tmp_path / f"{TASK}.ipynb"
+    path.write_text(notebook(("code", "%%time\n" + SOLUTION)))
+    report = judge_run(path)
+    assert report["verdict"] == "invalid_submission"
+    assert "cell 1" in report["checks"][0]["message"]

@@ -1,0 +1,312 @@
+"""The Exercism v3, Gradescope and JUnit writers: every output has the published shape
+(validators below, written from ../shared/notes/peers.md and the platforms' docs), and
+agrees with the verdict."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from judge.report import CheckResult, Report
+from judge.writers import FORMATS, writer
+
+ROOT = Path(__file__).resolve().parents[1]
+TASK = "cache_independent_count"
+
+# ---------------------------------------------------------------- published shapes
+
+EXERCISM_TOP = {"version", "status", "message", "tests"}
+EXERCISM_TEST = {"name", "status", "message", "output", "test_code", "task_id"}
+GRADESCOPE_TOP = {"score", "max_score", "execution_time", "output", "output_format",
+                  "test_output_format", "test_name_format", "visibility", "stdout_visibility",
+                  "extra_data", "tests", "leaderboard"}
+GRADESCOPE_TEST = {"score", "max_score", "status", "name", "name_format", "number", "output",
+                   "output_format", "tags", "visibility", "extra_data"}
+OUTPUT_FORMATS = {"text", "html", "simple_format", "md", "ansi"}
+VISIBILITIES = {"hidden", "after_due_date", "after_published", "visible"}
+
+
+def exercism_problems(doc: dict) -> list[str]:
+    p = []
+    if set(doc) - EXERCISM_TOP:
+        p.append(f"unknown keys {set(doc) - EXERCISM_TOP}")
+    if doc.get("version") != 3:
+        p.append("version must be 3")
+    status = doc.get("status")
+    if status not in ("pass", "fail", "error"):
+        p.append(f"bad status {status!r}")
+    if status == "error" and not isinstance(doc.get("message"), str):
+        p.append("message is required when status is error")
+    if status != "error" and doc.get("message") is not None:
+        p.append("message must be null or absent unless status is error")
+    tests = doc.get("tests")
+    if status in ("pass", "fail") and not isinstance(tests, list):
+        p.append("tests is required when status is pass or fail")
+    for t in tests or []:
+        if set(t) - EXERCISM_TEST:
+            p.append(f"unknown test keys {set(t) - EXERCISM_TEST}")
+        if not isinstance(t.get("name"), str) or not isinstance(t.get("test_code"), str):
+            p.append("a test needs name and test_code strings")
+        if t.get("status") not in ("pass", "fail", "error"):
+            p.append(f"bad test status {t.get('status')!r}")
+        if t.get("status") in ("fail", "error") and not isinstance(t.get("message"), str):
+            p.append("a failed test needs a message")
+        if "output" in t and (not isinstance(t["output"], str) or len(t["output"]) > 500):
+            p.append("output must be a string of at most 500 characters")
+        if "task_id" in t and not isinstance(t["task_id"], int):
+            p.append("task_id must be a number")
+    if status == "pass" and any(t["status"] != "pass" for t in tests or []):
+        p.append("status pass, but a test did not pass")
+    if status == "fail" and all(t["status"] == "pass" for t in tests or []):
+        p.append("status fail, but every test passed")
+    return p
+
+
+def gradescope_problems(doc: dict) -> list[str]:
+    p = []
+    if set(doc) - GRADESCOPE_TOP:
+        p.append(f"unknown keys {set(doc) - GRADESCOPE_TOP}")
+    num = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+    if "score" in doc and not num(doc["score"]):
+        p.append("score must be a number")
+    if not num(doc.get("execution_time", 0)):
+        p.append("execution_time must be a number of seconds")
+    for key, allowed in (("output_format", OUTPUT_FORMATS), ("visibility", VISIBILITIES),
+                         ("stdout_visibility", VISIBILITIES)):
+        if key in doc and doc[key] not in allowed:
+            p.append(f"bad {key} {doc[key]!r}")
+    if not isinstance(doc.get("extra_data", {}), dict):
+        p.append("extra_data must be an object")
+    tests = doc.get("tests", [])
+    if "score" not in doc and not all("score" in t for t in tests):
+        p.append("score is required at the top or in every test")
+    for t in tests:
+        if set(t) - GRADESCOPE_TEST:
+            p.append(f"unknown test keys {set(t) - GRADESCOPE_TEST}")
+        if not (num(t.get("score")) and num(t.get("max_score"))) or t["score"] > t["max_score"]:
+            p.append(f"test {t.get('name')}: score and max_score numbers, score <= max_score")
+        if t.get("status") not in ("passed", "failed"):
+            p.append(f"bad test status {t.get('status')!r}")
+        for key in ("name", "number", "output"):
+            if key in t and not isinstance(t[key], str):
+                p.append(f"test {key} must be a string")
+        if not isinstance(t.get("tags", []), list) or not all(isinstance(x, str) for x in t.get("tags", [])):
+            p.append("tags must be a list of strings")
+        if t.get("output_format", "text") not in OUTPUT_FORMATS or \
+                t.get("visibility", "visible") not in VISIBILITIES:
+            p.append("bad test output_format or visibility")
+    if "score" in doc and tests and doc["score"] != sum(t["score"] for t in tests):
+        p.append("score must be the sum of the tests' scores")
+    return p
+
+
+def junit_problems(text: str) -> list[str]:
+    p = []
+    root = ET.fromstring(text.encode())     # raises on anything that is not XML 1.0
+    suites = [root] if root.tag == "testsuite" else list(root)
+    if root.tag not in ("testsuites", "testsuite") or not suites:
+        return [f"root must be testsuites or testsuite, got {root.tag}"]
+    for key in ("tests", "failures", "errors", "skipped"):
+        if root.tag == "testsuites" and key in root.attrib and \
+                int(root.get(key)) != sum(int(s.get(key, "0")) for s in suites):
+            p.append(f"testsuites {key}= is not the sum over its suites")
+    for suite in suites:
+        if suite.tag != "testsuite" or not suite.get("name"):
+            p.append("each child of testsuites is a named testsuite")
+        cases = suite.findall("testcase")
+        outcome = lambda c: [e.tag for e in c if e.tag in ("failure", "error", "skipped")]
+        for key, tag in (("failures", "failure"), ("errors", "error"), ("skipped", "skipped")):
+            if int(suite.get(key, "0")) != sum(outcome(c) == [tag] for c in cases):
+                p.append(f"{key}= does not count the {tag} elements")
+        if int(suite.get("tests", "-1")) != len(cases):
+            p.append("tests= does not count the testcases")
+        float(suite.get("time", "0"))
+        for c in cases:
+            if not c.get("name") or not c.get("classname"):
+                p.append("a testcase needs name and classname")
+            if len(outcome(c)) > 1:
+                p.append("a testcase has at most one of failure, error, skipped")
+            for e in c:
+                if e.tag in ("failure", "error") and e.get("message") is None:
+                    p.append(f"{e.tag} needs a message attribute")
+                if e.tag not in ("failure", "error", "skipped", "system-out", "system-err", "properties"):
+                    p.append(f"unexpected element {e.tag} in testcase")
+    return p
+
+
+# ---------------------------------------------------------------- reports to write
+
+def check(cid, status, message="", *, kind=None, required=True, verdict=None, **kw):
+    return CheckResult(id=cid, kind=kind or cid, required=required, status=status,
+                       message=message, verdict=verdict, **kw)
+
+
+def report(checks, *, strict=False, output=None) -> Report:
+    r = Report(task=TASK, submission="ann/cache_independent_count.py", seed=9009,
+               judge_version="0.1.0", checks=checks, strict=strict, elapsed_s=1.25,
+               output=output or {"stdout": "", "stderr": "", "truncated": False})
+    return r.finish()
+
+
+ACCEPTED = report([check("examples", "passed", "2 examples", kind="example"),
+                   check("property", "passed", "100 inputs agree"),
+                   check("retrace", "passed", "3 traces, within 3", required=False)])
+ADVISORY_FAILED = [check("examples", "passed", "2 examples", kind="example"),
+                   check("property", "passed", "100 inputs agree"),
+                   check("retrace", "failed", "5 traces, over the budget of 3", required=False,
+                         verdict="inefficient")]
+WRONG = report([check("examples", "passed", "2 examples", kind="example"),
+                check("property", "failed", "f(x_a=[-1.0], x_b=[]): expected -1.0, got 1.0",
+                      counterexample={"args": {"x_a": [-1.0], "x_b": []}, "expected": -1.0,
+                                      "actual": 1.0}),
+                check("retrace", "error", "scripted call 1 failed", required=False,
+                      verdict="runtime_error")],
+               output={"stdout": "debug \x00\x1b[31m" + "x" * 2000, "stderr": "warn\n", "truncated": True})
+CRASHED = report([check("examples", "error", "Example 1: crashed with SIGABRT", kind="example",
+                        verdict="runtime_error", details={"traceback": "Traceback ...\nOSError"}),
+                  check("property", "error", "crashed with SIGABRT", verdict="runtime_error"),
+                  check("retrace", "passed", "0 traces", required=False)])
+INVALID = report([check("load", "error", "the file does not load: SyntaxError (line 6)",
+                        verdict="invalid_submission"),
+                  check("examples", "skipped", "not run: the submission did not load", kind="example"),
+                  check("property", "skipped", "not run: the submission did not load"),
+                  check("retrace", "skipped", "not run: the submission did not load", required=False)])
+JUDGE_ERROR = report([check("judge", "error", "the judge failed (not your fault): boom",
+                            verdict="judge_error")])
+REPORTS = {"accepted": ACCEPTED, "advisory": report(ADVISORY_FAILED),
+           "advisory-strict": report(ADVISORY_FAILED, strict=True), "wrong": WRONG,
+           "crashed": CRASHED, "invalid": INVALID, "judge_error": JUDGE_ERROR}
+
+
+def written(fmt: str, r: Report) -> str:
+    buf = io.StringIO()
+    writer(fmt)(r, buf)
+    return buf.getvalue()
+
+
+# ---------------------------------------------------------------- the tests
+
+def test_the_three_formats_are_registered():
+    assert {"exercism", "gradescope", "junit"} <= set(FORMATS)
+
+
+@pytest.mark.parametrize("name", REPORTS)
+def test_exercism_shape(name):
+    doc = json.loads(written("exercism", REPORTS[name]))
+    assert exercism_problems(doc) == []
+    assert (doc["status"] == "pass") == (REPORTS[name].verdict == "accepted")
+
+
+@pytest.mark.parametrize("name", REPORTS)
+def test_gradescope_shape(name):
+    assert gradescope_problems(json.loads(written("gradescope", REPORTS[name]))) == []
+
+
+@pytest.mark.parametrize("name", REPORTS)
+def test_junit_shape(name):
+    assert junit_problems(written("junit", REPORTS[name])) == []
+
+
+def test_exercism_error_only_when_no_test_ran():
+    invalid = json.loads(written("exercism", INVALID))
+    assert invalid["status"] == "error" and "SyntaxError" in invalid["message"]
+    assert json.loads(written("exercism", JUDGE_ERROR))["status"] == "error"
+    crashed = json.loads(written("exercism", CRASHED))
+    assert crashed["status"] == "fail"          # the checks ran: they failed, not the runner
+    assert [t["status"] for t in crashed["tests"]] == ["error", "error", "pass"]
+
+
+def test_exercism_one_test_per_check_with_capped_output():
+    doc = json.loads(written("exercism", WRONG))
+    assert [t["name"] for t in doc["tests"]] == ["examples", "property", "retrace"]
+    assert [t["status"] for t in doc["tests"]] == ["pass", "fail", "pass"]  # retrace is advisory
+    assert "expected -1.0, got 1.0" in doc["tests"][1]["message"]
+    assert all(len(t["output"]) <= 500 for t in doc["tests"])
+    assert "cut" in doc["tests"][0]["output"]   # says it was truncated (exercism#5602)
+    assert doc["tests"][2]["output"].startswith("advisory, not counted")
+
+
+def test_advisory_failure_counts_only_under_strict():
+    plain = json.loads(written("exercism", REPORTS["advisory"]))
+    strict = json.loads(written("exercism", REPORTS["advisory-strict"]))
+    assert plain["status"] == "pass" and strict["status"] == "fail"
+    assert strict["tests"][2]["status"] == "fail"
+    g_plain = json.loads(written("gradescope", REPORTS["advisory"]))
+    g_strict = json.loads(written("gradescope", REPORTS["advisory-strict"]))
+    assert (g_plain["score"], sum(t["max_score"] for t in g_plain["tests"])) == (2, 2)
+    assert (g_strict["score"], sum(t["max_score"] for t in g_strict["tests"])) == (2, 3)
+
+
+def test_gradescope_scores_required_checks_and_keeps_the_maximum_fixed():
+    maxima = {name: sum(t["max_score"] for t in json.loads(written("gradescope", r))["tests"])
+              for name, r in REPORTS.items() if name not in ("advisory-strict", "judge_error")}
+    assert set(maxima.values()) == {2}, maxima     # a file that does not load: 0 of the same 2
+    scores = {name: json.loads(written("gradescope", REPORTS[name]))["score"]
+              for name in ("accepted", "wrong", "crashed", "invalid")}
+    assert scores == {"accepted": 2, "wrong": 1, "crashed": 0, "invalid": 0}
+    wrong = json.loads(written("gradescope", WRONG))
+    assert wrong["tests"][1]["extra_data"]["counterexample"]["expected"] == -1.0
+    assert wrong["extra_data"]["verdict"] == "wrong_answer"
+
+
+def test_junit_elements_follow_the_verdict():
+    suite = ET.fromstring(written("junit", WRONG).encode()).find("testsuite")
+    cases = {c.get("name"): [e.tag for e in c] for c in suite.findall("testcase")}
+    assert cases == {"examples": [], "property": ["failure"], "retrace": ["system-out"]}
+    props = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert props["verdict"] == "wrong_answer" and props["seed"] == "9009"
+    assert "debug" in suite.find("system-out").text       # control characters replaced
+    crashed = ET.fromstring(written("junit", CRASHED).encode()).find("testsuite")
+    assert crashed.get("errors") == "2" and "OSError" in crashed.find("testcase/error").text
+    invalid = ET.fromstring(written("junit", INVALID).encode()).find("testsuite")
+    assert (invalid.get("errors"), invalid.get("skipped")) == ("1", "3")
+
+
+@pytest.mark.parametrize("fmt", ["exercism", "gradescope", "junit"])
+def test_a_stored_report_writes_the_same(fmt):
+    """judge batch writes these from results.jsonl: the same bytes as judge run would."""
+    for r in REPORTS.values():
+        assert written(fmt, Report.from_dict(json.loads(json.dumps(r.to_dict())))) == written(fmt, r)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", ["exercism", "gradescope", "junit"])
+def test_judge_run_writes_each_format(fmt):
+    sub = ROOT / "tasks" / TASK / "known" / "abs_sum.py"
+    proc = subprocess.run([str(Path(sys.executable).parent / "judge"), "run", TASK, str(sub),
+                           "--format", fmt, "--examples", "20"], capture_output=True, text=True)
+    assert proc.returncode == 1, proc.stderr
+    if fmt == "junit":
+        assert junit_problems(proc.stdout) == []
+        assert ET.fromstring(proc.stdout.encode()).find("testsuite/properties/property[@name='verdict']"
+                                                       ).get("value") == "wrong_answer"
+    else:
+        doc = json.loads(proc.stdout)
+        assert (exercism_problems if fmt == "exercism" else gradescope_problems)(doc) == []
+
+
+def test_the_validators_have_teeth():
+    good = json.loads(written("exercism", WRONG))
+    for broken in ({**good, "version": 2}, {**good, "status": "failed"},
+                   {**good, "status": "error", "message": None},
+                   {**good, "tests": [{**good["tests"][1], "message": None}]},
+                   {**good, "tests": [{**good["tests"][0], "output": "x" * 501}]}):
+        assert exercism_problems(broken)
+    g = json.loads(written("gradescope", WRONG))
+    for broken in ({**g, "score": "1"}, {**g, "visibility": "public"},
+                   {**g, "tests": [{**g["tests"][0], "score": 2}]},
+                   {**g, "tests": [{**g["tests"][0], "status": "pass"}]}):
+        assert gradescope_problems(broken)
+    xml = written("junit", WRONG)
+    assert junit_problems(xml.replace('failures="1"', 'failures="0"', 1))        # the root's
+    assert junit_problems(xml.replace('failures="1"', 'failures="0"').replace(  # the suite's
+        '<failure ', '<skipped ').replace('</failure>', '</skipped>'))
+    assert junit_problems(xml.replace("<failure ", "<oops ", 1).replace("</failure>", "</oops>", 1))
+    with pytest.raises(ET.ParseError):
+        junit_problems(xml.replace("debug", "debug\x01"))
