@@ -198,10 +198,8 @@ def write_validation_text(report) -> None:
 
 
 def _register_batch() -> None:
-    try:
-        from .batch import batch_command
-    except ImportError:  # the batch module is optional until it lands
-        return
+    from .batch import batch_command
+
     main.add_command(batch_command, name="batch")
 
 

@@ -1,0 +1,105 @@
+"""results.jsonl: the batch's only source of truth, append-only and crash-safe.
+
+One line per grading: the ``judge run --format json`` object plus ``learner``,
+``sha256`` (of the graded file's bytes) and ``examples`` (the --examples override, or
+null).  A result is identified by its key (learner, task, sha256, seed, strict,
+examples), so an edited file or changed options mean "not graded yet", and a rerun
+grades exactly what has no line.
+
+Why it survives SIGKILL: each line is written by a single ``write`` of the whole line
+ending in ``\\n`` (only ever by one thread) and fsynced before the next one, so at most
+the last line can be torn, and a torn line is the only one without its ``\\n``.  Opening
+the store cuts such a tail off; a line that does not parse is ignored, and a key seen
+twice keeps its first line, so nothing is ever counted twice.  A lock file keeps two
+batches from writing the same folder at once.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from pathlib import Path
+
+FILE = "results.jsonl"
+
+
+class StoreBusy(Exception):
+    """Another ``judge batch`` holds this output folder."""
+
+
+def key_of(record: dict) -> tuple:
+    return (record["learner"], record["task"], record["sha256"], record["seed"],
+            bool(record.get("strict", False)), record.get("examples"))
+
+
+class ResultStore:
+    def __init__(self, out: str | Path):
+        self.folder = Path(out)
+        self.path = self.folder / FILE
+        self.results: dict[tuple, dict] = {}
+        self.repaired_bytes = 0      # a torn last line cut off on open
+        self.ignored_lines = 0       # lines that did not parse, or repeated a key
+        self._fd: int | None = None
+        self._lock: int | None = None
+
+    def open(self) -> "ResultStore":
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._lock = os.open(self.folder / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self._lock)
+            self._lock = None
+            raise StoreBusy(f"{self.folder}: another judge batch is writing here") from None
+        created = not self.path.exists()
+        self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        if created:
+            _fsync_dir(self.folder)          # the file's name is durable too
+        self._load()
+        return self
+
+    def _load(self) -> None:
+        data = self.path.read_bytes()
+        end = data.rfind(b"\n") + 1
+        if end < len(data):
+            os.ftruncate(self._fd, end)
+            os.fsync(self._fd)
+            self.repaired_bytes = len(data) - end
+        for line in data[:end].splitlines():
+            try:
+                record = json.loads(line)
+                key = key_of(record)
+            except (ValueError, KeyError, TypeError):
+                self.ignored_lines += 1
+                continue
+            if key in self.results:
+                self.ignored_lines += 1
+            else:
+                self.results[key] = record
+
+    def add(self, record: dict) -> None:
+        """Append one result durably; a key already stored is not written again."""
+        key = key_of(record)
+        if key in self.results:
+            return
+        line = (json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n").encode()
+        view = memoryview(line)
+        while view:                      # a short write is rare, but must not lose the rest
+            view = view[os.write(self._fd, view):]
+        os.fsync(self._fd)
+        self.results[key] = record
+
+    def close(self) -> None:
+        for fd in (self._fd, self._lock):
+            if fd is not None:
+                os.close(fd)
+        self._fd = self._lock = None
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

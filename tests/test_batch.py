@@ -1,0 +1,240 @@
+"""judge batch, the parts that need no worker: discovery, the results store, the class
+views, progress, and the command's usage errors.  End to end: test_batch_e2e.py."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+
+import pytest
+from click.testing import CliRunner
+
+from judge.batch_discovery import DiscoveryError, discover
+from judge.batch_gradebook import failure_pattern, gradebook_csv, summary
+from judge.batch_progress import Progress
+from judge.batch_store import FILE, ResultStore, StoreBusy
+from judge.cli import main
+
+TASKS = {"alpha", "beta"}
+
+
+def put(path, text="def f(): pass\n"):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+# ---------------------------------------------------------------- discovery
+
+def test_layout_matches_learner_folders_and_task_files(tmp_path):
+    put(tmp_path / "ann" / "alpha.py")
+    put(tmp_path / "ann" / "beta.ipynb", "{}")
+    put(tmp_path / "ben" / "alpha.py", "other")
+    found = discover(tmp_path, TASKS)
+    assert [(s.learner, s.task_id, s.suffix) for s in found.submissions] == \
+        [("ann", "alpha", ".py"), ("ann", "beta", ".ipynb"), ("ben", "alpha", ".py")]
+    assert found.submissions[0].source == b"def f(): pass\n"
+    assert found.submissions[0].sha256 != found.submissions[2].sha256
+    assert found.skipped == [] and found.learners == {"ann", "ben"}
+
+
+def test_what_matches_no_task_is_listed_not_graded(tmp_path):
+    put(tmp_path / "ann" / "alpha.py")
+    put(tmp_path / "ann" / "alpah.py")            # misspelt task id
+    put(tmp_path / "ann" / "notes.txt")
+    put(tmp_path / "ann" / "old" / "alpha.py")     # a folder inside a learner's folder
+    put(tmp_path / "stray.py")                     # not in a learner's folder
+    put(tmp_path / "cat" / "readme.md")            # a learner with nothing gradable
+    put(tmp_path / "ann" / ".ipynb_checkpoints" / "alpha-checkpoint.ipynb")
+    put(tmp_path / ".DS_Store")
+    found = discover(tmp_path, TASKS)
+    assert [(s.learner, s.task_id) for s in found.submissions] == [("ann", "alpha")]
+    skipped = {os.path.relpath(p, tmp_path): why for p, why in found.skipped}
+    assert set(skipped) == {"ann/alpah.py", "ann/notes.txt", "ann/old", "stray.py", "cat/readme.md"}
+    assert "matches no task" in skipped["ann/alpah.py"]
+    assert found.learners == {"ann", "cat"}     # cat still gets a gradebook row
+
+
+def test_the_output_folder_inside_the_class_is_not_a_learner(tmp_path):
+    put(tmp_path / "ann" / "alpha.py")
+    put(tmp_path / "graded" / "results.jsonl", "")
+    found = discover(tmp_path, TASKS, out=tmp_path / "graded")
+    assert found.learners == {"ann"} and found.skipped == []
+
+
+def test_two_files_for_one_task_are_both_left_out(tmp_path):
+    put(tmp_path / "ann" / "alpha.py")
+    put(tmp_path / "ann" / "alpha.ipynb", "{}")
+    found = discover(tmp_path, TASKS)
+    assert found.submissions == []
+    assert len(found.skipped) == 2 and all("two submissions" in why for _, why in found.skipped)
+
+
+def test_manifest(tmp_path):
+    put(tmp_path / "files" / "a1.py")
+    put(tmp_path / "files" / "b1.py", "b")
+    manifest = put(tmp_path / "class.csv",
+                   "learner,task,path\nann,alpha,files/a1.py\nben,alpha,files/b1.py\n"
+                   "ben,gamma,files/b1.py\ncat,beta,files/missing.py\n\n")
+    found = discover(manifest, TASKS)
+    assert [(s.learner, s.task_id, s.path) for s in found.submissions] == [
+        ("ann", "alpha", str(tmp_path / "files" / "a1.py")),
+        ("ben", "alpha", str(tmp_path / "files" / "b1.py"))]
+    whys = sorted(why for _, why in found.skipped)
+    assert whys[0].startswith("cannot be read") and "'gamma' is not in the bank" in whys[1]
+    assert found.learners == {"ann", "ben", "cat"}
+    no_header = put(tmp_path / "plain.csv", "ann,alpha,files/a1.py\n")
+    assert len(discover(no_header, TASKS).submissions) == 1
+
+
+@pytest.mark.parametrize("text, says", [("ann,alpha\n", "row 1: expected learner,task,path"),
+                                        ("learner,task,path\n../x,alpha,a.py\n", "row 2: '../x'")])
+def test_a_malformed_manifest_is_a_usage_error(tmp_path, text, says):
+    with pytest.raises(DiscoveryError, match=says.replace(".", r"\.")):
+        discover(put(tmp_path / "m.csv", text), TASKS)
+
+
+# ---------------------------------------------------------------- the results store
+
+def record(learner="ann", task="alpha", sha="0" * 64, verdict="accepted", **kw):
+    return {"learner": learner, "task": task, "submission": f"{learner}/{task}.py",
+            "verdict": verdict, "seed": 1, "elapsed_s": 0.5, "judge_version": "0",
+            "checks": [], "output": {}, "strict": False, "isolation": "process",
+            "sha256": sha, "examples": None, **kw}
+
+
+def test_results_survive_reopening_one_line_each(tmp_path):
+    store = ResultStore(tmp_path).open()
+    store.add(record())
+    store.add(record(learner="ben", verdict="wrong_answer"))
+    store.add(record())                         # same key: not written twice
+    store.close()
+    lines = (tmp_path / FILE).read_text().splitlines()
+    assert len(lines) == 2 and json.loads(lines[1])["verdict"] == "wrong_answer"
+    again = ResultStore(tmp_path).open()
+    assert len(again.results) == 2 and again.repaired_bytes == 0
+    again.close()
+
+
+def test_the_key_is_content_seed_strict_and_examples(tmp_path):
+    store = ResultStore(tmp_path).open()
+    for r in (record(), record(sha="1" * 64), record(seed=2), record(strict=True),
+              record(examples=20), record(task="beta")):
+        store.add(r)
+    assert len(store.results) == 6
+    store.close()
+
+
+def test_a_torn_last_line_is_cut_off_and_reported(tmp_path):
+    store = ResultStore(tmp_path).open()
+    store.add(record())
+    store.close()
+    whole = (tmp_path / FILE).read_bytes()
+    torn = json.dumps(record(learner="ben")).encode()[:57]
+    (tmp_path / FILE).write_bytes(whole + torn)
+    again = ResultStore(tmp_path).open()
+    assert again.repaired_bytes == 57 and list(again.results) == [("ann", "alpha", "0" * 64, 1, False, None)]
+    again.add(record(learner="ben"))
+    again.close()
+    lines = (tmp_path / FILE).read_bytes().split(b"\n")
+    assert lines[0] + b"\n" == whole and json.loads(lines[1])["learner"] == "ben" and lines[2] == b""
+
+
+def test_unreadable_and_repeated_lines_are_ignored_never_counted(tmp_path):
+    line = json.dumps(record()) + "\n"
+    (tmp_path / FILE).write_text(line + "\x00\x00garbage\n" + line + json.dumps({"no": "key"}) + "\n")
+    store = ResultStore(tmp_path).open()
+    assert len(store.results) == 1 and store.ignored_lines == 3
+    store.close()
+
+
+def test_two_batches_cannot_write_one_folder(tmp_path):
+    first = ResultStore(tmp_path).open()
+    with pytest.raises(StoreBusy):
+        ResultStore(tmp_path).open()
+    first.close()
+    ResultStore(tmp_path).open().close()
+
+
+# ---------------------------------------------------------------- the class views
+
+def test_gradebook_rows_columns_and_score():
+    text = gradebook_csv(["ann", "ben", "cat"], ["alpha", "beta"],
+                         {("ann", "alpha"): "accepted", ("ann", "beta"): "accepted",
+                          ("ben", "alpha"): "wrong_answer", ("ben", "beta"): "pending"})
+    assert text.splitlines() == ["learner,alpha,beta,score", "ann,accepted,accepted,2",
+                                 "ben,wrong_answer,pending,0", "cat,,,0"]
+
+
+def test_failure_pattern_blanks_the_values_only():
+    a = "f(x_a=float32[1] [-11.07], x_b=float32[0] []): wrong value: expected -85.8, got 85.8 (off by 172)"
+    b = "f(x_a=float32[3] [1.0, 2.0, 3.0], x_b=float32[2] [4.5, 5.5]): wrong value: expected 1e-05, got 2"
+    assert failure_pattern(a).startswith("f(x_a=float32\u2026 \u2026, x_b=float32")
+    assert failure_pattern(a).replace(" (off by N)", "") == failure_pattern(b)
+    assert failure_pattern("line one\nline two") == "line one"
+
+
+def test_summary_counts_verdicts_checks_and_common_failures():
+    fail = lambda cid, msg, status="failed": {"id": cid, "status": status, "message": msg}
+    records = [
+        record(learner="ann", verdict="accepted", checks=[fail("examples", "ok", "passed")]),
+        record(learner="ben", verdict="wrong_answer",
+               checks=[fail("examples", "Example 2: f([]): expected 2.0, got 3.0")]),
+        record(learner="cat", verdict="wrong_answer",
+               checks=[fail("examples", "Example 2: f([]): expected 2.0, got 7.5")]),
+        record(learner="dan", verdict="runtime_error",
+               checks=[fail("examples", "crashed with SIGABRT", "error")]),
+        record(learner="eve", task="beta", verdict="accepted")]
+    s = summary(records, pending=1, skipped=[("x/notes.txt", "matches no task")],
+                options={"seed": None, "strict": False, "examples": 20})
+    alpha = s["tasks"]["alpha"]
+    assert alpha["verdicts"] == {"accepted": 1, "wrong_answer": 2, "runtime_error": 1}
+    assert alpha["checks"] == {"examples": {"error": 1, "failed": 2, "passed": 1}}
+    top = alpha["common_failures"][0]
+    assert (top["check"], top["count"], top["learners"]) == ("examples", 2, ["ben", "cat"])
+    assert top["example"] == "Example 2: f([]): expected 2.0, got 3.0"
+    assert s["graded"] == 5 and s["pending"] == 1 and s["verdicts"]["accepted"] == 2
+    assert s["skipped"] == [{"path": "x/notes.txt", "why": "matches no task"}]
+
+
+# ---------------------------------------------------------------- progress
+
+def test_progress_plain_lines_when_not_a_terminal():
+    out = io.StringIO()
+    p = Progress(total=2, already=3, stream=out, tty=False)
+    p.add("ann", "alpha", "accepted", 1.25)
+    p.add("ben", "alpha", "wrong_answer", 2.0)
+    p.finish()
+    assert out.getvalue().splitlines() == ["[4/5] ann/alpha: accepted (1.2 s)",
+                                           "[5/5] ben/alpha: wrong_answer (2.0 s)"]
+
+
+def test_progress_one_status_line_on_a_terminal():
+    out = io.StringIO()
+    p = Progress(total=4, already=0, stream=out, tty=True)
+    p.add("ann", "alpha", "accepted", 1.0)
+    status = p.status()
+    assert status.startswith("1/4 graded") and "AC 1" in status and "ETA 0:00:0" in status
+    assert out.getvalue().startswith("\r\033[K1/4 graded") and "\n" not in out.getvalue()
+
+
+# ---------------------------------------------------------------- usage errors
+
+@pytest.mark.parametrize("args, says", [
+    (["--tasks", "cache_independent_cont"], "Did you mean: cache_independent_count"),
+    (["--emit", "tap"], "--emit: unknown format tap"),
+])
+def test_usage_errors_exit_2(tmp_path, args, says):
+    put(tmp_path / "class" / "ann" / "cache_independent_count.py")
+    result = CliRunner().invoke(main, ["batch", str(tmp_path / "class"), "--out",
+                                       str(tmp_path / "out"), *args])
+    assert result.exit_code == 2 and says in result.output
+
+
+def test_a_folder_in_use_is_a_usage_error(tmp_path):
+    put(tmp_path / "class" / "ann" / "notes.txt")
+    held = ResultStore(tmp_path / "out").open()
+    result = CliRunner().invoke(main, ["batch", str(tmp_path / "class"), "--out", str(tmp_path / "out")])
+    held.close()
+    assert result.exit_code == 2 and "another judge batch" in result.output

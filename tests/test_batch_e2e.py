@@ -1,0 +1,241 @@
+"""judge batch end to end, as an instructor runs it: a real class over two tasks, graded
+by real `judge batch` processes; then killed with SIGKILL halfway, left with a torn last
+line, edited, and run on a Dask LocalCluster.  Every one of them must end with the same
+gradebook as one uninterrupted run, and one line per grading."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from test_writers import exercism_problems, gradescope_problems, junit_problems
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[1]
+TASK, TWIN = "cache_independent_count", "cache_independent_count_twin"
+KNOWN = ROOT / "tasks" / TASK / "known"
+RIGHT = (ROOT / "examples" / f"{TASK}.py").read_text()
+CRASH = "import os\n\n\ndef cache_independent_count(x_a, x_b):\n    os.abort()\n"
+JUDGE = str(Path(sys.executable).parent / "judge")
+EXAMPLES = "20"
+
+# learner -> task -> (source, the verdict its label or kind says)
+CLASS = {
+    "ann": {TASK: (RIGHT, "accepted"), TWIN: ((KNOWN / "abs_sum.py").read_text(), "wrong_answer")},
+    "ben": {TASK: ((KNOWN / "first_plus_rest.py").read_text(), "runtime_error"), TWIN: (RIGHT, "accepted")},
+    "cat": {TASK: ((KNOWN / "syntax_error.py").read_text(), "invalid_submission")},
+    "dan": {TASK: (CRASH, "runtime_error"), TWIN: ((KNOWN / "float64_numpy.py").read_text(), "accepted")},
+}
+N = sum(len(tasks) for tasks in CLASS.values())
+
+
+def make_bank(dst: Path) -> Path:
+    """TASK and a twin with its own id and seed (two columns), and nothing else of the
+    shipped bank, so a task being written elsewhere cannot break these tests."""
+    data = yaml.safe_load((ROOT / "tasks.yaml").read_text())
+    base = next(t for t in data["tasks"] if t["id"] == TASK)
+    data["tasks"] = [base, dict(base, id=TWIN, seed=base["seed"] + 1)]
+    (dst / "reference").mkdir(parents=True)
+    for task_id in (TASK, TWIN):
+        shutil.copytree(ROOT / "tasks" / TASK, dst / "tasks" / task_id)
+        shutil.copy(ROOT / "reference" / f"{TASK}.py", dst / "reference" / f"{task_id}.py")
+    (dst / "tasks.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    return dst
+
+
+def make_class(dst: Path) -> Path:
+    for learner, tasks in CLASS.items():
+        for task_id, (source, _) in tasks.items():
+            path = dst / learner / f"{task_id}.py"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(source)
+    (dst / "cat" / "notes.txt").write_text("not a submission")
+    return dst
+
+
+def batch_cmd(bank: Path, cls: Path, out: Path, *extra: str) -> list[str]:
+    return [JUDGE, "--bank", str(bank), "batch", str(cls), "--out", str(out),
+            "--examples", EXAMPLES, *extra]
+
+
+def run_batch(*args: Path | str, check_rc: int = 0) -> subprocess.CompletedProcess:
+    proc = subprocess.run(batch_cmd(*args), capture_output=True, text=True, timeout=600)
+    assert proc.returncode == check_rc, proc.stderr[-3000:]
+    return proc
+
+
+def gradebook(out: Path) -> list[dict]:
+    return list(csv.DictReader((out / "gradebook.csv").read_text().splitlines()))
+
+
+def lines(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+
+
+def keys(records: list[dict]) -> list[tuple]:
+    return [(r["learner"], r["task"], r["sha256"], r["seed"], r["strict"], r["examples"])
+            for r in records]
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    """One uninterrupted run: the reference every other run is compared with."""
+    root = tmp_path_factory.mktemp("batch")
+    bank, cls = make_bank(root / "bank"), make_class(root / "class")
+    out = root / "out"
+    proc = run_batch(bank, cls, out, "--workers", "2", "--emit", "exercism,gradescope,junit")
+    return {"root": root, "bank": bank, "cls": cls, "out": out, "stderr": proc.stderr}
+
+
+def fresh_copy(world, name: str) -> tuple[Path, Path]:
+    cls = world["root"] / f"class-{name}"
+    shutil.copytree(world["cls"], cls)
+    return cls, world["root"] / f"out-{name}"
+
+
+# ---------------------------------------------------------------- one whole run
+
+def test_every_submission_gets_the_verdict_its_label_says(world):
+    book = {row["learner"]: row for row in gradebook(world["out"])}
+    for learner, tasks in CLASS.items():
+        for task_id in (TASK, TWIN):
+            want = tasks[task_id][1] if task_id in tasks else ""
+            assert book[learner][task_id] == want, (learner, task_id)
+        assert int(book[learner]["score"]) == sum(v == "accepted" for _, v in tasks.values())
+
+
+def test_results_jsonl_holds_the_json_report_plus_learner_and_hash(world):
+    records = lines(world["out"])
+    assert len(records) == N and len(set(keys(records))) == N
+    for r in records:
+        assert {"task", "submission", "verdict", "seed", "elapsed_s", "judge_version", "checks",
+                "output", "learner", "sha256", "examples"} <= set(r)
+        assert r["examples"] == int(EXAMPLES)
+        assert r["submission"] == str(world["cls"] / r["learner"] / f"{r['task']}.py")
+        assert r["sha256"] == hashlib.sha256(Path(r["submission"]).read_bytes()).hexdigest()
+
+
+def test_summary_counts_match_the_results(world):
+    s = json.loads((world["out"] / "summary.json").read_text())
+    assert s["graded"] == N and s["pending"] == 0
+    assert s["tasks"][TASK]["verdicts"] == {"accepted": 1, "runtime_error": 2, "invalid_submission": 1}
+    assert s["tasks"][TWIN]["verdicts"] == {"accepted": 2, "wrong_answer": 1}
+    assert s["tasks"][TASK]["checks"]["load"] == {"error": 1}
+    assert s["tasks"][TWIN]["common_failures"][0]["learners"] == ["ann"]
+    assert [Path(x["path"]).name for x in s["skipped"]] == ["notes.txt"]
+    assert "not graded:" in world["stderr"] and "notes.txt" in world["stderr"]
+
+
+def test_emitted_files_have_the_published_shapes(world):
+    out = world["out"]
+    for learner, tasks in CLASS.items():
+        for task_id in tasks:
+            ex = json.loads((out / "exercism" / learner / task_id / "results.json").read_text())
+            gs = json.loads((out / "gradescope" / learner / task_id / "results.json").read_text())
+            assert exercism_problems(ex) == [] and gradescope_problems(gs) == []
+            assert junit_problems((out / "junit" / learner / f"{task_id}.xml").read_text()) == []
+            assert gs["extra_data"]["verdict"] == tasks[task_id][1]
+    assert json.loads((out / "exercism" / "cat" / TASK / "results.json").read_text())["status"] == "error"
+
+
+def test_a_rerun_grades_nothing_and_changes_nothing(world):
+    before = (world["out"] / "results.jsonl").read_bytes()
+    proc = run_batch(world["bank"], world["cls"], world["out"])
+    assert f"{N} already graded, 0 to grade" in proc.stderr
+    assert (world["out"] / "results.jsonl").read_bytes() == before
+
+
+# ---------------------------------------------------------------- interrupted runs
+
+def test_resume_after_sigkill_halfway(world):
+    cls, out = fresh_copy(world, "killed")
+    proc = subprocess.Popen(batch_cmd(world["bank"], cls, out, "--workers", "1"),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    results = out / "results.jsonl"
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and proc.poll() is None:
+        if results.exists() and results.read_bytes().count(b"\n") >= 2:
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, "the batch ended before it could be killed"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    try:   # its sandboxed workers, should any outlive it (the session the test started)
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    done_before = results.read_bytes().count(b"\n")
+    assert 2 <= done_before < N
+    rerun = run_batch(world["bank"], cls, out)
+    assert f"{N - done_before} to grade" in rerun.stderr
+    records = lines(out)
+    assert len(records) == N and len(set(keys(records))) == N
+    assert gradebook(out) == gradebook(world["out"])
+
+
+def test_a_torn_last_line_is_repaired_and_that_grading_redone(world):
+    cls, out = fresh_copy(world, "torn")
+    out.mkdir()
+    whole = (world["out"] / "results.jsonl").read_bytes().replace(
+        str(world["cls"]).encode(), str(cls).encode())      # the same class, at its new path
+    complete, last = whole.rstrip(b"\n").rsplit(b"\n", 1)
+    (out / "results.jsonl").write_bytes(complete + b"\n" + last[: len(last) // 2])
+    proc = run_batch(world["bank"], cls, out)
+    assert "cut off a partial last line" in proc.stderr and "1 to grade" in proc.stderr
+    records = lines(out)
+    assert len(records) == N and len(set(keys(records))) == N
+    assert gradebook(out) == gradebook(world["out"])
+
+
+def test_an_edited_submission_is_graded_again(world):
+    cls, out = fresh_copy(world, "edited")
+    shutil.copytree(world["out"], out)
+    first = lines(out)
+    (cls / "ann" / f"{TWIN}.py").write_text(RIGHT + "\n# fixed the absolute value\n")
+    proc = run_batch(world["bank"], cls, out)
+    assert f"{N - 1} already graded, 1 to grade" in proc.stderr
+    records = lines(out)
+    assert len(records) == N + 1 and records[:N] == first       # the old line stays, appended after
+    assert (records[-1]["learner"], records[-1]["task"], records[-1]["verdict"]) == ("ann", TWIN, "accepted")
+    ann = next(row for row in gradebook(out) if row["learner"] == "ann")
+    assert (ann[TWIN], ann["score"]) == ("accepted", "2")
+    s = json.loads((out / "summary.json").read_text())
+    assert s["graded"] == N and s["tasks"][TWIN]["verdicts"] == {"accepted": 3}   # counted once
+
+
+# ---------------------------------------------------------------- on a Dask cluster
+
+def test_dask_localcluster_gives_the_same_gradebook(world):
+    distributed = pytest.importorskip("distributed")
+    cls, out = fresh_copy(world, "dask")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  protocol="tcp", host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        assert cluster.scheduler_address.startswith("tcp://")
+        proc = run_batch(world["bank"], cls, out, "--scheduler", cluster.scheduler_address)
+    assert f"on {cluster.scheduler_address}" in proc.stderr
+    records = lines(out)
+    assert len(records) == N and len(set(keys(records))) == N
+    assert gradebook(out) == gradebook(world["out"])
+
+
+def test_without_dask_the_scheduler_option_says_what_to_install(world, tmp_path):
+    (tmp_path / "distributed.py").write_text("raise ImportError('no dask here')\n")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    cls, out = fresh_copy(world, "nodask")
+    proc = subprocess.run(batch_cmd(world["bank"], cls, out, "--scheduler", "tcp://127.0.0.1:1"),
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 2 and "pip install 'jax-judge[dask]'" in proc.stderr
