@@ -69,7 +69,7 @@ def format_option(f):
               help="Number of generated examples for property checks.")
 @click.pass_context
 def run(ctx, task_id, submission, fmt, strict, seed, examples):
-    """Grade SUBMISSION (a .py file) against task TASK_ID.
+    """Grade SUBMISSION (a .py file or a .ipynb notebook) against task TASK_ID.
 
     Exit status: 0 accepted, 1 not accepted, 2 usage error, 3 judge error."""
     task = get_task(ctx, task_id)

@@ -149,9 +149,21 @@ class Grading:
         self._pool: ThreadPoolExecutor | None = None
         self.loaded: CallOutcome | None = None
         self.prepared: dict[str, Any] = {}
+        self.timed_out: CallOutcome | None = None
 
     # -------------------------------------------------------------- used by checks
     def learner_call(self, args: dict[str, Any], label: str) -> CallOutcome:
+        if self.timed_out is not None:
+            # code that looped once will loop again: do not spend another call limit on it
+            return CallOutcome(False, verdict="time_limit_exceeded", fatal=True,
+                               message=f"not run: an earlier call ran out of time "
+                                       f"({self.timed_out.message})")
+        out = self._learner_call(args, label)
+        if out.verdict == "time_limit_exceeded" and out.fatal:
+            self.timed_out = out
+        return out
+
+    def _learner_call(self, args: dict[str, Any], label: str) -> CallOutcome:
         if not self.learner.alive:
             reloaded = self.learner.restart()
             if not reloaded.ok:

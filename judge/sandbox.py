@@ -11,6 +11,7 @@ returns a reply or raises WorkerFailure, and the worker is dead after any failur
 
 from __future__ import annotations
 
+import atexit
 import concurrent.futures
 import ctypes
 import json
@@ -288,14 +289,30 @@ def _resolve_isolation(requested: str) -> str:
     return "bubblewrap" if ok else "process"
 
 
+_scratch_root: str | None = None
+
+
+def scratch_root() -> str:
+    """This judge process's folder of scratch dirs (one per worker), removed at exit.
+    Python never lives in it, so it can always be hidden from a sandboxed worker."""
+    global _scratch_root
+    with _lock:
+        if _scratch_root is None:
+            _scratch_root = tempfile.mkdtemp(prefix="jax-judge-")
+            atexit.register(shutil.rmtree, _scratch_root, True)
+    return _scratch_root
+
+
 def _hide_siblings(scratch: str) -> list[str]:
-    """An empty tmpfs over the scratch dir's parent (usually /tmp) hides the scratch dirs
-    of other workers, i.e. other learners' files, unless that would hide Python itself."""
-    parent = os.path.dirname(scratch)
+    """Empty tmpfs over the other workers' scratch dirs (other learners' files): always
+    over this judge's scratch root, and over its parent (usually /tmp, where other
+    judges keep theirs) unless Python itself lives there (a venv in /tmp)."""
+    root = os.path.dirname(scratch)
+    parent = os.path.dirname(root)
     needed = [os.path.realpath(p) for p in (sys.executable, sys.prefix, _WORKER_DIR, wire.__file__)]
     if any(p == parent or p.startswith(parent.rstrip("/") + "/") for p in needed):
-        return []
-    return ["--tmpfs", parent]
+        return ["--tmpfs", root]
+    return ["--tmpfs", parent, "--tmpfs", root]
 
 
 def _signal_words(sig: int) -> str:
@@ -346,7 +363,7 @@ class Worker:
         if self._proc is not None or self._closed:
             raise RuntimeError("a Worker starts once")
         _become_subreaper()
-        self.scratch = tempfile.mkdtemp(prefix="jj-worker-")
+        self.scratch = tempfile.mkdtemp(prefix="worker-", dir=scratch_root())
         cmd_r, self._cmd_w = os.pipe()
         self._reply_r, reply_w = os.pipe()
         argv = self._argv(self._config(cmd_r, reply_w))

@@ -64,15 +64,17 @@ class Session:
     def load(self) -> CallOutcome:
         from .notebooks import NotebookError, submission_source
 
+        target = Path(self.worker.scratch) / "submission.py"
         try:
-            source = submission_source(self.source)   # a notebook's code cells, or the .py
+            if self.source.suffix == ".ipynb":        # a notebook's code cells
+                target.write_text(submission_source(self.source), encoding="utf-8")
+            else:   # the bytes as they are: Python decodes them (a coding cookie, a BOM)
+                target.write_bytes(self.source.read_bytes())
         except NotebookError as exc:
             return CallOutcome(False, verdict="invalid_submission", message=str(exc))
-        except (OSError, SyntaxError) as exc:         # unreadable, or a bad encoding cookie
+        except OSError as exc:
             return CallOutcome(False, verdict="invalid_submission",
                                message=f"{self.display_name} cannot be read: {exc}")
-        target = Path(self.worker.scratch) / "submission.py"
-        target.write_text(source, encoding="utf-8")
         out = self._request({"op": "load", "path": str(target), "display_name": self.display_name,
                              "entrypoint": self.entrypoint, "probe": True}, load=True)
         if out.ok:

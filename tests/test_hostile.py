@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from judge.sandbox import Limits, Worker, WorkerFailure
+from judge.sandbox import Limits, Worker, WorkerFailure, scratch_root
 from judge.worker import wire
 
 from isolation_modes import BWRAP, MODES, needs_bwrap  # noqa: F401
@@ -301,7 +301,7 @@ def test_reference_is_out_of_reach(mode, tmp_path):
         (bank / folder).mkdir(parents=True)
         (bank / folder / "secret.py").write_text("ANSWER = 42\n")
     hidden = [str(bank / "reference"), str(bank / "tasks")]
-    sibling = tempfile.mkdtemp()  # where another worker's scratch dir would be
+    sibling = tempfile.mkdtemp(dir=scratch_root())  # another worker's scratch dir
     Path(sibling, "secret.py").write_text("ANSWER = 42\n")
     repo_root = str(Path(__file__).resolve().parent.parent)
     try:

@@ -106,3 +106,16 @@ def test_judge_run_names_the_cell_of_a_refused_notebook(tmp_path):
     report = judge_run(path)
     assert report["verdict"] == "invalid_submission"
     assert "cell 1" in report["checks"][0]["message"]
+
+
+@pytest.mark.slow
+def test_judge_run_reads_a_py_as_python_would(tmp_path):
+    """A .py's bytes reach the worker as they are: an encoding cookie is honoured, and a
+    file Python cannot decode is the learner's invalid submission, not a judge error."""
+    latin = tmp_path / f"{TASK}.py"
+    latin.write_bytes(("# -*- coding: latin-1 -*-\n" + SOLUTION +
+                       "\nassert len('é') == 1\n").encode("latin-1"))
+    assert judge_run(latin)["verdict"] == "accepted"
+    broken = tmp_path / "broken.py"
+    broken.write_bytes(SOLUTION.encode() + b"\nname = '\xff'\n")
+    assert judge_run(broken)["verdict"] == "invalid_submission"

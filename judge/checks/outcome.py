@@ -23,6 +23,8 @@ def counterexample(args: dict[str, Any], expected=..., actual=...) -> dict:
 
 def failed_call(check, grading, args: dict[str, Any], outcome, context: str = ""):
     """A CheckResult for a call that raised, timed out, crashed or ran out of memory."""
+    if outcome.message.startswith("not run:"):       # the grading stopped calling it
+        return check.result("error", outcome.message, verdict=outcome.verdict)
     what = {"time_limit_exceeded": "ran out of time", "memory_limit_exceeded": "ran out of memory",
             "runtime_error": "failed"}.get(outcome.verdict, "failed")
     message = f"{context}{call_text(grading.task.entrypoint, args)} {what}: {outcome.message}"

@@ -38,6 +38,7 @@ def warm_up_for_threads() -> None:
     """Call in the main thread before grading in several threads: hypothesis's first
     run parses source with ast, which two threads must not do at once (CPython 3.11)."""
     h = _hypothesis()
+    import hypothesis.extra.numpy  # noqa: F401  (imported lazily by specs otherwise: in a thread)
 
     @h.settings(max_examples=1, database=None, verbosity=h.Verbosity.quiet)
     @h.given(h.strategies.integers())
