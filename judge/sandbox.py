@@ -22,6 +22,7 @@ import secrets
 import select
 import shutil
 import signal
+import site
 import stat
 import subprocess
 import sys
@@ -301,6 +302,15 @@ def scratch_root() -> str:
             _scratch_root = tempfile.mkdtemp(prefix="jax-judge-")
             atexit.register(shutil.rmtree, _scratch_root, True)
     return _scratch_root
+
+
+def _scrub_paths(hidden: list[str]) -> list[str]:
+    """Folders to drop from the worker's sys.path: where the judge and the bank live,
+    but never site-packages (an installed judge lives there beside numpy and jax; the
+    deny list keeps `import judge` out instead)."""
+    keep = {os.path.realpath(p) for p in site.getsitepackages() + [site.getusersitepackages()]}
+    wanted = {_JUDGE_PARENT} | {os.path.dirname(p) for p in hidden}
+    return sorted(p for p in wanted if os.path.realpath(p) not in keep)
 
 
 def _hide_siblings(scratch: str) -> list[str]:
@@ -704,7 +714,7 @@ class Worker:
             "judge_pid": os.getpid() if self.isolation == "process" else None,
             "lost_exit": _LOST_EXIT,
             "deny": deny,
-            "scrub_paths": sorted({_JUDGE_PARENT} | {os.path.dirname(p) for p in self.hidden_paths}),
+            "scrub_paths": _scrub_paths(self.hidden_paths),
         }
 
     def _argv(self, cfg: dict) -> list[str]:

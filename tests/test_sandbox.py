@@ -583,3 +583,16 @@ def test_the_worker_dies_with_the_judge(mode):
                 pass
         if scratch:  # a judge killed outright leaves its scratch dir behind
             shutil.rmtree(scratch, ignore_errors=True)
+
+
+def test_an_installed_judge_keeps_site_packages_on_the_worker_path(tmp_path):
+    # a pip-installed judge lives in site-packages beside numpy and jax: dropping that
+    # folder from the worker's sys.path would stop the worker from starting at all
+    import site
+
+    from judge import sandbox
+
+    bank = site.getsitepackages()[0] + "/judge/_bank"
+    scrubbed = sandbox._scrub_paths([bank + "/reference", bank + "/tasks"])
+    assert site.getsitepackages()[0] not in scrubbed
+    assert bank in scrubbed
