@@ -28,14 +28,10 @@ class RandomArray:
     hi: float
 
     def make(self, rng: np.random.Generator) -> Leaf:
-        dt = dtype_from_name(self.dtype)
-        if dt.kind in "iu":
-            data = rng.integers(int(self.lo), int(self.hi) + 1, size=self.shape)
-        elif dt.kind == "b":
-            data = rng.integers(0, 2, size=self.shape)
-        else:
-            data = np.round(rng.uniform(self.lo, self.hi, size=self.shape), 2)
-        return Leaf(data.astype(dt), self.kind)
+        from .specs import sample_values
+
+        return Leaf(sample_values(dtype_from_name(self.dtype), self.shape, self.lo, self.hi, rng),
+                    self.kind)
 
 
 MARKERS = ("$array", "$scalar", "$tuple", "$random")

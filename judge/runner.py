@@ -30,10 +30,10 @@ class JudgeFault(BaseException):
     that hypothesis does not take it for a failing example and shrink it."""
 
 
-def args_key(label: str, args: dict[str, Any]) -> str:
+def args_key(args: dict[str, Any]) -> str:
     blobs: list[bytes] = []
     node = wire.encode(list(args.values()), blobs)
-    h = hashlib.sha256(label.encode() + repr(node).encode())
+    h = hashlib.sha256(repr(node).encode())
     for b in blobs:
         h.update(b)
     return h.hexdigest()
@@ -109,12 +109,12 @@ class Oracle:
             self._ensure()
             return self._scripts[name]
 
-    def value(self, args: dict[str, Any], label: str = "reference") -> Any:
-        key = args_key("", args)
+    def value(self, args: dict[str, Any]) -> Any:
+        key = args_key(args)
         with self._lock:
             if key not in self._values:
                 self._ensure()
-                out = self.session.call(args, label)
+                out = self.session.call(args, "reference")
                 if not out.ok:
                     raise JudgeFault(f"the reference fails on these inputs: {out.message}")
                 self._values[key] = out.value

@@ -156,7 +156,7 @@ def parse_spec(r, dims: dict[str, Dim], name: str | None = None) -> Spec:
     return cls(r, dims, name)
 
 
-def _range(r, key: str, default, dims: dict[str, Dim], integer: bool = False):
+def _range(r, key: str, default, dims: dict[str, Dim]):
     """[low, high]; an end may name a dimension (entries in [0, T])."""
     raw = r.get(key, list, default)
     if not (isinstance(raw, list) and len(raw) == 2):
@@ -231,14 +231,13 @@ def _reorder(pair) -> dict:
     return {k: values[k] for k in order}
 
 
-def _sample_values(dtype: np.dtype, shape: tuple, lo, hi, rng) -> np.ndarray:
+def sample_values(dtype: np.dtype, shape: tuple, lo, hi, rng) -> np.ndarray:
+    """Seeded values in [lo, hi] (floats to two decimals, so they read well)."""
     if dtype.kind == "b":
         return rng.integers(0, 2, size=shape).astype(bool)
     if dtype.kind in "iu":
         return rng.integers(int(math.ceil(lo)), int(math.floor(hi)) + 1, size=shape).astype(dtype)
-    vals = rng.uniform(lo, hi, size=shape)
-    # round to a few digits so a printed counterexample reads well
-    return np.round(vals, 2).astype(dtype)
+    return np.round(rng.uniform(lo, hi, size=shape), 2).astype(dtype)
 
 
 @spec_type("array")
@@ -304,7 +303,7 @@ class ArraySpec(Spec):
     def sample(self, assign, drawn, rng):
         dtype = dtype_from_name(self.dtypes[int(rng.integers(0, len(self.dtypes)))])
         lo, hi = self._bounds(assign)
-        values = _sample_values(dtype, self.concrete_shape(assign), lo, hi, rng)
+        values = sample_values(dtype, self.concrete_shape(assign), lo, hi, rng)
         if self.min_spread and not _spread_enough(values, self.min_spread):
             values.reshape(-1)[[0, -1]] = np.asarray([lo, hi], dtype)
         return Leaf(values, self.kind)
@@ -362,7 +361,7 @@ class TypedScalarSpec(Spec):
 
     def sample(self, assign, drawn, rng):
         lo, hi = _resolve(self.values[0], assign), _resolve(self.values[1], assign)
-        return self._leaf(_sample_values(dtype_from_name(self.dtypes[0]), (), lo, hi, rng))
+        return self._leaf(sample_values(dtype_from_name(self.dtypes[0]), (), lo, hi, rng))
 
     def describe(self):
         return f"{'NumPy' if self.kind == 'numpy' else 'JAX'} {'|'.join(self.dtypes)} scalar"
@@ -639,7 +638,7 @@ class TreeSpec(Spec):
     def sample(self, assign, drawn, rng):
         dtype = dtype_from_name(self.dtypes[0])
         return self._build(assign[self.shape_var.name],
-                           lambda s: Leaf(_sample_values(dtype, s, *self.values, rng), self.kind))
+                           lambda s: Leaf(sample_values(dtype, s, *self.values, rng), self.kind))
 
     def describe(self):
         return f"nested dict of {self.kind} {'|'.join(self.dtypes)} arrays" + (
