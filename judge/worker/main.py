@@ -276,11 +276,13 @@ def _leaf_value(leaf):
         return leaf.array[()]
     if leaf.kind == "numpy":
         return leaf.array
-    import jax.numpy as jnp
+    import jax
 
+    # device_put, not jnp.asarray: the same array (dtype, weak type, placement), but
+    # asarray compiles a conversion for every new shape, on the learner's clock
     if leaf.weak and leaf.array.ndim == 0:
-        return jnp.asarray(leaf.array.item())  # from a Python scalar: weakly typed
-    return jnp.asarray(leaf.array)
+        return jax.device_put(leaf.array.item())  # from a Python scalar: weakly typed
+    return jax.device_put(leaf.array)
 
 
 def _block(tree) -> None:
