@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -40,7 +42,23 @@ def emit(report: Report, fmt: str) -> None:
     writer(fmt)(report, sys.stdout, color=fmt == "text" and sys.stdout.isatty())
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """Commands that live in their own modules, imported only when run: `judge run`
+    should not pay for the batch scheduler's imports before its workers start."""
+
+    LAZY = {"batch": ("judge.batch", "batch_command")}
+
+    def list_commands(self, ctx):
+        return sorted(super().list_commands(ctx) + list(self.LAZY))
+
+    def get_command(self, ctx, name):
+        if name in self.LAZY:
+            module, attr = self.LAZY[name]
+            return getattr(importlib.import_module(module), attr)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--bank", envvar="JUDGE_BANK", type=click.Path(file_okay=False),
               help="Bank folder holding tasks.yaml, tasks/ and reference/ "
                    "(default: the bank shipped with jax-judge; env JUDGE_BANK).")
@@ -48,6 +66,9 @@ def emit(report: Report, fmt: str) -> None:
 @click.pass_context
 def main(ctx: click.Context, bank: str | None) -> None:
     """Grade small JAX functions: right on every input, and no needless retraces."""
+    # The judge's numpy only handles small arrays; OpenBLAS's thread pool would spin up
+    # on import and take CPU from the workers that are importing jax on the same cores.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     ctx.ensure_object(dict)
     ctx.obj["bank"] = bank
 
@@ -72,6 +93,9 @@ def run(ctx, task_id, submission, fmt, strict, seed, examples):
     """Grade SUBMISSION (a .py file or a .ipynb notebook) against task TASK_ID.
 
     Exit status: 0 accepted, 1 not accepted, 2 usage error, 3 judge error."""
+    from .sandbox import check_isolation_soon
+
+    check_isolation_soon()             # while the bank loads
     task = get_task(ctx, task_id)
     path = Path(submission)
     try:
@@ -195,12 +219,3 @@ def write_validation_text(report) -> None:
     click.echo(f"{head}  {report.task}  ({passed} of {len(report.checks)} items, {report.elapsed_s:.1f} s)")
     write_checks(report, sys.stdout, color=color, only_failed=True)
     sys.stdout.flush()
-
-
-def _register_batch() -> None:
-    from .batch import batch_command
-
-    main.add_command(batch_command, name="batch")
-
-
-_register_batch()

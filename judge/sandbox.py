@@ -88,6 +88,7 @@ _lock = threading.Lock()        # spawning, the registry of live workers, the es
 _live: set[int] = set()         # pids of workers (their outermost process) not yet closed
 _subreaper = False
 _bwrap_checked: tuple[bool, str] | None = None
+_bwrap_lock = threading.Lock()
 
 
 def _become_subreaper() -> None:
@@ -261,20 +262,30 @@ def _bwrap_base(hidden: list[str]) -> list[str]:
 def _bwrap_usable() -> tuple[bool, str]:
     """Installed and working (user namespaces may be off): checked once per judge process."""
     global _bwrap_checked
-    if _bwrap_checked is None:
-        if shutil.which("bwrap") is None:
-            _bwrap_checked = (False, "bwrap is not installed")
-        else:
-            with _lock:  # a child of the judge: keep the escapee sweep away from it
-                try:
-                    res = subprocess.run(_bwrap_base([]) + ["--", sys.executable, "-c", "pass"],
-                                         stdin=subprocess.DEVNULL, capture_output=True,
-                                         timeout=20)
-                    _bwrap_checked = (res.returncode == 0,
-                                      res.stderr.decode(errors="replace").strip()[:500])
-                except (OSError, subprocess.TimeoutExpired) as exc:
-                    _bwrap_checked = (False, str(exc))
+    with _bwrap_lock:
+        if _bwrap_checked is None:
+            _bwrap_checked = _probe_bwrap()
     return _bwrap_checked
+
+
+def _probe_bwrap() -> tuple[bool, str]:
+    if shutil.which("bwrap") is None:
+        return False, "bwrap is not installed"
+    # `true`, not Python: this can sit before the first worker starts
+    probe = [shutil.which("true")] if shutil.which("true") else [sys.executable, "-S", "-c", "pass"]
+    with _lock:  # a child of the judge: keep the escapee sweep away from it
+        try:
+            res = subprocess.run(_bwrap_base([]) + ["--"] + probe, stdin=subprocess.DEVNULL,
+                                 capture_output=True, timeout=20)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return False, str(exc)
+    return res.returncode == 0, res.stderr.decode(errors="replace").strip()[:500]
+
+
+def check_isolation_soon() -> None:
+    """Probe bubblewrap in a thread now (it takes ~35 ms: a network namespace), so the
+    answer is there when the first worker starts."""
+    threading.Thread(target=_bwrap_usable, name="bwrap-probe", daemon=True).start()
 
 
 def _resolve_isolation(requested: str) -> str:
@@ -730,7 +741,10 @@ class Worker:
     def _env(self) -> dict:
         return {"PATH": os.environ.get("PATH", os.defpath), "HOME": self.scratch,
                 "TMPDIR": self.scratch, "LANG": "C.UTF-8", "MALLOC_ARENA_MAX": "2",
-                "JAX_PLATFORMS": "cpu", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
+                "JAX_PLATFORMS": "cpu", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1",
+                # OpenBLAS starts a spinning thread per core on import: ~0.1 s of CPU
+                # taken from the other worker's start, for arrays of a few dozen numbers
+                "OPENBLAS_NUM_THREADS": "1"}
 
 
 def _rmtree(path: str) -> None:

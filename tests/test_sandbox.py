@@ -296,8 +296,8 @@ def test_environment_is_scrubbed(make_worker, monkeypatch, mode):
     scratch = os.path.realpath(w.scratch)
     bwrap_adds = {"PWD"} if w.isolation == "bubblewrap" else set()  # from its --chdir
     assert set(got["env"]) == {"PATH", "HOME", "TMPDIR", "LANG", "MALLOC_ARENA_MAX",
-                               "JAX_PLATFORMS", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE"
-                               } | bwrap_adds
+                               "JAX_PLATFORMS", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE",
+                               "OPENBLAS_NUM_THREADS"} | bwrap_adds
     assert os.path.realpath(got["env"]["HOME"]) == scratch
     assert os.path.realpath(got["env"]["TMPDIR"]) == scratch
     assert os.path.realpath(got["cwd"]) == scratch
