@@ -8,10 +8,11 @@ with the same seed, so each is computed once.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ import numpy as np
 
 from . import __version__
 from .bank import Task
+from .checks.base import Later
 from .report import CheckResult, Report
 from .session import CallOutcome, Session
 from .worker import wire
@@ -63,6 +65,8 @@ class Oracle:
         self._lock = threading.RLock()
         self._values: dict[str, Any] = {}
         self._scripts: dict[str, ScriptRun] = {}
+        self._shared: dict[Any, Future] = {}
+        self._shared_lock = threading.Lock()     # not _lock: held while the worker starts
         self._loaded = False
         self._fault: JudgeFault | None = None
 
@@ -120,6 +124,23 @@ class Oracle:
                 self._values[key] = out.value
             return self._values[key]
 
+    def shared(self, key, make) -> Any:
+        """``make()``, once for every grading that shares this oracle (a batch): the
+        inputs drawn for a task and seed are the same for every learner."""
+        with self._shared_lock:
+            future = self._shared.get(key)
+            mine = future is None
+            if mine:
+                future = self._shared[key] = Future()
+        if mine:
+            try:
+                future.set_result(make())
+            except BaseException as exc:
+                with self._shared_lock:
+                    del self._shared[key]    # the next grading tries again
+                future.set_exception(exc)
+        return future.result()
+
     def close(self) -> None:
         self.session.close()
 
@@ -148,7 +169,7 @@ class Grading:
         self._scripts: dict[str, ScriptRun] = {}
         self._pool: ThreadPoolExecutor | None = None
         self.loaded: CallOutcome | None = None
-        self.prepared: dict[str, Any] = {}
+        self._preparing: Future | None = None
         self.timed_out: CallOutcome | None = None
 
     # -------------------------------------------------------------- used by checks
@@ -170,8 +191,9 @@ class Grading:
                 return reloaded
         return self.learner.call(args, label)
 
-    def expected(self, args: dict[str, Any]) -> Any:
-        return self.oracle.value(args)
+    def prepared(self, check_id: str) -> Any:
+        """What that check's ``prepare`` made (waiting for it), or None."""
+        return self._preparing.result().get(check_id) if self._preparing else None
 
     def expected_soon(self, args: dict[str, Any]) -> Future:
         """The reference's value, computed while the learner's worker computes its own."""
@@ -182,8 +204,9 @@ class Grading:
     def time_left(self) -> float:
         return self.deadline - time.monotonic()
 
-    def script(self, name: str) -> tuple[ScriptRun, ScriptRun]:
-        """(learner's run, reference's run) of a scripted call sequence."""
+    def learner_script(self, name: str) -> ScriptRun:
+        """The learner's run of a scripted call sequence (once, however many checks
+        read it)."""
         if name not in self._scripts:
             run = ScriptRun(script_calls(self.task, name, self.seed))
             for args in run.calls:
@@ -194,7 +217,10 @@ class Grading:
             if self.learner.alive:
                 run.report = self.learner.report(f"script:{name}")
             self._scripts[name] = run
-        return self._scripts[name], self.oracle.script(name)
+        return self._scripts[name]
+
+    def reference_script(self, name: str) -> ScriptRun:
+        return self.oracle.script(name)
 
     # -------------------------------------------------------------- the whole grading
     def run(self) -> Report:
@@ -213,6 +239,8 @@ class Grading:
                                              status="error", message=str(fault),
                                              verdict="judge_error"))
         finally:
+            if self._preparing is not None:
+                wait([self._preparing])    # no hypothesis run left behind in a thread
             if self._pool is not None:
                 self._pool.shutdown(wait=True)
             report.isolation = self.learner.isolation
@@ -224,10 +252,8 @@ class Grading:
         return report.finish()
 
     def _run_checks(self) -> list[CheckResult]:
-        for check in self.task.checks:     # while the workers import jax
-            ready = check.prepare(self)
-            if ready is not None:
-                self.prepared[check.id] = ready
+        # while the workers import jax and the learner's first checks run
+        self._preparing = in_background(self._prepare, "prepare")
         self.loaded = self.learner.load()
         if not self.loaded.ok:
             load = CheckResult(id="load", kind="load", required=True, status="error",
@@ -237,7 +263,7 @@ class Grading:
             skipped = [c.result("skipped", "not run: the submission did not load")
                        for c in self.task.checks]
             return [load] + skipped
-        results: dict[str, CheckResult] = {}
+        results: dict[str, CheckResult | Later] = {}
         for check in sorted(self.task.checks, key=lambda c: c.phase):
             if self.time_left() <= 0:
                 results[check.id] = check.result(
@@ -245,7 +271,33 @@ class Grading:
                     verdict="time_limit_exceeded")
                 continue
             results[check.id] = check.run(self)
+        for check in sorted(self.task.checks, key=lambda c: c.phase):
+            if isinstance(results[check.id], Later):
+                results[check.id] = results[check.id].finish()
         return [results[c.id] for c in self.task.checks]
+
+
+    def _prepare(self) -> dict[str, Any]:
+        prepared = {}
+        for check in self.task.checks:
+            ready = self.oracle.shared(("prepare", check.id, self.seed, self.n_examples),
+                                       functools.partial(check.prepare, self))
+            if ready is not None:
+                prepared[check.id] = ready
+        return prepared
+
+
+def in_background(fn, name: str) -> Future:
+    future: Future = Future()
+
+    def run():
+        if future.set_running_or_notify_cancel():
+            try:
+                future.set_result(fn())
+            except BaseException as exc:
+                future.set_exception(exc)
+    threading.Thread(target=run, name=name, daemon=True).start()
+    return future
 
 
 def load_message(out: CallOutcome) -> str:

@@ -19,6 +19,13 @@ def check_kind(name: str):
     return register
 
 
+class Later:
+    """A check result that waits for the reference: ``finish()`` gives the CheckResult."""
+
+    def __init__(self, finish):
+        self.finish = finish
+
+
 class CheckSpec:
     """One check of a task.  ``phase`` orders execution: checks that need the worker's
     caches untouched (scripted calls) run before the ones that fill them."""
@@ -34,11 +41,15 @@ class CheckSpec:
         self.doc = r.get("doc", str, "")
 
     def prepare(self, grading):
-        """Work that needs no worker, done while the workers start; its result is
-        ``grading.prepared[self.id]``.  None: nothing to prepare."""
+        """Work that needs no worker, done in a thread while the workers start; its
+        result is ``grading.prepared(self.id)``.  None: nothing to prepare."""
         return None
 
-    def run(self, grading) -> CheckResult:
+    def run(self, grading) -> "CheckResult | Later":
+        """The learner's calls, then the result; or, where the result needs reference
+        values still being computed, ``Later(finish)``: the grading calls ``finish()``
+        once every check has made its learner calls, so the learner's worker never waits
+        idle for the reference's."""
         raise NotImplementedError
 
     def result(self, status: str, message: str, **kw) -> CheckResult:

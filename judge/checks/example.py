@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from .base import CheckSpec, check_kind
+import functools
+
+from .base import CheckSpec, Later, check_kind
 from .outcome import call_text, counterexample, failed_call, mismatch
 
 
@@ -11,19 +13,29 @@ class ExampleCheck(CheckSpec):
     phase = 1
 
     def run(self, grading):
-        task = grading.task
-        if not task.examples:
+        if not grading.task.examples:
             return self.result("skipped", "the task states no examples")
-        for i, ex in enumerate(task.examples, 1):
-            expected = ex.expect if ex.expect is not ... else grading.expected(ex.args)
+        calls = []                     # (example, expected value or its future, outcome)
+        for ex in grading.task.examples:
+            expected = ex.expect if ex.expect is not ... else grading.expected_soon(ex.args)
             out = grading.learner_call(ex.args, "example")
+            calls.append((ex, expected, out))
+            if not out.ok:
+                break
+        return Later(functools.partial(self.judge, grading, calls))
+
+    def judge(self, grading, calls):
+        entrypoint = grading.task.entrypoint
+        for i, (ex, expected, out) in enumerate(calls, 1):
             if not out.ok:
                 return failed_call(self, grading, ex.args, out, f"Example {i}: ")
+            if ex.expect is ...:
+                expected = expected.result()
             problem = mismatch(grading, ex.args, out.value, expected)
             if problem:
                 return self.result(
-                    "failed", f"Example {i}: {call_text(task.entrypoint, ex.args)}: {problem.message}",
+                    "failed", f"Example {i}: {call_text(entrypoint, ex.args)}: {problem.message}",
                     counterexample=counterexample(ex.args, expected, out.value),
                     details={"example": i, "problem": problem.kind})
-        n = len(task.examples)
+        n = len(grading.task.examples)
         return self.result("passed", f"{n} example{'s' if n > 1 else ''} from the statement")

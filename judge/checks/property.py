@@ -15,7 +15,7 @@ import tempfile
 
 
 from ..specs import Inputs
-from .base import CheckSpec, check_kind
+from .base import CheckSpec, Later, check_kind
 from .outcome import call_text, counterexample, failed_call, mismatch
 
 
@@ -109,68 +109,106 @@ class PropertyCheck(CheckSpec):
         return drawn
 
     def run(self, grading):
-        task = grading.task
-        inputs, pool, n_examples = self._plan(grading)
-        stats = {"calls": 0, "shapes": set()}
+        trial = _Trial(self, grading, *self._plan(grading))
+        drawn = grading.prepared(self.id)
+        if drawn is None:
+            return trial.outcome(trial.search)
+        # the learner's calls now, the comparisons once the reference has caught up
+        calls = trial.call_ahead(drawn)
+        return Later(functools.partial(trial.outcome,
+                                       functools.partial(trial.check_ahead, calls)))
 
-        def test(args):
-            if grading.time_left() < 1.0:
-                raise _OutOfTime()
-            pending = grading.expected_soon(args)
-            out = grading.learner_call(args, "property")
-            stats["calls"] += 1
-            stats["shapes"].add(_shape_key(args))
-            if not out.ok:
-                raise (_Fatal if out.fatal else _Raised)(args, out)
-            expected = pending.result()
-            problem = mismatch(grading, args, out.value, expected)
-            if problem:
-                raise _Wrong(args, out.value, expected, problem)
 
-        def details():
-            return {"seed": grading.seed, "examples_run": stats["calls"],
-                    "distinct_shapes": len(stats["shapes"]), "shape_pool": len(pool)}
+class _Trial:
+    """One property check's run over one grading: the calls, the comparisons, and the
+    replay under hypothesis that shrinks a failure."""
 
-        def edges():
-            # Hypothesis draws each pool entry with near certainty; whatever edge it
-            # missed is tried now.  (Explicit @example inputs would never be shrunk.)
-            for edge in inputs.edge_cases(pool, grading.seed):
-                if _shape_key(edge) not in stats["shapes"]:
-                    test(edge)
+    def __init__(self, check, grading, inputs, pool, n_examples):
+        self.check, self.grading = check, grading
+        self.inputs, self.pool, self.n_examples = inputs, pool, n_examples
+        self.calls, self.shapes = 0, set()
 
+    def call(self, args):
+        pending = self.grading.expected_soon(args)
+        return pending, self.grading.learner_call(args, "property")
+
+    def judge(self, args, pending, out):
+        self.calls += 1
+        self.shapes.add(_shape_key(args))
+        if not out.ok:
+            raise (_Fatal if out.fatal else _Raised)(args, out)
+        expected = pending.result()
+        problem = mismatch(self.grading, args, out.value, expected)
+        if problem:
+            raise _Wrong(args, out.value, expected, problem)
+
+    def test(self, args):
+        if self.grading.time_left() < 1.0:
+            raise _OutOfTime()
+        self.judge(args, *self.call(args))
+
+    def call_ahead(self, drawn) -> list:
+        calls = []
+        for args in drawn:
+            if self.grading.time_left() < 1.0:
+                calls.append((args, None, None))       # out of time: judged as such
+                break
+            calls.append((args, *self.call(args)))
+            if not calls[-1][2].ok:
+                break
+        return calls
+
+    def check_ahead(self, calls):
         try:
-            try:
-                for args in grading.prepared.get(self.id) or ():
-                    test(args)
-                if self.id not in grading.prepared:
-                    raise _Replay()
-                edges()
-            except (_Raised, _Wrong, _Replay):
-                stats["calls"], stats["shapes"] = 0, set()
-                self._search(grading, inputs.strategy(pool), n_examples, test)()
-                edges()
+            for args, pending, out in calls:
+                if out is None:
+                    raise _OutOfTime()
+                self.judge(args, pending, out)
+            self.edges()
+        except (_Raised, _Wrong):
+            self.search()
+
+    def search(self):
+        self.calls, self.shapes = 0, set()
+
+        def test(args):                 # a plain function: what hypothesis expects
+            self.test(args)
+        self.check._search(self.grading, self.inputs.strategy(self.pool), self.n_examples, test)()
+        self.edges()
+
+    def edges(self):
+        # Hypothesis draws each pool entry with near certainty; whatever edge it missed
+        # is tried now.  (Explicit @example inputs would never be shrunk.)
+        for edge in self.inputs.edge_cases(self.pool, self.grading.seed):
+            if _shape_key(edge) not in self.shapes:
+                self.test(edge)
+
+    def details(self):
+        return {"seed": self.grading.seed, "examples_run": self.calls,
+                "distinct_shapes": len(self.shapes), "shape_pool": len(self.pool)}
+
+    def outcome(self, body):
+        check, grading = self.check, self.grading
+        try:
+            body()
         except _Fatal as f:
-            return failed_call(self, grading, f.args_, f.outcome)
+            return failed_call(check, grading, f.args_, f.outcome)
         except _OutOfTime:
-            return self.result("error", f"stopped after {stats['calls']} examples: the whole run "
-                               f"passed its {task.limits.run_timeout_s:g} s limit",
-                               details=details(), verdict="time_limit_exceeded")
+            return check.result("error", f"stopped after {self.calls} examples: the whole run "
+                                f"passed its {grading.task.limits.run_timeout_s:g} s limit",
+                                details=self.details(), verdict="time_limit_exceeded")
         except _Raised as r:
-            res = failed_call(self, grading, r.args_, r.outcome, "smallest failing input: ")
-            res.details.update(details())
+            res = failed_call(check, grading, r.args_, r.outcome, "smallest failing input: ")
+            res.details.update(self.details())
             return res
         except _Wrong as w:
-            return self.result(
-                "failed", f"{call_text(task.entrypoint, w.args_)}: {w.problem.message}",
+            return check.result(
+                "failed", f"{call_text(grading.task.entrypoint, w.args_)}: {w.problem.message}",
                 counterexample=counterexample(w.args_, w.expected, w.actual),
-                details=dict(details(), problem=w.problem.kind))
-        return self.result("passed", f"{stats['calls']} generated inputs ({len(stats['shapes'])} "
-                           f"distinct shapes, seed {grading.seed}) agree with the reference",
-                           details=details())
-
-
-class _Replay(Exception):
-    """No inputs were drawn ahead: let hypothesis draw them now."""
+                details=dict(self.details(), problem=w.problem.kind))
+        return check.result("passed", f"{self.calls} generated inputs ({len(self.shapes)} "
+                            f"distinct shapes, seed {grading.seed}) agree with the reference",
+                            details=self.details())
 
 
 def _shape_key(args) -> str:
