@@ -124,6 +124,22 @@ class Oracle:
                 self._values[key] = out.value
             return self._values[key]
 
+    def values(self, calls: list[dict[str, Any]], chunk: int = 32) -> list[Any]:
+        """The reference's values for many inputs, a few dozen per round trip."""
+        keys = [args_key(args) for args in calls]
+        with self._lock:
+            missing = list({k: args for k, args in zip(keys, calls) if k not in self._values}.items())
+            if missing:
+                self._ensure()
+            for i in range(0, len(missing), chunk):
+                part = missing[i:i + chunk]
+                outs = self.session.call_many([args for _, args in part], "reference")
+                for (key, _), out in zip(part, outs):
+                    if not out.ok:
+                        raise JudgeFault(f"the reference fails on these inputs: {out.message}")
+                    self._values[key] = out.value
+            return [self._values[k] for k in keys]
+
     def shared(self, key, make) -> Any:
         """``make()``, once for every grading that shares this oracle (a batch): the
         inputs drawn for a task and seed are the same for every learner."""
@@ -197,9 +213,17 @@ class Grading:
 
     def expected_soon(self, args: dict[str, Any]) -> Future:
         """The reference's value, computed while the learner's worker computes its own."""
+        return self._reference_pool().submit(self.oracle.value, args)
+
+    def expected_all(self, calls: list[dict[str, Any]]) -> list[Future]:
+        """expected_soon for many inputs at once, in batches (one round trip each)."""
+        batch = self._reference_pool().submit(self.oracle.values, calls)
+        return [_Item(batch, i) for i in range(len(calls))]
+
+    def _reference_pool(self) -> ThreadPoolExecutor:
         if self._pool is None:
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="reference")
-        return self._pool.submit(self.oracle.value, args)
+        return self._pool
 
     def time_left(self) -> float:
         return self.deadline - time.monotonic()
@@ -244,6 +268,9 @@ class Grading:
             if self._pool is not None:
                 self._pool.shutdown(wait=True)
             report.isolation = self.learner.isolation
+            self.learner.stop()
+            if self.own_oracle:
+                self.oracle.session.stop()
             self.learner.close()
             if self.own_oracle:
                 self.oracle.close()
@@ -285,6 +312,16 @@ class Grading:
             if ready is not None:
                 prepared[check.id] = ready
         return prepared
+
+
+class _Item:
+    """One value of a batch's future, read like a future of its own."""
+
+    def __init__(self, batch: Future, index: int):
+        self.batch, self.index = batch, index
+
+    def result(self) -> Any:
+        return self.batch.result()[self.index]
 
 
 def in_background(fn, name: str) -> Future:

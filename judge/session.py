@@ -87,6 +87,10 @@ class Session:
         self.start()
         return self.load()
 
+    def stop(self) -> None:
+        if self.worker is not None:
+            self.worker.stop()
+
     def close(self) -> None:
         if self.worker is not None and not self.worker.closed:
             self.worker.close()
@@ -103,10 +107,22 @@ class Session:
     # -------------------------------------------------------------- calls
     def call(self, args: dict[str, Any], label: str) -> CallOutcome:
         blobs: list[bytes] = []
-        nodes = [wire.encode(v, blobs) for v in args.values()]
-        out = self._request({"op": "call", "args": nodes, "kwargs": {}, "label": label,
-                             "probe": True}, blobs)
-        return out
+        return self._request(_call_header(args, label, blobs), blobs)
+
+    def call_many(self, calls: list[dict[str, Any]], label: str) -> list[CallOutcome]:
+        """Several calls in one round trip, for trusted code only: the time limit is
+        the batch's (the sum of the calls'), not each call's."""
+        blobs: list[bytes] = []
+        header = {"op": "calls", "calls": [_call_header(args, label, blobs, probe=False)
+                                           for args in calls]}
+        out = self._request(header, blobs, timeout=self._timeout() * len(calls))
+        if not out.ok:
+            return [out] * len(calls)
+        replies = out.value.get("replies")
+        if not isinstance(replies, list) or len(replies) != len(calls):
+            return [CallOutcome(False, verdict="runtime_error", message="malformed reply",
+                                fatal=True)] * len(calls)
+        return [self._outcome(r, out.value["blobs"], "call") for r in replies]
 
     def report(self, label: str) -> dict:
         out = self._request({"op": "report", "label": label})
@@ -118,15 +134,22 @@ class Session:
             limit = min(limit, max(0.05, self.deadline - time.monotonic()))
         return limit
 
-    def _request(self, header: dict, blobs=(), load: bool = False) -> CallOutcome:
+    def _request(self, header: dict, blobs=(), load: bool = False,
+                 timeout: float | None = None) -> CallOutcome:
         try:
-            reply, rblobs = self.worker.request(header, list(blobs), timeout=self._timeout())
+            reply, rblobs = self.worker.request(header, list(blobs),
+                                                timeout=timeout or self._timeout())
         except WorkerFailure as failure:
             self.close()         # gone for good: the next call starts a fresh worker
             # before any learner code ran, the failure is the judge's (a slow machine, ...)
             verdict = "judge_error" if failure.where == "start" else \
                 FAILURE_VERDICTS.get(failure.kind, "runtime_error")
             return CallOutcome(False, verdict=verdict, message=str(failure.message), fatal=True)
+        if header["op"] == "calls" and isinstance(reply, dict) and reply.get("ok"):
+            return CallOutcome(True, value={"replies": reply.get("replies"), "blobs": rblobs})
+        return self._outcome(reply, rblobs, header["op"], load)
+
+    def _outcome(self, reply, rblobs: list[bytes], op: str, load: bool = False) -> CallOutcome:
         if not isinstance(reply, dict):
             return CallOutcome(False, verdict="runtime_error", message="malformed reply", fatal=True)
         if not reply.get("ok"):
@@ -137,7 +160,7 @@ class Session:
                 verdict = "invalid_submission"
             return CallOutcome(False, verdict=verdict, message=_error_text(err),
                                traceback=str(err.get("traceback", ""))[:4000])
-        if header["op"] != "call":
+        if op != "call":
             return CallOutcome(True, value=reply)
         try:
             value = wire.decode(reply.get("result"), rblobs)
@@ -146,6 +169,11 @@ class Session:
                                message=f"the worker sent a malformed result ({exc})")
         return CallOutcome(True, value=value, elapsed_s=_num(reply.get("elapsed_s")),
                            traces=_list(reply.get("traces")), syncs=_list(reply.get("syncs")))
+
+
+def _call_header(args: dict[str, Any], label: str, blobs: list[bytes], probe: bool = True) -> dict:
+    return {"op": "call", "args": [wire.encode(v, blobs) for v in args.values()], "kwargs": {},
+            "label": label, "probe": probe}
 
 
 def _error_text(err: dict) -> str:

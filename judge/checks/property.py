@@ -149,11 +149,12 @@ class _Trial:
 
     def call_ahead(self, drawn) -> list:
         calls = []
-        for args in drawn:
+        expected = self.grading.expected_all(drawn)
+        for args, pending in zip(drawn, expected):
             if self.grading.time_left() < 1.0:
                 calls.append((args, None, None))       # out of time: judged as such
                 break
-            calls.append((args, *self.call(args)))
+            calls.append((args, pending, self.grading.learner_call(args, "property")))
             if not calls[-1][2].ok:
                 break
         return calls

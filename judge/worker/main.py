@@ -364,7 +364,8 @@ class Loop:
 
     def _handle(self, header: dict, blobs: list[bytes]) -> tuple[dict, list[bytes]]:
         op = header.get("op")
-        handler = {"load": self._load, "call": self._call, "report": self._report,
+        handler = {"load": self._load, "call": self._call, "calls": self._calls,
+                   "report": self._report,
                    "exit": lambda h, b: ({"ok": True}, [])}.get(op)
         if handler is None:
             return _judge_error(f"unknown op {op!r}"), []
@@ -428,7 +429,14 @@ class Loop:
 
     # -- call
 
-    def _call(self, header: dict, blobs: list[bytes]) -> tuple[dict, list[bytes]]:
+    def _calls(self, header: dict, blobs: list[bytes]) -> tuple[dict, list[bytes]]:
+        """Several calls, one reply: the reference's values for a batch of inputs."""
+        out_blobs: list[bytes] = []
+        replies = [self._call(call, blobs, out_blobs)[0] for call in header.get("calls", [])]
+        return {"ok": True, "replies": replies}, out_blobs
+
+    def _call(self, header: dict, blobs: list[bytes],
+              out_blobs: list[bytes] | None = None) -> tuple[dict, list[bytes]]:
         from . import wire
 
         if self.entry is None:
@@ -439,7 +447,7 @@ class Loop:
                         else (_NoProbe(), _NoSyncs()))
         probe.begin_call(header.get("label", "call"))
         syncs.begin()
-        out_blobs: list[bytes] = []
+        out_blobs = [] if out_blobs is None else out_blobs
         t = time.perf_counter()
         try:
             result = self.entry(*args, **kwargs)
@@ -461,11 +469,12 @@ class Loop:
         array conversion) and fail like any call."""
         from . import wire
 
+        start = len(blobs)
         try:
             with _quietly(syncs.paused()):
                 return {"ok": True, "result": wire.encode(result, blobs)}
         except BaseException as exc:
-            blobs.clear()
+            del blobs[start:]
             error = self._call_error(exc)
             error["message"] = f"the result could not be sent to the judge: {error['message']}"
             return {"ok": False, "error": error}
