@@ -413,6 +413,12 @@ class Worker:
                         self._spawn_thread(self._drain, "stderr", self._proc.stderr)]
         self._spawn_thread(self._watch_memory)
 
+    def stop(self) -> None:
+        """Kill the worker's tree now and return; close() reaps it.  Stopping several
+        workers before closing them lets them die together."""
+        if self._proc is not None and not self._closed:
+            self._kill("closed")
+
     def close(self) -> None:
         """Kill the worker's whole tree and any escapee, reap, remove the scratch dir."""
         if self._closed:
