@@ -215,8 +215,12 @@ def _cast(a: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return a.astype(dtype)
 
 
-def _arrays_of(name: str, shape: tuple, lo, hi) -> st.SearchStrategy:
-    return _array_values(dtype_from_name(name), shape, lo, hi)
+def _arrays_of(names: list[str], shape: tuple, lo, hi) -> st.SearchStrategy:
+    """Arrays of any of these dtypes (shrinking towards the first).  one_of, not
+    sampled_from(...).flatmap: a flatmap's label hashes its function, a partial's hash is
+    its address, and hypothesis groups what it mutates by label, so the same seed would
+    draw different inputs in different processes."""
+    return st.one_of(*(_array_values(dtype_from_name(n), shape, lo, hi) for n in names))
 
 
 def _spread_enough(values, spread: float) -> bool:
@@ -294,8 +298,7 @@ class ArraySpec(Spec):
     def strategy(self, assign, drawn):
         shape = self.concrete_shape(assign)
         lo, hi = self._bounds(assign)
-        arrays = st.sampled_from(self.dtypes).flatmap(
-            functools.partial(_arrays_of, shape=shape, lo=lo, hi=hi))
+        arrays = _arrays_of(self.dtypes, shape, lo, hi)
         if self.min_spread:
             arrays = arrays.filter(functools.partial(_spread_enough, spread=self.min_spread))
         return arrays.map(functools.partial(Leaf, kind=self.kind))
@@ -356,8 +359,7 @@ class TypedScalarSpec(Spec):
 
     def strategy(self, assign, drawn):
         lo, hi = _resolve(self.values[0], assign), _resolve(self.values[1], assign)
-        return st.sampled_from(self.dtypes).flatmap(
-            functools.partial(_arrays_of, shape=(), lo=lo, hi=hi)).map(self._leaf)
+        return _arrays_of(self.dtypes, (), lo, hi).map(self._leaf)
 
     def sample(self, assign, drawn, rng):
         lo, hi = _resolve(self.values[0], assign), _resolve(self.values[1], assign)

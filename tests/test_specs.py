@@ -110,3 +110,43 @@ def test_bfloat16_and_free_rank():
         assert args["x"].array.ndim <= 2
     check()
     assert dtypes == {"bfloat16", "float16"}
+
+
+DRAW = """
+import hashlib, sys
+sys.path.insert(0, sys.argv[1])
+import local_module                 # hypothesis would mine a local module's constants
+from judge.bank import load_bank
+from judge.runner import Grading, args_key
+for task_id in sys.argv[2:]:
+    task = load_bank().get(task_id)
+    check = next(c for c in task.checks if c.kind == "property")
+    drawn = check.prepare(Grading(task, "x.py"))
+    print(task_id, hashlib.sha256("".join(args_key(a) for a in drawn).encode()).hexdigest())
+"""
+
+
+def test_a_seed_draws_the_same_inputs_in_every_process(tmp_path):
+    """Same task and seed, same inputs: whatever the process's hash seed, addresses, or
+    local modules (hypothesis mixes constants from local modules' source into its draws,
+    and groups what it mutates by strategy labels that can hash addresses)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    script = tmp_path / "draw.py"
+    script.write_text(DRAW)
+    digests = []
+    for i, constants in enumerate(["", "VALUES = [12.5, -33.25, 7.75, 41.0, 3, 17, 29]\n"] * 2):
+        local = tmp_path / f"local{i}"
+        local.mkdir()
+        (local / "local_module.py").write_text(constants)
+        env = dict(os.environ, PYTHONPATH=str(root), PYTHONHASHSEED=str(i))
+        out = subprocess.run([sys.executable, str(script), str(local), "cache_independent_count",
+                              "tree_sgd"], env=env, capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        digests.append(out.stdout)
+    assert len(digests[0].splitlines()) == 2
+    assert digests == [digests[0]] * 4

@@ -30,7 +30,24 @@ def _hypothesis():
     home = tempfile.mkdtemp(prefix="jax-judge-hypothesis-")
     atexit.register(shutil.rmtree, home, True)
     set_hypothesis_home_dir(home)
+    _ignore_local_constants()
     return hypothesis
+
+
+def _ignore_local_constants() -> None:
+    """Hypothesis mixes into what it draws the constants it finds in the source of
+    "local" modules (any not installed in site-packages).  Which modules those are
+    depends on how the judge was installed and where it runs, so one seed would draw
+    different inputs for a learner and for the instructor's batch.  The judge's inputs
+    depend on the task and the seed alone (and no source is parsed: faster)."""
+    from hypothesis.internal.conjecture import providers
+
+    if hasattr(providers, "_get_local_constants"):   # hypothesis >= 6.131
+        none = providers.Constants()
+
+        def no_local_constants():
+            return none
+        providers._get_local_constants = no_local_constants
 
 
 @functools.lru_cache(maxsize=1)
