@@ -157,6 +157,9 @@ class Oracle:
                 future.set_exception(exc)
         return future.result()
 
+    def stop(self) -> None:
+        self.session.stop()
+
     def close(self) -> None:
         self.session.close()
 
@@ -215,7 +218,7 @@ class Grading:
         """The reference's value, computed while the learner's worker computes its own."""
         return self._reference_pool().submit(self.oracle.value, args)
 
-    def expected_all(self, calls: list[dict[str, Any]]) -> list[Future]:
+    def expected_all(self, calls: list[dict[str, Any]]) -> list["_Item"]:
         """expected_soon for many inputs at once, in batches (one round trip each)."""
         batch = self._reference_pool().submit(self.oracle.values, calls)
         return [_Item(batch, i) for i in range(len(calls))]
@@ -270,7 +273,7 @@ class Grading:
             report.isolation = self.learner.isolation
             self.learner.stop()
             if self.own_oracle:
-                self.oracle.session.stop()
+                self.oracle.stop()
             self.learner.close()
             if self.own_oracle:
                 self.oracle.close()
@@ -302,7 +305,6 @@ class Grading:
             if isinstance(results[check.id], Later):
                 results[check.id] = results[check.id].finish()
         return [results[c.id] for c in self.task.checks]
-
 
     def _prepare(self) -> dict[str, Any]:
         prepared = {}
