@@ -59,7 +59,8 @@ def batch_command(ctx, submissions, out, workers, task_list, scheduler, emit, se
     command again grades only what has no result yet (an edited file is graded again).
 
     Exit status: 0 all graded, 2 usage error, 3 some gradings ended in a judge error
-    (recorded; see summary.json), 130 interrupted (run it again to resume)."""
+    (recorded; see summary.json; the next run grades those again), 130 interrupted (run it
+    again to resume)."""
     from .bank import UnknownTask
     from .cli import fail_usage, open_bank
 
@@ -94,14 +95,16 @@ def batch_command(ctx, submissions, out, workers, task_list, scheduler, emit, se
         say(f"results.jsonl: ignored {store.ignored_lines} unreadable or repeated lines")
     for path, why in found.skipped:
         say(f"not graded: {path}: {why}")
-    todo = [s for s in plan if key(s) not in store.results]
+    todo = [s for s in plan if not store.settled(key(s))]
+    retried = sum(1 for s in todo if key(s) in store.results)
     where = f"on {scheduler}" if scheduler else f"with {workers or os.cpu_count()} workers"
     say(f"{len(plan)} submissions, {len(plan) - len(todo)} already graded, "
-        f"{len(todo)} to grade {where}")
+        f"{len(todo)} to grade {where}"
+        + (f" ({retried} of them ended in a judge error last time)" if retried else ""))
 
     progress = Progress(len(todo), already=len(plan) - len(todo))
     signal.signal(signal.SIGTERM, _interrupt)   # a cluster's time limit: stop as Ctrl-C does
-    status = 0
+    status = graded = 0
     started = time.monotonic()
     try:
         results = run_dask(scheduler, bank, todo, opts) if scheduler else \
@@ -109,6 +112,7 @@ def batch_command(ctx, submissions, out, workers, task_list, scheduler, emit, se
         with closing(results):
             for sub, record in results:
                 store.add(record)
+                graded += 1
                 progress.add(sub.learner, sub.task_id, record["verdict"], record["elapsed_s"])
     except KeyboardInterrupt:
         status = INTERRUPTED
@@ -122,7 +126,6 @@ def batch_command(ctx, submissions, out, workers, task_list, scheduler, emit, se
         write_views(Path(out), sorted(found.learners), columns, plan, current, found.skipped,
                     opts, formats)
         store.close()
-    graded = sum(1 for s in todo if key(s) in store.results)
     say(f"graded {graded} in {time.monotonic() - started:.1f} s; "
         f"gradebook: {Path(out) / 'gradebook.csv'}")
     if status == INTERRUPTED:

@@ -4,13 +4,16 @@ One line per grading: the ``judge run --format json`` object plus ``learner``,
 ``sha256`` (of the graded file's bytes) and ``examples`` (the --examples override, or
 null).  A result is identified by its key (learner, task, sha256, seed, strict,
 examples), so an edited file or changed options mean "not graded yet", and a rerun
-grades exactly what has no line.
+grades exactly what has no line, or only a ``judge_error`` one: that verdict is the
+judge's fault (a reference that broke, a machine out of memory), never the learner's, so
+it stands only until a later line for the same key replaces it.
 
 Why it survives SIGKILL: each line is written by a single ``write`` of the whole line
 ending in ``\\n`` (only ever by one thread) and fsynced before the next one, so at most
 the last line can be torn, and a torn line is the only one without its ``\\n``.  Opening
 the store cuts such a tail off; a line that does not parse is ignored, and a key seen
-twice keeps its first line, so nothing is ever counted twice.  A lock file keeps two
+twice keeps its first line (unless that was a judge error), so nothing is ever counted
+twice.  A lock file keeps two
 batches from writing the same folder at once.
 """
 
@@ -73,15 +76,20 @@ class ResultStore:
             except (ValueError, KeyError, TypeError):
                 self.ignored_lines += 1
                 continue
-            if key in self.results:
+            if self.settled(key):
                 self.ignored_lines += 1
             else:
                 self.results[key] = record
 
+    def settled(self, key: tuple) -> bool:
+        """Graded for good: a result that is not a judge error."""
+        record = self.results.get(key)
+        return record is not None and record.get("verdict") != "judge_error"
+
     def add(self, record: dict) -> None:
-        """Append one result durably; a key already stored is not written again."""
+        """Append one result durably; a key graded for good is not written again."""
         key = key_of(record)
-        if key in self.results:
+        if self.settled(key):
             return
         line = (json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n").encode()
         view = memoryview(line)

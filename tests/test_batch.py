@@ -149,6 +149,20 @@ def test_unreadable_and_repeated_lines_are_ignored_never_counted(tmp_path):
     store.close()
 
 
+def test_a_judge_error_stands_only_until_a_later_result_replaces_it(tmp_path):
+    store = ResultStore(tmp_path).open()
+    store.add(record(verdict="judge_error"))
+    assert not store.settled(("ann", "alpha", "0" * 64, 1, False, None))
+    store.add(record(verdict="wrong_answer"))       # the retry: written, and it counts
+    store.add(record(verdict="accepted"))           # graded for good: not written again
+    store.close()
+    assert len((tmp_path / FILE).read_text().splitlines()) == 2
+    again = ResultStore(tmp_path).open()
+    assert [r["verdict"] for r in again.results.values()] == ["wrong_answer"]
+    assert again.ignored_lines == 0 and again.settled(("ann", "alpha", "0" * 64, 1, False, None))
+    again.close()
+
+
 def test_two_batches_cannot_write_one_folder(tmp_path):
     first = ResultStore(tmp_path).open()
     with pytest.raises(StoreBusy):

@@ -216,6 +216,26 @@ def test_an_edited_submission_is_graded_again(world):
     assert s["graded"] == N and s["tasks"][TWIN]["verdicts"] == {"accepted": 3}   # counted once
 
 
+def test_judge_errors_are_graded_again_by_the_next_run(world, tmp_path):
+    bank = make_bank(tmp_path / "bank")
+    reference = bank / "reference" / f"{TWIN}.py"
+    working = reference.read_text()
+    reference.write_text("def cache_independent_count(x_a, x_b):\n    raise RuntimeError('broken')\n")
+    cls, out = fresh_copy(world, "judge-error")
+    first = run_batch(bank, cls, out, check_rc=3)       # the twin's reference is broken
+    errors = [r for r in lines(out) if r["verdict"] == "judge_error"]
+    assert {r["task"] for r in errors} == {TWIN} and len(errors) == 3
+    reference.write_text(working)                        # the author fixes it
+    rerun = run_batch(bank, cls, out)
+    assert f"{N - 3} already graded, 3 to grade" in rerun.stderr
+    assert "3 of them ended in a judge error last time" in rerun.stderr
+    assert len(lines(out)) == N + 3                      # appended; the errors are superseded
+    assert gradebook(out) == gradebook(world["out"])
+    s = json.loads((out / "summary.json").read_text())
+    assert s["graded"] == N and "judge_error" not in s["tasks"][TWIN]["verdicts"]
+    assert "broken" in first.stderr + json.dumps(errors)
+
+
 # ---------------------------------------------------------------- on a Dask cluster
 
 def test_dask_localcluster_gives_the_same_gradebook(world, tmp_path):
