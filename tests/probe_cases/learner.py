@@ -88,29 +88,19 @@ def _ones(n):
     return np.ones(n, np.float32)
 
 
-def scenario_module_level(call):
-    for n in LENGTHS:
-        call("retrace", entry_module_level, _ones(n))
+def _over_lengths(entry):
+    """A scenario: ``entry`` called on LENGTHS, new and repeated lengths."""
+    def scenario(call):
+        for n in LENGTHS:
+            call("retrace", entry, _ones(n))
+    return scenario
 
 
-def scenario_fresh_wrapper(call):
-    for n in LENGTHS:
-        call("retrace", entry_fresh_wrapper, _ones(n))
-
-
-def scenario_fresh_lambda(call):
-    for n in LENGTHS:
-        call("retrace", entry_fresh_lambda, _ones(n))
-
-
-def scenario_fresh_partial(call):
-    for n in LENGTHS:
-        call("retrace", entry_fresh_partial, _ones(n))
-
-
-def scenario_factory(call):
-    for n in LENGTHS:
-        call("retrace", entry_factory, _ones(n))
+scenario_module_level = _over_lengths(entry_module_level)
+scenario_fresh_wrapper = _over_lengths(entry_fresh_wrapper)
+scenario_fresh_lambda = _over_lengths(entry_fresh_lambda)
+scenario_fresh_partial = _over_lengths(entry_fresh_partial)
+scenario_factory = _over_lengths(entry_factory)
 
 
 def scenario_strong_then_weak(call):
