@@ -114,15 +114,7 @@ class Oracle:
             return self._scripts[name]
 
     def value(self, args: dict[str, Any]) -> Any:
-        key = args_key(args)
-        with self._lock:
-            if key not in self._values:
-                self._ensure()
-                out = self.session.call(args, "reference")
-                if not out.ok:
-                    raise JudgeFault(f"the reference fails on these inputs: {out.message}")
-                self._values[key] = out.value
-            return self._values[key]
+        return self.values([args])[0]
 
     def values(self, calls: list[dict[str, Any]], chunk: int = 32) -> list[Any]:
         """The reference's values for many inputs, a few dozen per round trip."""
