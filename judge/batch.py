@@ -26,6 +26,7 @@ from .batch_gradebook import gradebook_csv, summary_json, write_atomic
 from .batch_progress import Progress
 from .batch_schedule import Options, SchedulerError, run_dask, run_local
 from .batch_store import ResultStore, StoreBusy
+from .verdicts import Verdict
 
 INTERRUPTED = 130      # the shell's code for Ctrl-C
 
@@ -130,7 +131,7 @@ def batch_command(ctx, submissions, out, workers, task_list, scheduler, emit, se
         f"gradebook: {Path(out) / 'gradebook.csv'}")
     if status == INTERRUPTED:
         say("interrupted: run the same command again to grade the rest")
-    elif not status and any(r["verdict"] == "judge_error" for r in current):
+    elif not status and any(r["verdict"] == Verdict.JUDGE_ERROR for r in current):
         status = 3
     sys.exit(status)
 

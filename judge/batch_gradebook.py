@@ -20,7 +20,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from . import __version__
-from .report import VERDICTS
+from .verdicts import Verdict
 
 COMMON_FAILURES = 5
 _BRACKETS = re.compile(r"\[[^\[\]]*\]")
@@ -42,7 +42,7 @@ def gradebook_csv(learners: list[str], task_ids: list[str],
     w.writerow(["learner", *task_ids, "score"])
     for learner in learners:
         row = [cells.get((learner, t), "") for t in task_ids]
-        w.writerow([learner, *row, sum(v == "accepted" for v in row)])
+        w.writerow([learner, *row, sum(v == Verdict.ACCEPTED for v in row)])
     return out.getvalue()
 
 
@@ -71,14 +71,14 @@ def summary(records: list[dict], pending: int, skipped: list[tuple[str, str]],
                 g["count"] += 1
                 g["learners"].append(r["learner"])
     for task_id, t in tasks.items():
-        t["verdicts"] = {v: t["verdicts"][v] for v in VERDICTS if t["verdicts"][v]}
+        t["verdicts"] = {v: t["verdicts"][v] for v in Verdict if t["verdicts"][v]}
         t["checks"] = {cid: dict(sorted(counts.items())) for cid, counts in t["checks"].items()}
         common = sorted(groups[task_id].items(), key=lambda kv: (-kv[1]["count"], kv[0]))
         t["common_failures"] = [dict(g, pattern=pattern, learners=sorted(g["learners"]))
                                 for (_, pattern), g in common[:COMMON_FAILURES]]
     total = Counter(r["verdict"] for r in records)
     return {"judge_version": __version__, "options": options, "graded": len(records),
-            "pending": pending, "verdicts": {v: total[v] for v in VERDICTS if total[v]},
+            "pending": pending, "verdicts": {v: total[v] for v in Verdict if total[v]},
             "tasks": dict(sorted(tasks.items())),
             "skipped": [{"path": p, "why": why} for p, why in skipped]}
 

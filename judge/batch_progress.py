@@ -11,10 +11,8 @@ import sys
 import time
 from collections import Counter
 from typing import TextIO
+from .verdicts import Verdict
 
-SHORT = {"accepted": "AC", "wrong_answer": "WA", "runtime_error": "RTE",
-         "time_limit_exceeded": "TLE", "memory_limit_exceeded": "MLE",
-         "invalid_submission": "IS", "inefficient": "INEF", "judge_error": "JE"}
 REDRAW_S = 0.2
 
 
@@ -47,7 +45,7 @@ class Progress:
         rate = self.done / spent if spent > 0 else 0.0
         left = self.total - self.done
         eta = _clock(left / rate) if rate > 0 else "?"
-        counts = " ".join(f"{SHORT.get(v, v)} {n}" for v, n in sorted(self.verdicts.items()))
+        counts = " ".join(f"{Verdict.parse(v).short} {n}" for v, n in sorted(self.verdicts.items()))
         return (f"{self.already + self.done}/{self.already + self.total} graded  "
                 f"{rate * 60:.1f}/min  {counts}  ETA {eta}")
 

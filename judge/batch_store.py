@@ -23,6 +23,7 @@ import fcntl
 import json
 import os
 from pathlib import Path
+from .verdicts import Verdict
 
 FILE = "results.jsonl"
 
@@ -84,7 +85,7 @@ class ResultStore:
     def settled(self, key: tuple) -> bool:
         """Graded for good: a result that is not a judge error."""
         record = self.results.get(key)
-        return record is not None and record.get("verdict") != "judge_error"
+        return record is not None and record.get("verdict") != Verdict.JUDGE_ERROR
 
     def add(self, record: dict) -> None:
         """Append one result durably; a key graded for good is not written again."""

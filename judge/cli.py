@@ -13,6 +13,7 @@ import click
 
 from .bank import BankError, UnknownTask, load_bank
 from .report import CheckResult, Report
+from .verdicts import Verdict
 
 USAGE = 2
 
@@ -121,7 +122,7 @@ def judge_error_report(task, path, seed, strict, exc) -> Report:
                     judge_version=__version__, strict=strict)
     report.checks.append(CheckResult(id="judge", kind="judge", required=True, status="error",
                                      message=f"the judge failed (not your fault): {detail}",
-                                     verdict="judge_error"))
+                                     verdict=Verdict.JUDGE_ERROR))
     return report.finish()
 
 
@@ -199,11 +200,11 @@ def validate(ctx, task_ids, fmt, workers):
         reports.append(report)
         if fmt == "text":
             write_validation_text(report)
-    valid = all(r.verdict == "accepted" for r in reports)
+    valid = all(r.verdict == Verdict.ACCEPTED for r in reports)
     if fmt == "json":
         click.echo(json.dumps({"valid": valid, "tasks": [r.to_dict() for r in reports]}))
     else:
-        bad = [r.task for r in reports if r.verdict != "accepted"]
+        bad = [r.task for r in reports if r.verdict != Verdict.ACCEPTED]
         click.echo(f"{len(reports) - len(bad)} of {len(reports)} tasks valid" +
                    (f"; fix: {', '.join(bad)}" if bad else ""))
     sys.exit(0 if valid else 1)
@@ -213,7 +214,7 @@ def write_validation_text(report) -> None:
     from .writers.text import write_checks
 
     color = sys.stdout.isatty()
-    ok = report.verdict == "accepted"
+    ok = report.verdict == Verdict.ACCEPTED
     head = ("\033[32mVALID\033[0m" if ok else "\033[31mINVALID\033[0m") if color else \
         ("VALID" if ok else "INVALID")
     passed = sum(c.status == "passed" for c in report.checks)

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .report import STATUSES, VERDICTS
+from .verdicts import Status, Verdict
 
 LINE = re.compile(r"^\s*#\s*expect(\s+--strict)?\s*:\s*(.+?)\s*$")
 
@@ -27,8 +27,8 @@ class LabelError(ValueError):
 @dataclass
 class Expectation:
     strict: bool
-    verdict: str
-    statuses: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    verdict: Verdict
+    statuses: dict[str, tuple[Status, ...]] = field(default_factory=dict)
 
     def problems(self, report) -> list[str]:
         """What in ``report`` disagrees with this expectation (empty when all agrees)."""
@@ -52,17 +52,18 @@ class Expectation:
 def parse_label(text: str, strict: bool) -> Expectation:
     head, _, rest = text.partition(";")
     verdict, _, via = head.strip().partition(" via ")
-    verdict = verdict.strip()
-    if verdict not in VERDICTS:
-        raise LabelError(f"unknown verdict '{verdict}' (one of {', '.join(VERDICTS)})")
-    statuses: dict[str, tuple[str, ...]] = {}
+    try:
+        verdict = Verdict.parse(verdict.strip())
+    except ValueError as exc:
+        raise LabelError(str(exc)) from None
+    statuses: dict[str, tuple[Status, ...]] = {}
     for name in filter(None, (v.strip() for v in via.split(","))):
-        statuses[name] = ("failed", "error")
+        statuses[name] = (Status.FAILED, Status.ERROR)
     for item in filter(None, (v.strip() for v in rest.split(","))):
         parts = item.split()
-        if len(parts) != 2 or parts[1] not in STATUSES:
-            raise LabelError(f"'{item}' should be a check id and a status ({', '.join(STATUSES)})")
-        statuses[parts[0]] = (parts[1],)
+        if len(parts) != 2 or parts[1] not in tuple(Status):
+            raise LabelError(f"'{item}' should be a check id and a status ({', '.join(Status)})")
+        statuses[parts[0]] = (Status(parts[1]),)
     return Expectation(strict=strict, verdict=verdict, statuses=statuses)
 
 

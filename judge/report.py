@@ -5,13 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-VERDICTS = ("accepted", "wrong_answer", "runtime_error", "time_limit_exceeded",
-            "memory_limit_exceeded", "invalid_submission", "inefficient", "judge_error")
-# When several apply, the first wins.
-PRIORITY = ("judge_error", "invalid_submission", "time_limit_exceeded",
-            "memory_limit_exceeded", "runtime_error", "wrong_answer", "inefficient")
-STATUSES = ("passed", "failed", "error", "skipped")
-EXIT_CODES = {"accepted": 0, "judge_error": 3}
+from .verdicts import Status, Verdict, first_of
 
 
 @dataclass
@@ -19,38 +13,36 @@ class CheckResult:
     id: str
     kind: str
     required: bool
-    status: str
+    status: Status
     message: str
     counterexample: dict | None = None
     details: dict[str, Any] = field(default_factory=dict)
-    verdict: str | None = None   # the verdict this check's failure stands for
+    verdict: Verdict | None = None   # the verdict this check's failure stands for
 
     def __post_init__(self):
-        assert self.status in STATUSES, self.status
-        if self.status in ("failed", "error") and self.verdict is None:
-            self.verdict = "wrong_answer"
+        self.status = Status(self.status)
+        if self.verdict is not None:
+            self.verdict = Verdict(self.verdict)
+        elif self.status.bad:
+            self.verdict = Verdict.WRONG_ANSWER
 
     def counts(self, strict: bool) -> bool:
-        return self.status in ("failed", "error") and (self.required or strict)
+        return self.status.bad and (self.required or strict)
 
     def to_dict(self) -> dict:
         out = {"id": self.id, "kind": self.kind, "required": self.required,
-               "status": self.status, "message": self.message}
+               "status": self.status.value, "message": self.message}
         if self.counterexample is not None:
             out["counterexample"] = self.counterexample
         details = dict(self.details)
-        if self.verdict and self.status in ("failed", "error"):
-            details["verdict"] = self.verdict
+        if self.verdict and self.status.bad:
+            details["verdict"] = self.verdict.value
         out["details"] = details
         return out
 
 
-def decide(checks: list[CheckResult], strict: bool) -> str:
-    found = {c.verdict for c in checks if c.counts(strict)}
-    for verdict in PRIORITY:
-        if verdict in found:
-            return verdict
-    return "accepted"
+def decide(checks: list[CheckResult], strict: bool) -> Verdict:
+    return first_of(c.verdict for c in checks if c.counts(strict))
 
 
 @dataclass
@@ -65,7 +57,7 @@ class Report:
     strict: bool = False
     isolation: str = "process"
     title: str = ""
-    verdict: str = "judge_error"
+    verdict: Verdict = Verdict.JUDGE_ERROR
 
     def finish(self) -> "Report":
         self.verdict = decide(self.checks, self.strict)
@@ -73,10 +65,10 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        return EXIT_CODES.get(self.verdict, 1)
+        return self.verdict.exit_code
 
     def to_dict(self) -> dict:
-        return {"task": self.task, "submission": self.submission, "verdict": self.verdict,
+        return {"task": self.task, "submission": self.submission, "verdict": self.verdict.value,
                 "seed": self.seed, "elapsed_s": round(self.elapsed_s, 3),
                 "judge_version": self.judge_version,
                 "checks": [c.to_dict() for c in self.checks],
@@ -96,4 +88,4 @@ class Report:
                    judge_version=data["judge_version"], checks=checks,
                    output=data.get("output", {}), elapsed_s=data.get("elapsed_s", 0.0),
                    strict=data.get("strict", False), isolation=data.get("isolation", "process"),
-                   verdict=data["verdict"])
+                   verdict=Verdict.parse(data["verdict"]))

@@ -25,6 +25,7 @@ from .checks.base import Later
 from .report import CheckResult, Report
 from .session import CallOutcome, Session
 from .worker import wire
+from .verdicts import Verdict
 
 
 class JudgeFault(BaseException):
@@ -187,11 +188,11 @@ class Grading:
     def learner_call(self, args: dict[str, Any], label: str) -> CallOutcome:
         if self.timed_out is not None:
             # code that looped once will loop again: do not spend another call limit on it
-            return CallOutcome(False, verdict="time_limit_exceeded", fatal=True,
+            return CallOutcome(False, verdict=Verdict.TIME_LIMIT_EXCEEDED, fatal=True,
                                message=f"not run: an earlier call ran out of time "
                                        f"({self.timed_out.message})")
         out = self._learner_call(args, label)
-        if out.verdict == "time_limit_exceeded" and out.fatal:
+        if out.verdict == Verdict.TIME_LIMIT_EXCEEDED and out.fatal:
             self.timed_out = out
         return out
 
@@ -256,7 +257,7 @@ class Grading:
         except JudgeFault as fault:
             report.checks.append(CheckResult(id="judge", kind="judge", required=True,
                                              status="error", message=str(fault),
-                                             verdict="judge_error"))
+                                             verdict=Verdict.JUDGE_ERROR))
         finally:
             if self._preparing is not None:
                 wait([self._preparing])    # no hypothesis run left behind in a thread
@@ -290,7 +291,7 @@ class Grading:
             if self.time_left() <= 0:
                 results[check.id] = check.result(
                     "error", f"not run: the whole run passed its {self.task.limits.run_timeout_s:g} s limit",
-                    verdict="time_limit_exceeded")
+                    verdict=Verdict.TIME_LIMIT_EXCEEDED)
                 continue
             results[check.id] = check.run(self)
         for check in sorted(self.task.checks, key=lambda c: c.phase):
@@ -333,7 +334,7 @@ def in_background(fn, name: str) -> Future:
 
 def load_message(out: CallOutcome) -> str:
     detail = out.message.removeprefix("importing the file failed: ")
-    if out.verdict == "invalid_submission":
+    if out.verdict == Verdict.INVALID_SUBMISSION:
         return f"the file does not load: {detail}"
     return f"loading the file failed: {detail}"
 

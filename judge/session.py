@@ -11,13 +11,14 @@ from typing import Any
 from .sandbox import Limits as SandboxLimits
 from .sandbox import Worker, WorkerFailure
 from .worker import wire
+from .verdicts import Verdict
 
-FAILURE_VERDICTS = {"timeout": "time_limit_exceeded", "memory": "memory_limit_exceeded",
-                    "crashed": "runtime_error", "exited": "runtime_error",
-                    "protocol": "runtime_error"}
-ERROR_VERDICTS = {"exception": "runtime_error", "exit": "runtime_error",
-                  "memory": "memory_limit_exceeded", "invalid_submission": "invalid_submission",
-                  "timeout": "time_limit_exceeded", "judge": "judge_error"}
+FAILURE_VERDICTS = {"timeout": Verdict.TIME_LIMIT_EXCEEDED, "memory": Verdict.MEMORY_LIMIT_EXCEEDED,
+                    "crashed": Verdict.RUNTIME_ERROR, "exited": Verdict.RUNTIME_ERROR,
+                    "protocol": Verdict.RUNTIME_ERROR}
+ERROR_VERDICTS = {"exception": Verdict.RUNTIME_ERROR, "exit": Verdict.RUNTIME_ERROR,
+                  "memory": Verdict.MEMORY_LIMIT_EXCEEDED, "invalid_submission": Verdict.INVALID_SUBMISSION,
+                  "timeout": Verdict.TIME_LIMIT_EXCEEDED, "judge": Verdict.JUDGE_ERROR}
 
 
 @dataclass
@@ -71,9 +72,9 @@ class Session:
             else:   # the bytes as they are: Python decodes them (a coding cookie, a BOM)
                 target.write_bytes(self.source.read_bytes())
         except NotebookError as exc:
-            return CallOutcome(False, verdict="invalid_submission", message=str(exc))
+            return CallOutcome(False, verdict=Verdict.INVALID_SUBMISSION, message=str(exc))
         except OSError as exc:
-            return CallOutcome(False, verdict="invalid_submission",
+            return CallOutcome(False, verdict=Verdict.INVALID_SUBMISSION,
                                message=f"{self.display_name} cannot be read: {exc}")
         out = self._request({"op": "load", "path": str(target), "display_name": self.display_name,
                              "entrypoint": self.entrypoint, "probe": True}, load=True)
@@ -120,7 +121,7 @@ class Session:
             return [out] * len(calls)
         replies = out.value.get("replies")
         if not isinstance(replies, list) or len(replies) != len(calls):
-            return [CallOutcome(False, verdict="runtime_error", message="malformed reply",
+            return [CallOutcome(False, verdict=Verdict.RUNTIME_ERROR, message="malformed reply",
                                 fatal=True)] * len(calls)
         return [self._outcome(r, out.value["blobs"], "call") for r in replies]
 
@@ -142,8 +143,8 @@ class Session:
         except WorkerFailure as failure:
             self.close()         # gone for good: the next call starts a fresh worker
             # before any learner code ran, the failure is the judge's (a slow machine, ...)
-            verdict = "judge_error" if failure.where == "start" else \
-                FAILURE_VERDICTS.get(failure.kind, "runtime_error")
+            verdict = Verdict.JUDGE_ERROR if failure.where == "start" else \
+                FAILURE_VERDICTS.get(failure.kind, Verdict.RUNTIME_ERROR)
             return CallOutcome(False, verdict=verdict, message=str(failure.message), fatal=True)
         if header["op"] == "calls" and isinstance(reply, dict) and reply.get("ok"):
             return CallOutcome(True, value={"replies": reply.get("replies"), "blobs": rblobs})
@@ -151,13 +152,13 @@ class Session:
 
     def _outcome(self, reply, rblobs: list[bytes], op: str, load: bool = False) -> CallOutcome:
         if not isinstance(reply, dict):
-            return CallOutcome(False, verdict="runtime_error", message="malformed reply", fatal=True)
+            return CallOutcome(False, verdict=Verdict.RUNTIME_ERROR, message="malformed reply", fatal=True)
         if not reply.get("ok"):
             err = reply.get("error") if isinstance(reply.get("error"), dict) else {}
             category = str(err.get("category", "exception"))
-            verdict = ERROR_VERDICTS.get(category, "runtime_error")
+            verdict = ERROR_VERDICTS.get(category, Verdict.RUNTIME_ERROR)
             if load and category == "exception":
-                verdict = "invalid_submission"
+                verdict = Verdict.INVALID_SUBMISSION
             return CallOutcome(False, verdict=verdict, message=_error_text(err),
                                traceback=str(err.get("traceback", ""))[:4000])
         if op != "call":
@@ -165,7 +166,7 @@ class Session:
         try:
             value = wire.decode(reply.get("result"), rblobs)
         except wire.WireError as exc:
-            return CallOutcome(False, verdict="runtime_error",
+            return CallOutcome(False, verdict=Verdict.RUNTIME_ERROR,
                                message=f"the worker sent a malformed result ({exc})")
         return CallOutcome(True, value=value, elapsed_s=_num(reply.get("elapsed_s")),
                            traces=_list(reply.get("traces")), syncs=_list(reply.get("syncs")))

@@ -31,6 +31,7 @@ from .runner import JudgeFault, Oracle, grade
 from .specs import Inputs
 from .values import leaves
 from .worker.wire import Leaf
+from .verdicts import Verdict
 
 TEETH_KINDS = ("retrace", "sync", "property")
 FLOAT16_SAMPLES = 24
@@ -39,7 +40,7 @@ FLOAT16_SAMPLES = 24
 def item(id: str, ok: bool, message: str, *, warn: bool = False, details=None) -> CheckResult:
     status = "passed" if ok else "failed"
     return CheckResult(id=id, kind="validate", required=not warn, status=status, message=message,
-                       details=details or {}, verdict=None if ok else "judge_error")
+                       details=details or {}, verdict=None if ok else Verdict.JUDGE_ERROR)
 
 
 class TaskValidation:
@@ -142,14 +143,14 @@ class TaskValidation:
             summary = "; ".join(f"{c.id} {c.status}" for c in report.checks)
             if name == "reference":
                 bad = [c for c in report.checks if c.status != "passed"]
-                self.items.append(item("reference", report.verdict == "accepted" and not bad,
+                self.items.append(item("reference", report.verdict == Verdict.ACCEPTED and not bad,
                                        "accepted by every check, also with --strict" if not bad else
                                        "the reference is not accepted: " + "; ".join(
                                            f"{c.id}: {c.message.splitlines()[0]}" for c in bad)))
                 continue
             if name == "starter":
-                self.items.append(item("starter", report.verdict not in ("accepted", "judge_error"),
-                                       f"not accepted ({report.verdict})" if report.verdict != "accepted"
+                self.items.append(item("starter", report.verdict not in (Verdict.ACCEPTED, Verdict.JUDGE_ERROR),
+                                       f"not accepted ({report.verdict})" if report.verdict != Verdict.ACCEPTED
                                        else "the starter is accepted: make its body fail (e.g. raise NotImplementedError)"))
                 continue
             for c in report.checks:
@@ -209,7 +210,7 @@ def _caught(check: CheckResult) -> bool:
     check must find the inefficiency (a wrong value in its script is the value checks'
     business); a value check may catch a crash as well as a wrong answer."""
     if check.kind in ("retrace", "sync"):
-        return check.status == "failed" and check.verdict == "inefficient"
+        return check.status == "failed" and check.verdict == Verdict.INEFFICIENT
     return check.status == "failed" or (check.status == "error" and check.kind == "property")
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from ..compare import compare
 from ..values import display, render
+from ..verdicts import Verdict
 
 
 def call_text(entrypoint: str, args: dict[str, Any]) -> str:
@@ -25,8 +26,8 @@ def failed_call(check, grading, args: dict[str, Any], outcome, context: str = ""
     """A CheckResult for a call that raised, timed out, crashed or ran out of memory."""
     if outcome.message.startswith("not run:"):       # the grading stopped calling it
         return check.result("error", outcome.message, verdict=outcome.verdict)
-    what = {"time_limit_exceeded": "ran out of time", "memory_limit_exceeded": "ran out of memory",
-            "runtime_error": "failed"}.get(outcome.verdict, "failed")
+    what = {Verdict.TIME_LIMIT_EXCEEDED: "ran out of time", Verdict.MEMORY_LIMIT_EXCEEDED: "ran out of memory",
+            Verdict.RUNTIME_ERROR: "failed"}.get(outcome.verdict, "failed")
     message = f"{context}{call_text(grading.task.entrypoint, args)} {what}: {outcome.message}"
     details = {"traceback": outcome.traceback} if outcome.traceback else {}
     return check.result("error", message, counterexample=counterexample(args),

@@ -17,6 +17,7 @@ import tempfile
 from ..specs import Inputs
 from .base import CheckSpec, Later, check_kind
 from .outcome import call_text, counterexample, failed_call, mismatch
+from ..verdicts import Verdict
 
 
 @functools.lru_cache(maxsize=1)
@@ -214,7 +215,7 @@ class _Trial:
         except _OutOfTime:
             return check.result("error", f"stopped after {self.calls} examples: the whole run "
                                 f"passed its {grading.task.limits.run_timeout_s:g} s limit",
-                                details=self.details(), verdict="time_limit_exceeded")
+                                details=self.details(), verdict=Verdict.TIME_LIMIT_EXCEEDED)
         except _Raised as r:
             res = failed_call(check, grading, r.args_, r.outcome, "smallest failing input: ")
             res.details.update(self.details())

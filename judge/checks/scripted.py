@@ -14,6 +14,7 @@ from ..values import leaves, render
 from ..worker.wire import Leaf
 from .base import CheckSpec, Later, check_kind
 from .outcome import counterexample, failed_call, mismatch
+from ..verdicts import Verdict
 
 
 def call_label(args) -> str:
@@ -64,7 +65,7 @@ class ScriptedCheck(CheckSpec):
                 return self.result(
                     "failed", f"scripted call {i} ({call_label(args)}): {problem.message}",
                     counterexample=counterexample(args, ref.outcomes[i - 1].value, out.value),
-                    verdict="wrong_answer")
+                    verdict=Verdict.WRONG_ANSWER)
         used, ref_used = self.count(mine), self.count(ref)
         budget = (ref_used if self.budget == "reference" else self.budget) + self.slack
         source = (f"the reference's {ref_used} on the same calls" if self.budget == "reference"
@@ -77,7 +78,7 @@ class ScriptedCheck(CheckSpec):
         if explain:
             message += "\n" + explain
         return self.result("passed" if passed else "failed", message, details=details,
-                           verdict=None if passed else "inefficient")
+                           verdict=None if passed else Verdict.INEFFICIENT)
 
     def count(self, run) -> int:
         raise NotImplementedError

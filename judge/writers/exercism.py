@@ -10,6 +10,7 @@ could run (the file did not load, or the judge failed first), as the spec asks.
 from __future__ import annotations
 
 import json
+from ..verdicts import Verdict
 
 OUTPUT_LIMIT = 500          # the spec's cap on a test's output
 SETUP_KINDS = ("load", "judge")   # checks the runner adds when the task's checks cannot run
@@ -58,7 +59,7 @@ def results(report) -> dict:
         if note or output:
             test["output"] = capped(note + ("\n" if note and output else "") + output)
         tests.append(test)
-    return {"version": 3, "status": "pass" if report.verdict == "accepted" else "fail",
+    return {"version": 3, "status": "pass" if report.verdict == Verdict.ACCEPTED else "fail",
             "message": None, "tests": tests}
 
 

@@ -12,16 +12,17 @@ from __future__ import annotations
 import json
 
 from .exercism import SETUP_KINDS, learner_output, outcome
+from ..verdicts import Verdict
 
 HEADLINES = {
-    "accepted": "Accepted.",
-    "wrong_answer": "Wrong answer: see the failed tests.",
-    "runtime_error": "Your code raised an error or crashed: see the failed tests.",
-    "time_limit_exceeded": "Time limit exceeded.",
-    "memory_limit_exceeded": "Memory limit exceeded.",
-    "invalid_submission": "The file does not load: see the first test.",
-    "inefficient": "The values are right, but a required performance check failed.",
-    "judge_error": "The judge failed (not your fault): your instructor has been told.",
+    Verdict.ACCEPTED: "Accepted.",
+    Verdict.WRONG_ANSWER: "Wrong answer: see the failed tests.",
+    Verdict.RUNTIME_ERROR: "Your code raised an error or crashed: see the failed tests.",
+    Verdict.TIME_LIMIT_EXCEEDED: "Time limit exceeded.",
+    Verdict.MEMORY_LIMIT_EXCEEDED: "Memory limit exceeded.",
+    Verdict.INVALID_SUBMISSION: "The file does not load: see the first test.",
+    Verdict.INEFFICIENT: "The values are right, but a required performance check failed.",
+    Verdict.JUDGE_ERROR: "The judge failed (not your fault): your instructor has been told.",
 }
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from ..values import render
+from ..verdicts import Verdict
 
-COLORS = {"accepted": "32", "inefficient": "33", "judge_error": "35"}
+COLORS = {Verdict.ACCEPTED: "32", Verdict.INEFFICIENT: "33", Verdict.JUDGE_ERROR: "35"}
 MARKS = {"passed": "ok  ", "failed": "FAIL", "error": "ERR ", "skipped": "skip"}
 
 
