@@ -16,6 +16,8 @@ from typing import Any
 
 import yaml
 
+from .limits import Limits
+
 BANK_ENV = "JUDGE_BANK"
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)   # libyaml: 7x faster
 TASK_ID = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -112,26 +114,6 @@ def _kind(value: Any) -> str:
 
 
 # ---------------------------------------------------------------- the typed model
-
-@dataclass(frozen=True)
-class Limits:
-    call_timeout_s: float = 10.0
-    run_timeout_s: float = 60.0
-    memory_mb: int = 2048
-    output_kb: int = 64
-
-    FIELDS = ("call_timeout_s", "run_timeout_s", "memory_mb", "output_kb")
-
-    @classmethod
-    def parse(cls, r: FieldReader | None) -> "Limits":
-        if r is None:
-            return cls()
-        r.only(cls.FIELDS)
-        return cls(call_timeout_s=float(r.number("call_timeout_s", 10.0, low=0.1)),
-                   run_timeout_s=float(r.number("run_timeout_s", 60.0, low=1)),
-                   memory_mb=int(r.number("memory_mb", 2048, low=768)),
-                   output_kb=int(r.number("output_kb", 64, low=1)))
-
 
 @dataclass(frozen=True)
 class Example:

@@ -56,6 +56,7 @@ class Report:
     elapsed_s: float = 0.0
     strict: bool = False
     isolation: str = "process"
+    isolation_layers: list = field(default_factory=list)   # what held, in a few words each
     title: str = ""
     verdict: Verdict = Verdict.JUDGE_ERROR
 
@@ -73,7 +74,8 @@ class Report:
                 "judge_version": self.judge_version,
                 "checks": [c.to_dict() for c in self.checks],
                 "output": self.output,
-                "strict": self.strict, "isolation": self.isolation}
+                "strict": self.strict, "isolation": self.isolation,
+                "isolation_layers": list(self.isolation_layers)}
 
     @classmethod
     def from_dict(cls, data: dict) -> "Report":
@@ -88,4 +90,5 @@ class Report:
                    judge_version=data["judge_version"], checks=checks,
                    output=data.get("output", {}), elapsed_s=data.get("elapsed_s", 0.0),
                    strict=data.get("strict", False), isolation=data.get("isolation", "process"),
+                   isolation_layers=list(data.get("isolation_layers", [])),
                    verdict=Verdict.parse(data["verdict"]))

@@ -165,19 +165,27 @@ def script_calls(task: Task, name: str, seed: int) -> list[dict[str, Any]]:
 
 
 class Grading:
+    """One submission graded against one task.  ``oracle``: a started reference worker
+    to share (a batch, a service); ``worker``: a learner worker already started (a warm
+    pool's), else one is started now; ``isolation``: auto, bubblewrap or process
+    (default: $JUDGE_ISOLATION, else auto)."""
+
     def __init__(self, task: Task, submission: Path, *, seed: int | None = None,
                  examples: int | None = None, strict: bool = False,
-                 oracle: Oracle | None = None, display_name: str | None = None):
+                 oracle: Oracle | None = None, display_name: str | None = None,
+                 isolation: str | None = None, worker=None):
         self.task = task
         self.submission = Path(submission)
         self.seed = task.seed if seed is None else seed
         self.n_examples = examples
         self.strict = strict
         self.learner = Session(self.submission, display_name or self.submission.name,
-                               task.entrypoint, task.limits, hidden_paths=task.bank.hidden_paths())
+                               task.entrypoint, task.limits, hidden_paths=task.bank.hidden_paths(),
+                               isolation=isolation)
+        self._worker = worker
         self.own_oracle = oracle is None
         self.oracle = oracle or Oracle(task, self.seed)
-        self.deadline = 0.0
+        self._expected: dict[int, tuple] = {}     # id(args) -> (args, pending expected value)
         self._scripts: dict[str, ScriptRun] = {}
         self._pool: ThreadPoolExecutor | None = None
         self.loaded: CallOutcome | None = None
@@ -201,7 +209,23 @@ class Grading:
             reloaded = self.learner.restart()
             if not reloaded.ok:
                 return reloaded
-        return self.learner.call(args, label)
+        return self.learner.call(args, label, reply_limit=self._reply_limit(args))
+
+    def _reply_limit(self, args: dict[str, Any]):
+        """For a reply over 1 MB: at most 4x the expected result's size (+1 MB), once
+        the reference has it; a learner returning 40 MB arrays for a 16-byte answer
+        must not make the judge hold gigabytes."""
+        def limit():
+            entry = self._expected.get(id(args))
+            if entry is None or entry[0] is not args:
+                return None
+            try:
+                value = entry[1].result(timeout=self.task.limits.call_timeout_s)
+            except BaseException:  # the reference's failure is reported where it is read
+                return None
+            expected = value_bytes(value)
+            return 4 * expected + (1 << 20), expected
+        return limit
 
     def prepared(self, check_id: str) -> Any:
         """What that check's ``prepare`` made (waiting for it), or None."""
@@ -209,12 +233,17 @@ class Grading:
 
     def expected_soon(self, args: dict[str, Any]) -> Future:
         """The reference's value, computed while the learner's worker computes its own."""
-        return self._reference_pool().submit(self.oracle.value, args)
+        future = self._reference_pool().submit(self.oracle.value, args)
+        self._expected[id(args)] = (args, future)
+        return future
 
     def expected_all(self, calls: list[dict[str, Any]]) -> list["_Item"]:
         """expected_soon for many inputs at once, in batches (one round trip each)."""
         batch = self._reference_pool().submit(self.oracle.values, calls)
-        return [_Item(batch, i) for i in range(len(calls))]
+        items = [_Item(batch, i) for i in range(len(calls))]
+        for args, item in zip(calls, items):
+            self._expected[id(args)] = (args, item)
+        return items
 
     def _reference_pool(self) -> ThreadPoolExecutor:
         if self._pool is None:
@@ -222,7 +251,8 @@ class Grading:
         return self._pool
 
     def time_left(self) -> float:
-        return self.deadline - time.monotonic()
+        """Seconds of the learner's own time left in the run (machine load does not count)."""
+        return self.learner.time_left()
 
     def learner_script(self, name: str) -> ScriptRun:
         """The learner's run of a scripted call sequence (once, however many checks
@@ -245,12 +275,10 @@ class Grading:
     # -------------------------------------------------------------- the whole grading
     def run(self) -> Report:
         started = time.monotonic()
-        self.deadline = started + self.task.limits.run_timeout_s
-        self.learner.deadline = self.deadline
         report = Report(task=self.task.id, submission=str(self.submission), seed=self.seed,
                         judge_version=__version__, strict=self.strict, title=self.task.title)
         try:
-            self.learner.start()          # first: it imports jax while the oracle starts
+            self.learner.start(self._worker)  # first: it imports jax while the oracle starts
             if self.own_oracle:
                 self.oracle.start()
             report.checks = self._run_checks()
@@ -264,6 +292,8 @@ class Grading:
             if self._pool is not None:
                 self._pool.shutdown(wait=True)
             report.isolation = self.learner.isolation
+            report.isolation_layers = self.learner.isolation_layers
+            self._expected.clear()
             self.learner.stop()
             if self.own_oracle:
                 self.oracle.stop()
@@ -315,8 +345,8 @@ class _Item:
     def __init__(self, batch: Future, index: int):
         self.batch, self.index = batch, index
 
-    def result(self) -> Any:
-        return self.batch.result()[self.index]
+    def result(self, timeout: float | None = None) -> Any:
+        return self.batch.result(timeout)[self.index]
 
 
 def in_background(fn, name: str) -> Future:
@@ -330,6 +360,13 @@ def in_background(fn, name: str) -> Future:
                 future.set_exception(exc)
     threading.Thread(target=run, name=name, daemon=True).start()
     return future
+
+
+def value_bytes(value) -> int:
+    """The bytes of a value tree's arrays (8 for each scalar)."""
+    from .values import leaves
+
+    return sum(leaf.array.nbytes if isinstance(leaf, wire.Leaf) else 8 for leaf in leaves(value))
 
 
 def load_message(out: CallOutcome) -> str:

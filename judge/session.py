@@ -3,22 +3,26 @@ the worker become verdicts a learner understands."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .sandbox import Limits as SandboxLimits
-from .sandbox import Worker, WorkerFailure
+from .limits import Limits
+from .sandbox import RunClock, Worker, WorkerFailure
+from .sources import SubmissionRefused, read_submission
 from .worker import wire
 from .verdicts import Verdict
 
 FAILURE_VERDICTS = {"timeout": Verdict.TIME_LIMIT_EXCEEDED, "memory": Verdict.MEMORY_LIMIT_EXCEEDED,
                     "crashed": Verdict.RUNTIME_ERROR, "exited": Verdict.RUNTIME_ERROR,
-                    "protocol": Verdict.RUNTIME_ERROR}
+                    "protocol": Verdict.RUNTIME_ERROR, "processes": Verdict.RUNTIME_ERROR,
+                    "disk": Verdict.RUNTIME_ERROR, "too_large": Verdict.WRONG_ANSWER,
+                    "overloaded": Verdict.JUDGE_ERROR}
+# "judge": the worker's own failure before any learner code ran; "broken": after
 ERROR_VERDICTS = {"exception": Verdict.RUNTIME_ERROR, "exit": Verdict.RUNTIME_ERROR,
                   "memory": Verdict.MEMORY_LIMIT_EXCEEDED, "invalid_submission": Verdict.INVALID_SUBMISSION,
-                  "timeout": Verdict.TIME_LIMIT_EXCEEDED, "judge": Verdict.JUDGE_ERROR}
+                  "timeout": Verdict.TIME_LIMIT_EXCEEDED, "judge": Verdict.JUDGE_ERROR,
+                  "broken": Verdict.RUNTIME_ERROR}
 
 
 @dataclass
@@ -35,24 +39,31 @@ class CallOutcome:
 
 
 class Session:
-    def __init__(self, source: Path, display_name: str, entrypoint: str, limits,
-                 *, trusted: bool = False, hidden_paths: list[str] = ()):
+    """A trusted session (the reference) has no run clock: it may serve many gradings.
+    A learner's has one clock for the whole grading, across restarts of its worker."""
+
+    def __init__(self, source: Path, display_name: str, entrypoint: str, limits: Limits,
+                 *, trusted: bool = False, hidden_paths: list[str] = (),
+                 isolation: str | None = None):
         self.source, self.display_name, self.entrypoint = Path(source), display_name, entrypoint
-        self.limits = SandboxLimits(call_timeout_s=limits.call_timeout_s,
-                                    run_timeout_s=limits.run_timeout_s,
-                                    memory_mb=limits.memory_mb,
-                                    output_bytes=limits.output_kb * 1024)
+        self.limits = limits
         self.trusted, self.hidden_paths = trusted, list(hidden_paths)
+        self.isolation_asked = isolation
         self.worker: Worker | None = None
         self.params: list[str] = []
         self.jitted: list[str] = []
         self._outputs: list[dict] = []
-        self.deadline: float | None = None      # monotonic; the whole grading's limit
+        self.clock: RunClock | None = None if trusted else RunClock(limits.run_timeout_s)
+        self.reply_limit = None     # args -> callable for Worker.request's reply_limit
 
     # -------------------------------------------------------------- lifecycle
-    def start(self) -> None:
-        self.worker = Worker(self.limits, trusted=self.trusted, hidden_paths=self.hidden_paths)
-        self.worker.start()
+    def start(self, worker: Worker | None = None) -> None:
+        """Start a worker now, or take one already started (a pool's, warm)."""
+        if worker is None:
+            worker = Worker(self.limits, trusted=self.trusted, hidden_paths=self.hidden_paths,
+                            isolation=self.isolation_asked)
+            worker.start()
+        self.worker = worker
 
     @property
     def alive(self) -> bool:
@@ -62,16 +73,22 @@ class Session:
     def isolation(self) -> str:
         return self.worker.isolation if self.worker else "process"
 
+    @property
+    def isolation_layers(self) -> list[str]:
+        return list(self.worker.layers) if self.worker else []
+
     def load(self) -> CallOutcome:
         from .notebooks import NotebookError, submission_source
 
         target = Path(self.worker.scratch) / "submission.py"
         try:
+            source = read_submission(self.source, shown=self.display_name)
             if self.source.suffix == ".ipynb":        # a notebook's code cells
                 target.write_text(submission_source(self.source), encoding="utf-8")
             else:   # the bytes as they are: Python decodes them (a coding cookie, a BOM)
-                target.write_bytes(self.source.read_bytes())
-        except NotebookError as exc:
+                target.write_bytes(source)
+            target.chmod(0o644)
+        except (NotebookError, SubmissionRefused) as exc:
             return CallOutcome(False, verdict=Verdict.INVALID_SUBMISSION, message=str(exc))
         except OSError as exc:
             return CallOutcome(False, verdict=Verdict.INVALID_SUBMISSION,
@@ -106,9 +123,10 @@ class Session:
                 "truncated": any(p.get("truncated") for p in parts)}
 
     # -------------------------------------------------------------- calls
-    def call(self, args: dict[str, Any], label: str) -> CallOutcome:
+    def call(self, args: dict[str, Any], label: str, reply_limit=None) -> CallOutcome:
+        """``reply_limit``: see Worker.request (the expected result's size bounds the reply)."""
         blobs: list[bytes] = []
-        return self._request(_call_header(args, label, blobs), blobs)
+        return self._request(_call_header(args, label, blobs), blobs, reply_limit=reply_limit)
 
     def call_many(self, calls: list[dict[str, Any]], label: str) -> list[CallOutcome]:
         """Several calls in one round trip, for trusted code only: the time limit is
@@ -130,20 +148,22 @@ class Session:
         return out.value.get("report", {}) if out.ok else {}
 
     def _timeout(self) -> float:
-        limit = self.limits.call_timeout_s
-        if self.deadline is not None:
-            limit = min(limit, max(0.05, self.deadline - time.monotonic()))
-        return limit
+        return self.limits.call_timeout_s
+
+    def time_left(self) -> float:
+        """Seconds of the learner's own time left in the run (the clock's, load out)."""
+        return self.clock.left_s() if self.clock is not None else float("inf")
 
     def _request(self, header: dict, blobs=(), load: bool = False,
-                 timeout: float | None = None) -> CallOutcome:
+                 timeout: float | None = None, reply_limit=None) -> CallOutcome:
         try:
             reply, rblobs = self.worker.request(header, list(blobs),
-                                                timeout=timeout or self._timeout())
+                                                timeout=timeout or self._timeout(),
+                                                clock=self.clock, reply_limit=reply_limit)
         except WorkerFailure as failure:
             self.close()         # gone for good: the next call starts a fresh worker
             # before any learner code ran, the failure is the judge's (a slow machine, ...)
-            verdict = Verdict.JUDGE_ERROR if failure.where == "start" else \
+            verdict = Verdict.JUDGE_ERROR if failure.where == "start" or self.trusted else \
                 FAILURE_VERDICTS.get(failure.kind, Verdict.RUNTIME_ERROR)
             return CallOutcome(False, verdict=verdict, message=str(failure.message), fatal=True)
         if header["op"] == "calls" and isinstance(reply, dict) and reply.get("ok"):
@@ -157,6 +177,10 @@ class Session:
             err = reply.get("error") if isinstance(reply.get("error"), dict) else {}
             category = str(err.get("category", "exception"))
             verdict = ERROR_VERDICTS.get(category, Verdict.RUNTIME_ERROR)
+            if verdict == Verdict.JUDGE_ERROR and not self.trusted:
+                # a learner's worker says "the judge's fault" only after its code ran: it
+                # may have broken the worker, or forged the reply (it can)
+                verdict = Verdict.RUNTIME_ERROR
             if load and category == "exception":
                 verdict = Verdict.INVALID_SUBMISSION
             return CallOutcome(False, verdict=verdict, message=_error_text(err),

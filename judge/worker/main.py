@@ -39,10 +39,13 @@ def _set_limit(res: int, soft: int, hard: int) -> None:
 
 def _apply_limits(cfg: dict) -> None:
     _set_limit(resource.RLIMIT_AS, cfg["as_bytes"], cfg["as_bytes"])
-    _set_limit(resource.RLIMIT_CPU, cfg["cpu_s"], cfg["cpu_s"] + 2)  # SIGXCPU before SIGKILL
+    if cfg.get("cpu_s"):  # a trusted worker serving many gradings has none
+        _set_limit(resource.RLIMIT_CPU, cfg["cpu_s"], cfg["cpu_s"] + 2)  # SIGXCPU before SIGKILL
     _set_limit(resource.RLIMIT_FSIZE, cfg["fsize"], cfg["fsize"])
     _set_limit(resource.RLIMIT_NOFILE, 256, 256)
     _set_limit(resource.RLIMIT_CORE, 0, 0)
+    if cfg.get("nproc"):  # a uid of its own: every process and thread of it counts
+        _set_limit(resource.RLIMIT_NPROC, cfg["nproc"], cfg["nproc"])
     if sys.platform.startswith("linux"):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if cfg.get("judge_pid") and os.getppid() != cfg["judge_pid"]:
@@ -93,9 +96,12 @@ def boot(config_json: str) -> None:
     _apply_limits(cfg)
     token = _read_token(cfg["cmd_fd"], 16)
     cmd_fd, reply_fd = _move_fd(cfg["cmd_fd"]), _move_fd(cfg["reply_fd"])
+    from .confine import apply as confine
+
+    confine_failed = confine(cfg.get("confine") or {})
     _hide_judge(cfg)
     try:
-        Loop(token, cmd_fd, reply_fd, t0, cfg["lost_exit"]).run()
+        Loop(token, cmd_fd, reply_fd, t0, cfg["lost_exit"], confine_failed).run()
     except BaseException:
         # Something the learner left behind (a thread's interrupt_main, a signal handler)
         # broke the loop itself: end quietly with the code the judge reads as that.
@@ -297,9 +303,12 @@ def _block(tree) -> None:
 # ---------------------------------------------------------------- the loop
 
 class Loop:
-    def __init__(self, token: bytes, cmd_fd: int, reply_fd: int, t0: float, lost_exit: int):
+    def __init__(self, token: bytes, cmd_fd: int, reply_fd: int, t0: float, lost_exit: int,
+                 confine_failed: list | None = None):
         self.token, self.cmd_fd, self.reply_fd, self.t0 = token, cmd_fd, reply_fd, t0
         self.lost_exit = lost_exit  # exit code telling the judge the channel broke
+        self.confine_failed = confine_failed or []
+        self.learner_ran = False    # from the first load on, a broken worker is the learner's
         self.module = self.entry = self.learner = None
         self.probe, self.syncs = _NoProbe(), _NoSyncs()
         self.probe_error: str | None = None
@@ -335,7 +344,7 @@ class Loop:
             return {"op": "ready", "ok": False,
                     "error": {"type": type(exc).__name__, "message": _text(exc)}}
         return {"op": "ready", "ok": True, "pid": os.getpid(), "jax": jax.__version__,
-                "boot_s": time.perf_counter() - self.t0}
+                "boot_s": time.perf_counter() - self.t0, "confine_failed": self.confine_failed}
 
     def _send(self, seq: int, reply: dict, blobs: list[bytes]) -> None:
         data = self._pack(seq, reply, blobs)
@@ -360,7 +369,7 @@ class Loop:
         try:
             return wire.pack(self.token, seq, stripped, blobs)
         except (TypeError, ValueError, RecursionError):
-            return wire.pack(self.token, seq, _judge_error("the reply could not be encoded"))
+            return wire.pack(self.token, seq, self._broken("the reply could not be encoded"))
 
     def _handle(self, header: dict, blobs: list[bytes]) -> tuple[dict, list[bytes]]:
         op = header.get("op")
@@ -368,11 +377,23 @@ class Loop:
                    "report": self._report,
                    "exit": lambda h, b: ({"ok": True}, [])}.get(op)
         if handler is None:
-            return _judge_error(f"unknown op {op!r}"), []
+            return self._broken(f"unknown op {op!r}"), []
+        if op == "load":
+            self.learner_ran = True
         try:
             return handler(header, blobs)
-        except BaseException as exc:  # a bug on the worker's side, not the learner's
-            return _judge_error(f"{type(exc).__name__}: {_text(exc)}"), []
+        except BaseException as exc:  # the worker's own code failed
+            return self._broken(f"{type(exc).__name__}: {_text(exc)}"), []
+
+    def _broken(self, message: str) -> dict:
+        """The worker's own failure: the judge's before any learner code ran; after,
+        the learner's (it may have exhausted descriptors or patched the worker)."""
+        if not self.learner_ran:
+            return _judge_error(message)
+        return {"ok": False, "error": {
+            "category": "broken", "type": "WorkerBroken", "traceback": "", "line": None,
+            "message": f"the worker failed after your code ran ({message}): did the code "
+                       "exhaust file descriptors or memory, or change the judge's internals?"}}
 
     # -- load
 
@@ -440,7 +461,7 @@ class Loop:
         from . import wire
 
         if self.entry is None:
-            return _judge_error("call before a successful load"), []
+            return self._broken("call before a successful load"), []
         args = [_to_argument(wire.decode(a, blobs)) for a in header.get("args", [])]
         kwargs = {k: _to_argument(wire.decode(v, blobs)) for k, v in header.get("kwargs", {}).items()}
         probe, syncs = ((self.probe, self.syncs) if header.get("probe", True)
