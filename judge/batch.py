@@ -26,6 +26,8 @@ from .batch_gradebook import gradebook_csv, summary_json, write_atomic
 from .batch_progress import Progress
 from .batch_schedule import Options, SchedulerError, run_dask, run_local
 from .batch_store import ResultStore, StoreBusy
+from .cli import isolation_option
+from .sandbox import is_root
 from .verdicts import Verdict
 
 INTERRUPTED = 130      # the shell's code for Ctrl-C
@@ -50,9 +52,10 @@ def _csv_list(value: str | None) -> list[str]:
 @click.option("--strict", is_flag=True, help="Count advisory checks (required: false) too.")
 @click.option("--examples", type=click.IntRange(1, 100000), default=None,
               help="Number of generated examples for property checks.")
+@isolation_option
 @click.pass_context
 def batch_command(ctx, submissions, out, workers, task_list, scheduler, emit, seed, strict,
-                  examples):
+                  examples, isolation):
     """Grade every submission in SUBMISSIONS: a folder laid out <learner>/<task_id>.py
     (or .ipynb), or a CSV manifest with columns learner,task,path.
 
@@ -63,8 +66,14 @@ def batch_command(ctx, submissions, out, workers, task_list, scheduler, emit, se
     (recorded; see summary.json; the next run grades those again), 130 interrupted (run it
     again to resume)."""
     from .bank import UnknownTask
-    from .cli import fail_usage, open_bank
+    from .cli import fail_usage, open_bank, resolve_isolation
 
+    asked = isolation
+    isolation = resolve_isolation(asked)
+    if isolation == "process" and asked != "process" and is_root():
+        fail_usage("bubblewrap does not work here, and grading a class as root in process "
+                   "isolation is weaker (README, Isolation, says how): install bubblewrap, "
+                   "or pass --isolation process to grade this way anyway")
     bank = open_bank(ctx)
     selected = _csv_list(task_list) or list(bank.tasks)
     formats = _csv_list(emit)
@@ -80,7 +89,7 @@ def batch_command(ctx, submissions, out, workers, task_list, scheduler, emit, se
     except DiscoveryError as exc:
         fail_usage(str(exc))
     plan = [s for s in found.submissions if s.task_id in tasks]
-    opts = Options(seed=seed, strict=strict, examples=examples)
+    opts = Options(seed=seed, strict=strict, examples=examples, isolation=isolation)
     key = lambda s: (s.learner, s.task_id, s.sha256, opts.seed_for(tasks[s.task_id]),
                      strict, examples)
     try:

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from .sources import SubmissionRefused, read_submission
+
 SUFFIXES = (".py", ".ipynb")
 
 
@@ -29,6 +31,7 @@ class Submission:
     task_id: str
     path: str               # as the instructor wrote it, for reports
     source: bytes = field(repr=False)   # the exact bytes hashed, so the key matches what is graded
+    refused: str = ""       # why it is not a file the judge reads (a FIFO, a link out): invalid
 
     @cached_property
     def sha256(self) -> str:
@@ -71,7 +74,7 @@ def discover(root: str | Path, task_ids: set[str], out: str | Path | None = None
                 found.skipped.append((str(item), "matches no task (expected <task_id>.py or .ipynb)"))
             else:
                 candidates.append((entry.name, item.stem, item))
-    _read_all(candidates, found)
+    _read_all(candidates, found, root)
     return found
 
 
@@ -101,11 +104,11 @@ def _from_manifest(manifest: Path, task_ids: set[str]) -> Found:
             found.skipped.append((str(path), "not a .py or .ipynb file"))
         else:
             candidates.append((learner, task_id, path))
-    _read_all(candidates, found)
+    _read_all(candidates, found, manifest.parent)
     return found
 
 
-def _read_all(candidates: list[tuple[str, str, Path]], found: Found) -> None:
+def _read_all(candidates: list[tuple[str, str, Path]], found: Found, within: Path) -> None:
     """Read each file once; two files for one learner's task are both left out, since
     grading either would be a guess."""
     seen: dict[tuple[str, str], list[Path]] = {}
@@ -118,7 +121,10 @@ def _read_all(candidates: list[tuple[str, str, Path]], found: Found) -> None:
                                           "keep one") for p in paths)
             continue
         try:
-            source = paths[0].read_bytes()
+            source = read_submission(paths[0], within=within)
+        except SubmissionRefused as exc:   # graded as invalid_submission, saying why
+            found.submissions.append(Submission(learner, task_id, str(paths[0]), b"", str(exc)))
+            continue
         except OSError as exc:
             found.skipped.append((str(paths[0]), f"cannot be read: {exc.strerror or exc}"))
             continue

@@ -33,6 +33,7 @@ class Options:
     seed: int | None          # None: each task's own seed
     strict: bool
     examples: int | None      # None: each check's own number
+    isolation: str | None = None   # None: $JUDGE_ISOLATION, else auto
 
     def seed_for(self, task) -> int:
         return task.seed if self.seed is None else self.seed
@@ -74,15 +75,30 @@ def grade_one(bank: Bank, sub: Submission, opts: Options, oracles: OraclePool) -
 
     task = bank.get(sub.task_id)
     seed = opts.seed_for(task)
+    if sub.refused:
+        return record_of(sub, refused_report(task, sub, seed, opts).to_dict(), opts)
     try:
         with tempfile.TemporaryDirectory(prefix="judge-batch-") as tmp:
             path = Path(tmp) / Path(sub.path).name
             path.write_bytes(sub.source)
             report = grade(task, path, seed=seed, examples=opts.examples, strict=opts.strict,
-                           oracle=oracles.get(task, seed), display_name=path.name)
+                           oracle=oracles.get(task, seed), display_name=path.name,
+                           isolation=opts.isolation)
     except Exception as exc:  # the judge's fault, recorded; the batch goes on
         return error_record(bank, sub, opts, exc)
     return record_of(sub, report.to_dict(), opts)
+
+
+def refused_report(task, sub: Submission, seed: int, opts: Options):
+    from . import __version__
+    from .report import CheckResult, Report
+    from .verdicts import Verdict
+
+    report = Report(task=task.id, submission=sub.path, seed=seed, judge_version=__version__,
+                    strict=opts.strict, title=task.title)
+    report.checks.append(CheckResult(id="load", kind="load", required=True, status="error",
+                                     message=sub.refused, verdict=Verdict.INVALID_SUBMISSION))
+    return report.finish()
 
 
 def error_record(bank: Bank, sub: Submission, opts: Options, exc: BaseException) -> dict:

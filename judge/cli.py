@@ -75,6 +75,24 @@ def main(ctx: click.Context, bank: str | None) -> None:
     ctx.obj["bank"] = bank
 
 
+def isolation_option(f):
+    return click.option("--isolation", type=click.Choice(["auto", "bubblewrap", "process"]),
+                        envvar="JUDGE_ISOLATION", default="auto", show_default=True,
+                        help="How the learner's code is isolated: bubblewrap (fails when it "
+                             "cannot be had), process, or auto (bubblewrap when it works; env "
+                             "JUDGE_ISOLATION).  README, Isolation, says what each holds.")(f)
+
+
+def resolve_isolation(asked: str) -> str:
+    """The mode the learner's workers will get; a usage error when it cannot be had."""
+    from .sandbox import IsolationUnavailable, resolve_isolation as resolve
+
+    try:
+        return resolve(asked)
+    except IsolationUnavailable as exc:
+        fail_usage(str(exc))
+
+
 def format_option(f):
     from .writers import FORMATS
 
@@ -90,24 +108,30 @@ def format_option(f):
 @click.option("--seed", type=int, default=None, help="Hypothesis seed (default: the task's).")
 @click.option("--examples", type=click.IntRange(1, 100000), default=None,
               help="Number of generated examples for property checks.")
+@isolation_option
 @click.pass_context
-def run(ctx, task_id, submission, fmt, strict, seed, examples):
+def run(ctx, task_id, submission, fmt, strict, seed, examples, isolation):
     """Grade SUBMISSION (a .py file or a .ipynb notebook) against task TASK_ID.
 
     Exit status: 0 accepted, 1 not accepted, 2 usage error, 3 judge error."""
     from .sandbox import check_isolation_soon
+    from .sources import SubmissionRefused, read_submission
 
     check_isolation_soon()             # while the bank loads
     task = get_task(ctx, task_id)
     path = Path(submission)
     try:
-        path.read_bytes()
+        read_submission(path)
+    except SubmissionRefused:
+        pass                           # graded: the report says invalid_submission, and why
     except OSError as exc:
         fail_usage(f"cannot read {submission}: {exc.strerror or exc}")
+    isolation = resolve_isolation(isolation)
     from .runner import grade
 
     try:
-        report = grade(task, path, seed=seed, examples=examples, strict=strict)
+        report = grade(task, path, seed=seed, examples=examples, strict=strict,
+                       isolation=isolation)
     except Exception as exc:  # the judge's own fault: say so, never a traceback
         report = judge_error_report(task, path, seed, strict, exc)
     emit(report, fmt)

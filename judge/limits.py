@@ -37,7 +37,8 @@ class Limits:
             return cls()
         r.only(cls.FIELDS)
         d = cls()
-        return cls(call_timeout_s=float(r.number("call_timeout_s", d.call_timeout_s, low=0.1)),
-                   run_timeout_s=float(r.number("run_timeout_s", d.run_timeout_s, low=1)),
-                   memory_mb=int(r.number("memory_mb", d.memory_mb, low=768)),
-                   output_bytes=int(r.number("output_kb", d.output_kb, low=1)) * 1024)
+        return cls(call_timeout_s=float(r.number("call_timeout_s", d.call_timeout_s, low=0.1,
+                                                 high=3600)),
+                   run_timeout_s=float(r.number("run_timeout_s", d.run_timeout_s, low=1, high=86400)),
+                   memory_mb=int(r.number("memory_mb", d.memory_mb, low=768, high=1 << 20)),
+                   output_bytes=int(r.number("output_kb", d.output_kb, low=1, high=1 << 16)) * 1024)
