@@ -177,13 +177,15 @@ class Session:
             err = reply.get("error") if isinstance(reply.get("error"), dict) else {}
             category = str(err.get("category", "exception"))
             verdict = ERROR_VERDICTS.get(category, Verdict.RUNTIME_ERROR)
+            message = _error_text(err)
             if verdict == Verdict.JUDGE_ERROR and not self.trusted:
                 # a learner's worker says "the judge's fault" only after its code ran: it
                 # may have broken the worker, or forged the reply (it can)
                 verdict = Verdict.RUNTIME_ERROR
+                message = f"the worker failed after your code ran: {message}"
             if load and category == "exception":
                 verdict = Verdict.INVALID_SUBMISSION
-            return CallOutcome(False, verdict=verdict, message=_error_text(err),
+            return CallOutcome(False, verdict=verdict, message=message,
                                traceback=str(err.get("traceback", ""))[:4000])
         if op != "call":
             return CallOutcome(True, value=reply)
