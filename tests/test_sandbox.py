@@ -11,6 +11,7 @@ import socket
 import struct
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 import time
@@ -19,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from judge.sandbox import Limits, RunClock, Worker, WorkerFailure
+from judge.sandbox import Limits, RunClock, Worker, WorkerFailure, scratch_root
 from judge.worker import wire
 
 from isolation_modes import BWRAP, MODES, needs_bwrap  # noqa: F401
@@ -603,3 +604,79 @@ def test_an_installed_judge_keeps_site_packages_on_the_worker_path(tmp_path):
     scrubbed = scrub_paths([bank + "/reference", bank + "/tasks"])
     assert site.getsitepackages()[0] not in scrubbed
     assert bank in scrubbed
+
+
+# ---------------------------------------------------------------- the worker's view
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_worker_sees_only_what_it_needs(make_worker, mode, tmp_path):
+    """No bank (the repository's, the copy installed under site-packages, reached through
+    lib or lib64), no .git, no other worker's scratch; site-packages holds only what the
+    worker imports."""
+    import site
+
+    from judge.sandbox.policy import landlock_abi
+
+    sites = site.getsitepackages()
+    sibling = tempfile.mkdtemp(dir=scratch_root())
+    Path(sibling, "secret.py").write_text("ANSWER = 42\n")
+    secrets = [str(REPO / "tasks.yaml"), str(REPO / "reference"), str(REPO / ".git"), sibling]
+    for sp in sites:
+        secrets.append(os.path.join(sp, "judge", "_bank", "tasks.yaml"))
+        secrets.append(os.path.join(sp.replace("/lib/", "/lib64/"), "judge", "_bank", "tasks.yaml"))
+    try:
+        w = make_worker(isolation=mode)
+        assert load(w, """
+            import os
+
+            def solve(x, paths, sites):
+                out = {}
+                for p in paths:
+                    try:
+                        os.listdir(p) if os.path.isdir(p) else open(p).read(1)
+                        out[p] = "read"
+                    except OSError as exc:
+                        out[p] = type(exc).__name__
+                listed = {}
+                for s in sites:
+                    try:
+                        listed[s] = sorted(os.listdir(s))
+                    except OSError as exc:
+                        listed[s] = type(exc).__name__
+                return {"secrets": out, "sites": listed}
+        """)["ok"]
+        _, got = call(w, X, secrets, sites)
+    finally:
+        shutil.rmtree(sibling)
+    assert "read" not in got["secrets"].values(), got["secrets"]
+    for s, listing in got["sites"].items():
+        if mode == "bubblewrap":
+            assert "judge" not in listing and "numpy" in listing and "jax" in listing, listing
+            assert not any(name.endswith(".pth") for name in listing)
+        elif landlock_abi():
+            assert listing == "PermissionError"
+
+
+@needs_bwrap
+def test_bubblewrap_keeps_no_capability_and_cannot_remount(make_worker):
+    w = make_worker(isolation="bubblewrap")
+    assert load(w, """
+        import ctypes, os
+
+        def solve(x):
+            libc = ctypes.CDLL(None, use_errno=True)
+            status = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
+            mounts = [line.split()[1] for line in open("/proc/self/mounts")]
+            tried = {}
+            for target in mounts:
+                tried["umount " + target] = libc.umount2(target.encode(), 2) == 0
+            tried["remount /"] = libc.mount(None, b"/", None, 32, None) == 0
+            tried["new user ns"] = libc.unshare(0x10000000) == 0
+            return {"uid": os.getuid(), "caps": status["CapEff"].strip(),
+                    "bounding": status["CapBnd"].strip(), "tried": tried}
+    """)["ok"]
+    _, got = call(w, X)
+    assert got["caps"] == "0000000000000000" and got["bounding"] == "0000000000000000"
+    if os.geteuid() == 0:
+        assert got["uid"] == 65534
+    assert not any(got["tried"].values()), got["tried"]

@@ -139,28 +139,32 @@ class View:
 def view() -> View:
     """Computed once per judge process (~50 ms: package metadata)."""
     links, read = [], []
-    for path in _SYSTEM:
+
+    def covered(path: str) -> bool:
+        return any(_under(path, t) for t in read)
+
+    def add(path: str) -> None:
+        """A symbolic link stays one (bound, it would show its target a second time,
+        past what hides inside it); its target is added in its own right."""
+        if not os.path.lexists(path) or covered(path) or any(path == l for l, _ in links):
+            return
         if os.path.islink(path):
             links.append((path, os.readlink(path)))
-        elif os.path.isdir(path):
+            add(_real(path))
+        else:
             read.append(path)
-    read += [p for p in _ETC if os.path.exists(p)]
-    covered = lambda p: any(_under(p, t) for t in read)  # noqa: E731
+
+    for path in _SYSTEM + _ETC:
+        add(path)
     base, prefix = os.path.abspath(sys.base_prefix), os.path.abspath(sys.prefix)
-    for tree in (base, _real(base)):
-        if not covered(tree):
-            read.append(tree)
+    add(base)
     if prefix != base:  # a venv: its configuration and launchers, not whatever else it holds
         for name in ("pyvenv.cfg", "bin", "lib", "lib64"):
-            path = os.path.join(prefix, name)
-            if os.path.lexists(path) and not covered(path):
-                read.append(path)
-    for exe in (os.path.abspath(sys.executable), _real(sys.executable)):
-        if not covered(exe):
-            read.append(exe)
+            add(os.path.join(prefix, name))
+    add(os.path.abspath(sys.executable))
     sites = _site_dirs()
     deps = _dependencies(WORKER_IMPORTS)
-    hide = sorted(sites | {JUDGE_DIR, _real(JUDGE_DIR)})
+    hide = sorted({p for h in sites | {JUDGE_DIR} for p in (h, _real(h))})
     listable = sorted({s for s in sites if any(_under(d, s) for d in deps)} & set(map(os.path.abspath, sys.path)))
     imports = []
     for path in sorted(deps):

@@ -1,5 +1,6 @@
 """Memory beyond the limit where the judge may not look: 1.5 GB in /dev/shm, /tmp and
-/var/tmp (files in a tmpfs are memory), kept after the run.  Answer right."""
+/var/tmp (files in a tmpfs are memory), in files of 4 MB (the largest a worker may
+write), kept after the run.  Answer right."""
 import os
 
 CHUNK = b"\1" * (1 << 20)
@@ -7,10 +8,11 @@ written = {}
 for folder in ("/dev/shm", "/tmp", "/var/tmp"):
     n = 0
     try:
-        with open(os.path.join(folder, "jj-trust-hoard"), "wb") as f:
-            for _ in range(1536):
-                f.write(CHUNK)
-                n += 1
+        for i in range(384):
+            with open(os.path.join(folder, f"jj_trust_hoard_{i}"), "wb") as f:
+                for _ in range(4):
+                    f.write(CHUNK)
+                    n += 1
     except OSError:
         pass
     written[folder] = n
