@@ -680,3 +680,40 @@ def test_bubblewrap_keeps_no_capability_and_cannot_remount(make_worker):
     if os.geteuid() == 0:
         assert got["uid"] == 65534
     assert not any(got["tried"].values()), got["tried"]
+
+
+def test_process_mode_refuses_sockets_and_ipc(make_worker):
+    """What Landlock does not cover, seccomp does: UDP, a named Unix socket (the judge's
+    host may have /var/run/docker.sock), System V shared memory."""
+    from judge.worker.confine import seccomp_available
+
+    if not seccomp_available():
+        pytest.skip("no seccomp filter for this architecture")
+    path = os.path.join(tempfile.mkdtemp(), "judge.sock")
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(path)
+    server.listen(1)
+    try:
+        w = make_worker(isolation="process")
+        assert load(w, """
+            import ctypes, socket
+
+            def solve(x, path):
+                out = {}
+                for name, make in [("udp", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM)),
+                                   ("unix", lambda: socket.socket(socket.AF_UNIX).connect(path))]:
+                    try:
+                        make()
+                        out[name] = "made"
+                    except OSError as exc:
+                        out[name] = exc.errno
+                shm = ctypes.CDLL(None, use_errno=True).shmget(0, 4096, 0o1600)
+                out["shmget"] = shm if shm >= 0 else -ctypes.get_errno()
+                return out
+        """)["ok"]
+        _, got = call(w, X, path)
+    finally:
+        server.close()
+        shutil.rmtree(os.path.dirname(path))
+    assert got == {"udp": 1, "unix": 1, "shmget": -1}, got   # EPERM each
+    assert "seccomp: no sockets, no System V IPC" in w.layers

@@ -441,6 +441,9 @@ def plan(mode: str, *, trusted: bool, scratch: str, hidden: list[str], scratch_b
         else:
             confine["drop_caps"] = True
             layers.append("uid 0 without capabilities")
+    if os.uname().machine in ("x86_64", "aarch64"):
+        confine["seccomp"] = True
+        layers.append("seccomp: no sockets, no System V IPC")
     abi = landlock_abi()
     if abi:
         confine["landlock"] = {"abi": abi, "rules": landlock_rules(scratch, writable, hidden)}

@@ -1,6 +1,7 @@
 """The worker's own confinement, set at boot before numpy, jax or any learner code:
 every capability dropped (a worker of a root judge that keeps uid 0), no new
-privileges, and a Landlock domain (files, TCP, signals, abstract sockets).
+privileges, a Landlock domain (files, TCP, signals, abstract sockets), and a seccomp
+filter for what Landlock does not cover (other sockets, System V IPC, ...).
 
 Standard library only (ctypes); what to allow comes from the judge, in the config.
 Every step that the kernel refuses is reported back in ``failed``: the judge decides
@@ -120,6 +121,51 @@ def landlock(abi: int, rules: list) -> None:
         os.close(ruleset)
 
 
+# seccomp: system calls a learner's code has no use for and Landlock does not cover:
+# sockets of any kind (UDP, raw, netlink, a connect to a named Unix socket such as
+# /var/run/docker.sock), io_uring (it makes sockets past this filter), System V IPC,
+# the kernel keyrings, bpf, perf events, userfaultfd.  Each fails with EPERM.
+_DENIED = {
+    0xC000003E: (41, 425, 426, 427, 29, 64, 68, 250, 248, 249, 321, 298, 323),   # x86_64
+    0xC00000B7: (198, 425, 426, 427, 194, 190, 186, 219, 217, 218, 280, 241, 282),  # aarch64
+}
+_MACHINE_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
+_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
+_RET_ALLOW, _RET_EPERM, _RET_KILL = 0x7FFF0000, 0x00050000 | 1, 0x80000000
+_LD_ABS, _JEQ, _JGE, _RET = 0x20, 0x15, 0x35, 0x06
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8),
+                ("k", ctypes.c_uint32)]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_uint16), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+def seccomp_available() -> bool:
+    return os.uname().machine in _MACHINE_ARCH
+
+
+def seccomp() -> None:
+    """A filter: another architecture's calls are killed, the x32 ABI refused, the
+    denied calls fail with EPERM, everything else is allowed."""
+    arch = _MACHINE_ARCH[os.uname().machine]
+    denied = _DENIED[arch]
+    prog = [(_LD_ABS, 0, 0, 4), (_JEQ, 1, 0, arch), (_RET, 0, 0, _RET_KILL), (_LD_ABS, 0, 0, 0)]
+    if arch == 0xC000003E:
+        prog += [(_JGE, 0, 1, 0x40000000), (_RET, 0, 0, _RET_EPERM)]
+    for i, nr in enumerate(denied):
+        left = len(denied) - i - 1          # jump over the remaining tests and the allow
+        prog.append((_JEQ, left + 1, 0, nr))
+    prog += [(_RET, 0, 0, _RET_ALLOW), (_RET, 0, 0, _RET_EPERM)]
+    filters = (_SockFilter * len(prog))(*[_SockFilter(*f) for f in prog])
+    fprog = _SockFprog(len(prog), filters)
+    no_new_privileges()
+    _check(_libc().prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "seccomp")
+
+
 class _KnownPackages(importlib.abc.MetaPathFinder):
     """Imports numpy, jax and the rest from where the judge found them, so that no
     folder of installed packages needs to be listable (Landlock would show all of it)."""
@@ -162,6 +208,11 @@ def apply(cfg: dict) -> list[str]:
     elif cfg.get("drop_caps"):
         try:
             no_new_privileges()
+        except OSError as exc:
+            failed.append(str(exc))
+    if cfg.get("seccomp"):
+        try:
+            seccomp()
         except OSError as exc:
             failed.append(str(exc))
     return failed
