@@ -294,6 +294,37 @@ def _block(tree) -> None:
         pass  # non-array leaves or a learner's odd pytree: nothing to wait for
 
 
+# ---------------------------------------------------------------- check kinds' instruments
+
+class _Unmeasurable(Exception):
+    """An instrument cannot give its figure here (not the learner's fault)."""
+
+
+class MeasureContext:
+    """What an instrument (a check kind's worker-side half, judge/checks/base.py) gets."""
+
+    _NOTHING = object()
+
+    def __init__(self, function):
+        self.function = function
+        self.kept = self._NOTHING
+
+    def keep(self, value) -> None:
+        """Send ``value`` back with the measurement, encoded like a call's result."""
+        self.kept = value
+
+    def unmeasurable(self, why: str):
+        raise _Unmeasurable(str(why))
+
+
+def _compile_instrument(spec: dict):
+    """The function an instrument's source defines, in a namespace of its own."""
+    name = str(spec["name"])
+    namespace = {"__name__": f"_jj_instrument_{name}"}
+    exec(compile(str(spec["source"]), f"<instrument {name}>", "exec"), namespace)
+    return namespace[str(spec["function"])]
+
+
 # ---------------------------------------------------------------- the loop
 
 class Loop:
@@ -303,6 +334,7 @@ class Loop:
         self.module = self.entry = self.learner = None
         self.probe, self.syncs = _NoProbe(), _NoSyncs()
         self.probe_error: str | None = None
+        self.instruments: dict = {}
 
     def run(self) -> None:
         from . import wire
@@ -365,7 +397,7 @@ class Loop:
     def _handle(self, header: dict, blobs: list[bytes]) -> tuple[dict, list[bytes]]:
         op = header.get("op")
         handler = {"load": self._load, "call": self._call, "calls": self._calls,
-                   "report": self._report,
+                   "measure": self._measure, "report": self._report,
                    "exit": lambda h, b: ({"ok": True}, [])}.get(op)
         if handler is None:
             return _judge_error(f"unknown op {op!r}"), []
@@ -381,6 +413,9 @@ class Loop:
         self.learner = Learner(path, header.get("display_name") or os.path.basename(path))
         if header.get("probe"):
             self.probe, self.syncs, self.probe_error = _make_probes(path)
+        # before the learner's file runs, so they hold jax's own functions
+        self.instruments = {str(spec["name"]): _compile_instrument(spec)
+                            for spec in header.get("instruments", [])}
         error = self._import(path)
         _flush_learner_output()
         if error is None:
@@ -462,6 +497,40 @@ class Loop:
         _flush_learner_output()
         reply["traces"] = probe.end_call()
         reply["syncs"] = syncs.end()
+        return reply, out_blobs
+
+    def _measure(self, header: dict, blobs: list[bytes]) -> tuple[dict, list[bytes]]:
+        """A check kind's instrument at one input: its measurement (JSON), and the value
+        it kept, encoded like a call's result."""
+        from . import wire
+
+        instrument = self.instruments.get(header.get("instrument"))
+        if self.entry is None or instrument is None:
+            return _judge_error(f"no instrument {header.get('instrument')!r} loaded"), []
+        args = [_to_argument(wire.decode(a, blobs)) for a in header.get("args", [])]
+        kwargs = {k: _to_argument(wire.decode(v, blobs)) for k, v in header.get("kwargs", {}).items()}
+        ctx = MeasureContext(self.entry)
+        self.probe.begin_call(header.get("label", "measure"))
+        self.syncs.begin()
+        out_blobs: list[bytes] = []
+        try:
+            measured = instrument(ctx, args, kwargs, header.get("options") or {})
+            reply = {"ok": True, "measured": measured}
+            if ctx.kept is not MeasureContext._NOTHING:
+                encoded = self._encode_result(ctx.kept, out_blobs, self.syncs)
+                reply = dict(encoded, measured=measured) if encoded["ok"] else encoded
+        except _Unmeasurable as exc:
+            reply = {"ok": False, "error": {"category": "unmeasurable", "type": "Unmeasurable",
+                                            "message": _text(exc), "traceback": "", "line": None}}
+        except BaseException as exc:
+            # the learner's code raised inside the instrument (a tracer turned into a
+            # bool, ...): theirs; an instrument's own failure is the judge's
+            reply = {"ok": False, "error": self._call_error(exc)} if self.learner.frames(exc) \
+                else _judge_error(f"instrument {header.get('instrument')}: "
+                                  f"{type(exc).__name__}: {_text(exc)}")
+        _flush_learner_output()
+        reply["traces"] = self.probe.end_call()
+        reply["syncs"] = self.syncs.end()
         return reply, out_blobs
 
     def _encode_result(self, result, blobs: list[bytes], syncs) -> dict:
