@@ -190,9 +190,10 @@ class Session:
             category = str(err.get("category", "exception"))
             verdict = ERROR_VERDICTS.get(category, Verdict.RUNTIME_ERROR)
             message = _error_text(err)
-            if verdict == Verdict.JUDGE_ERROR and not self.trusted:
+            if verdict == Verdict.JUDGE_ERROR and not self.trusted and op != "measure":
                 # a learner's worker says "the judge's fault" only after its code ran: it
-                # may have broken the worker, or forged the reply (it can)
+                # may have broken the worker, or forged the reply (it can).  A check
+                # kind's instrument failing stays the judge's (the check contract).
                 verdict = Verdict.RUNTIME_ERROR
                 message = f"the worker failed after your code ran: {message}"
             if load and category == "exception":
