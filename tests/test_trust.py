@@ -85,7 +85,8 @@ def judge(args: list[str], timeout: float = 120, env: dict | None = None) -> Run
         while todo:
             pid = todo.pop(0)
             try:
-                if b"-m\0judge\0" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+                if "python" in os.path.basename(argv[0].decode()) and b"judge" in argv[1:3]:
                     return pid
                 todo += [int(k) for k in
                          Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]

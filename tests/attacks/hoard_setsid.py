@@ -1,5 +1,5 @@
 """Memory in a grandchild that left the worker's session and process group (setsid +
-double fork), then a right answer a few seconds later: the memory must count, or the
+double fork), then a right answer a second later: the memory must count, or the
 grandchild must be gone, before the answer is taken."""
 import os
 import time
@@ -19,7 +19,7 @@ GRANDCHILD = int(os.read(r, 32) or 0)
 
 
 def double(x):
-    time.sleep(3)
+    time.sleep(1)
     try:
         if GRANDCHILD > 0:
             os.kill(GRANDCHILD, 0)
