@@ -70,6 +70,15 @@ class Meter:
         self._cpu = max(self._cpu, s.cpu_s)
 
 
+    def finish_unseen(self, now: float | None = None) -> None:
+        """The request ended where nothing could be sampled (the worker died): the
+        time since the last look counts in full."""
+        now = time.monotonic() if now is None else now
+        if now > self._t:
+            self.charged_s += now - self._t
+            self._t = now
+
+
 class RunClock:
     """One grading's time, across every worker the learner's code ran in (a crash
     restarts the worker, not the clock).  Thread-safe; nothing runs until a request

@@ -52,7 +52,9 @@ BOOTSTRAP = (
     "_jj_worker.main.boot(sys.argv[2])\n"
 )
 
-POLL_S = 0.05           # how often waits and the watch look at the worker
+POLL_S = 0.05           # how often waits look at the worker, and the watch during a request
+_IDLE_POLL_S = 0.1      # the watch between requests, once learner code is loaded
+_WAITING_POLL_S = 0.5   # the watch of a started worker that has no submission yet
 _GRACE_S = 0.3          # after the worker died, how long a reply it wrote may still arrive
 _LOST_EXIT = 71         # the worker's exit code when its channel broke under it
 _FREE_REPLY = 1 << 20   # replies up to this size are never questioned
@@ -99,6 +101,7 @@ class Worker:
         self._threads: list[threading.Thread] = []
         self._drains: list[threading.Thread] = []
         self._stop = threading.Event()
+        self._wake = threading.Event()
         self._kill_lock = threading.Lock()
         self._kill_reason: str | None = None
         self._status: tuple[int, object] | None = None  # (wait status, rusage) once reaped
@@ -106,6 +109,7 @@ class Worker:
         self._closed = False
         self._cores = cores()
         self._pending: dict | None = None   # the request in flight: its meter and bounds
+        self._python_pid: int | None = None # the process running the worker's loop
         self._reply_limit = None
         self._facts = Facts()
 
@@ -165,6 +169,7 @@ class Worker:
             self._kill("closed")
             self._reap(procs.REAP_S)
             self._stop.set()
+            self._wake.set()
             with procs.lock:
                 procs.live.discard(self._proc.pid)
             if self._plan.uid is not None:
@@ -279,10 +284,11 @@ class Worker:
                 limit, scope = left, "run"
             cpu = min(cpu, clock.cpu_limit_s - clock.cpu_s)
         self._reply_limit = reply_limit
-        meter = Meter(procs.sample(self._proc.pid, threads=True), n_cores=self._cores)
+        meter = Meter(self._sample_python(), n_cores=self._cores)
         self._pending = {"meter": meter, "limit": max(0.0, limit), "cpu": max(0.0, cpu),
                          "wall": wall, "scope": scope, "clock": clock,
                          "run_charged": run_charged, "run_cpu": run_cpu}
+        self._wake.set()
 
     def _end(self, clock: RunClock | None) -> None:
         pending, self._pending = self._pending, None
@@ -291,7 +297,9 @@ class Worker:
             return
         meter = pending["meter"]
         if self._status is None:
-            meter.update(procs.sample(self._proc.pid, threads=True))
+            meter.update(self._sample_python())
+        else:
+            meter.finish_unseen()
         if clock is not None:
             clock.add(meter.charged_s, meter.cpu_s)
 
@@ -505,7 +513,13 @@ class Worker:
         processes, scratch, and the time of the request in flight."""
         limit = self.limits.memory_mb << 20
         polls = 0
-        while not self._stop.wait(POLL_S) and self._status is None:
+        while self._status is None:
+            # a request wakes the watch at once: its limits hold from its first moment
+            self._wake.wait(POLL_S if self._pending is not None else
+                            _IDLE_POLL_S if self._seq else _WAITING_POLL_S)
+            self._wake.clear()
+            if self._stop.is_set():
+                return
             polls += 1
             pending = self._pending
             s = procs.sample(self._proc.pid, threads=pending is not None)
@@ -545,6 +559,23 @@ class Worker:
                 self._kill(reason)
                 return True
         return False
+
+    def _sample_python(self) -> procs.Sample:
+        """The worker's Python process: its CPU and its main thread's scheduling, what a
+        request's start and end can afford (the watch reads every thread of the tree;
+        a thread it first meets counts as busy for that one interval)."""
+        if self._python_pid is None:
+            for pid in [self._proc.pid] + procs.descendants(self._proc.pid, limit=8):
+                try:
+                    with open(f"/proc/{pid}/cmdline", "rb") as f:
+                        argv = f.read().split(b"\0")
+                    # the interpreter itself, not bwrap (whose own argv holds the same words)
+                    if argv[0] == os.fsencode(sys.executable) and b"-c" in argv[1:6]:
+                        self._python_pid = pid
+                        break
+                except OSError:
+                    pass
+        return procs.sample_main_thread(self._python_pid or self._proc.pid)
 
     def _tmpfs_bytes(self, pids: list[int]) -> int:
         """What the code keeps in its private /tmp and /dev/shm: memory, as much as its own."""
