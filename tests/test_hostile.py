@@ -266,9 +266,10 @@ def test_hostile_case(graded, name, mode):
     outcome = graded[0][(name, mode)]
     CASES[name](outcome, mode)
     limit = _limits(name).call_timeout_s
-    if outcome.failure is not None and outcome.failure.kind == "timeout":
-        # on a busy machine the clock runs longer than the code's own time; never
-        # longer than the judge's wall-clock backstop
+    busy = os.getloadavg()[0] > len(os.sched_getaffinity(0))
+    if busy or (outcome.failure is not None and outcome.failure.kind == "timeout"):
+        # the limits count the code's own time: on a busy machine the clock runs
+        # longer than that, never longer than the judge's wall-clock backstop
         assert outcome.elapsed_s <= WALL_FACTOR * limit
     else:
         assert outcome.elapsed_s <= limit + SLACK_S

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from judge.sandbox.clock import WALL_FACTOR
+
 from isolation_modes import MODES
 
 pytestmark = pytest.mark.slow      # end to end: a judge process per attack and mode
@@ -43,6 +45,7 @@ class Run:
     stderr: str
     wall_s: float
     peak_rss_mb: float        # the judge process's own, sampled while it ran
+    load: float = 0.0         # the machine's load average (1 min) when it ended
 
     @property
     def report(self) -> dict:
@@ -113,7 +116,7 @@ def judge(args: list[str], timeout: float = 120, env: dict | None = None) -> Run
         out, err = proc.communicate()
     watcher.join()
     return Run(proc.returncode, out.decode(errors="replace"), err.decode(errors="replace"),
-               time.monotonic() - t, peak[0] / 1024)
+               time.monotonic() - t, peak[0] / 1024, os.getloadavg()[0])
 
 
 def _canaries() -> list[str]:
@@ -171,9 +174,14 @@ def graded(bank):
 
 
 def _one_report_in_time(run: Run) -> dict:
+    """One report, within the run limit + 5 s on a quiet machine; on a busy one the
+    clock stretches with the load (the limits count the code's own time), never past
+    the judge's wall-clock backstop."""
     assert run.rc in (0, 1), (run.rc, run.stderr[-2000:])
     report = run.report
-    assert run.wall_s <= RUN_LIMIT_S + 5, run.wall_s
+    quiet = run.load <= len(os.sched_getaffinity(0))
+    assert run.wall_s <= (RUN_LIMIT_S + 5 if quiet else WALL_FACTOR * RUN_LIMIT_S), \
+        (run.wall_s, run.load)
     return report
 
 
