@@ -44,7 +44,7 @@ class Meter:
         self.cpu0 = self._cpu = first.cpu_s
         self._threads = dict(first.threads)
         self.charged_s = 0.0
-
+        self._lock = threading.Lock()   # the watch and the request's own end both update
     @property
     def cpu_s(self) -> float:
         return self._cpu - self.cpu0
@@ -53,7 +53,10 @@ class Meter:
         return (time.monotonic() if now is None else now) - self.started
 
     def update(self, s: Sample, now: float | None = None) -> None:
-        now = time.monotonic() if now is None else now
+        with self._lock:
+            self._update(s, time.monotonic() if now is None else now)
+
+    def _update(self, s: Sample, now: float) -> None:
         dt = now - self._t
         if dt <= 0:
             return
@@ -74,9 +77,10 @@ class Meter:
         """The request ended where nothing could be sampled (the worker died): the
         time since the last look counts in full."""
         now = time.monotonic() if now is None else now
-        if now > self._t:
-            self.charged_s += now - self._t
-            self._t = now
+        with self._lock:
+            if now > self._t:
+                self.charged_s += now - self._t
+                self._t = now
 
 
 class RunClock:

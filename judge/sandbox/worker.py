@@ -120,8 +120,7 @@ class Worker:
         if self._proc is not None or self._closed:
             raise RuntimeError("a Worker starts once")
         procs.prepare_judge()
-        self.scratch = tempfile.mkdtemp(prefix="worker-", dir=procs.scratch_root())
-        os.chmod(self.scratch, 0o755 if self.isolation == "bubblewrap" else 0o700)
+        self.scratch = tempfile.mkdtemp(prefix="worker-", dir=procs.scratch_root())  # 0700
         cmd_r, self._cmd_w = os.pipe()
         self._reply_r, reply_w = os.pipe()
         try:
