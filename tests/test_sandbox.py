@@ -584,6 +584,12 @@ def test_the_worker_dies_with_the_judge(mode):
         while any(map(_alive, tree)) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert not any(map(_alive, tree))
+        # a judge killed outright leaves its scratch behind: the next judge removes it
+        root = os.path.dirname(scratch)
+        assert os.path.isdir(root)
+        subprocess.run([sys.executable, "-c", "from judge.sandbox import scratch_root; "
+                        "scratch_root()"], check=True, cwd=REPO)
+        assert not os.path.exists(root)
     finally:
         judge.kill()
         judge.wait()
@@ -592,8 +598,8 @@ def test_the_worker_dies_with_the_judge(mode):
                 os.waitpid(p, os.WNOHANG)
             except ChildProcessError:
                 pass
-        if scratch:  # a judge killed outright leaves its scratch dir behind
-            shutil.rmtree(scratch, ignore_errors=True)
+        if scratch:
+            shutil.rmtree(os.path.dirname(scratch), ignore_errors=True)
 
 
 def test_an_installed_judge_keeps_site_packages_on_the_worker_path(tmp_path):

@@ -327,19 +327,46 @@ def sweep_escapees(every_s: float = 0.0) -> None:
 # ---------------------------------------------------------------- scratch
 
 _scratch_root: str | None = None
+_ROOT_PREFIX = "jax-judge-"
 
 
 def scratch_root() -> str:
     """This judge process's folder of scratch dirs (one per worker), removed at exit.
     Python never lives in it, so it can always be hidden from a sandboxed worker.  Mode
-    0711: a worker of another uid may pass through to its own folder, never list it."""
+    0711: a worker of another uid may pass through to its own folder, never list it.
+    Its name holds the judge's pid and start time: a judge that was killed outright
+    leaves its folder behind, and the next judge removes it."""
     global _scratch_root
     with lock:
         if _scratch_root is None:
-            _scratch_root = tempfile.mkdtemp(prefix="jax-judge-")
+            me = identity(os.getpid())
+            tag = f"{os.getpid()}-{me[1] if me else 0}-"
+            _remove_stale_roots(tempfile.gettempdir())
+            _scratch_root = tempfile.mkdtemp(prefix=_ROOT_PREFIX + tag)
             os.chmod(_scratch_root, 0o711)
             atexit.register(shutil.rmtree, _scratch_root, True)
     return _scratch_root
+
+
+def _remove_stale_roots(tmp: str) -> None:
+    """Scratch folders of this user's judges that are no longer running."""
+    try:
+        entries = list(os.scandir(tmp))
+    except OSError:
+        return
+    for entry in entries:
+        parts = entry.name[len(_ROOT_PREFIX):].split("-", 2)
+        if not entry.name.startswith(_ROOT_PREFIX) or len(parts) != 3 or \
+                not (parts[0].isdigit() and parts[1].isdigit()):
+            continue
+        try:
+            if entry.stat(follow_symlinks=False).st_uid != os.geteuid() or entry.is_symlink():
+                continue
+        except OSError:
+            continue
+        owner = identity(int(parts[0]))
+        if owner is None or owner[1] != int(parts[1]):   # gone, or its pid reused since
+            rmtree(entry.path)
 
 
 def rmtree(path: str) -> None:
