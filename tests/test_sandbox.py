@@ -726,3 +726,21 @@ def test_process_mode_refuses_sockets_and_ipc(make_worker):
         shutil.rmtree(os.path.dirname(path))
     assert got == {"udp": 1, "unix": 1, "shmget": -1}, got   # EPERM each
     assert "seccomp: no sockets, no System V IPC" in w.layers
+
+
+def test_removing_a_scratch_dir_changes_nothing_outside_it(tmp_path):
+    """A learner's unwritable folders inside are removed; the folder above keeps its
+    mode even when the removal fails at the top (it is /tmp for a scratch root)."""
+    from judge.sandbox.procs import rmtree
+
+    parent = tmp_path / "shared"
+    parent.mkdir()
+    parent.chmod(0o1777)
+    scratch = parent / "worker"
+    (scratch / "locked" / "deep").mkdir(parents=True)
+    (scratch / "locked" / "deep" / "f").write_text("x")
+    (scratch / "locked").chmod(0o500)
+    rmtree(str(scratch))
+    assert not scratch.exists()
+    rmtree(str(parent / "already-gone"))
+    assert parent.stat().st_mode & 0o7777 == 0o1777

@@ -73,9 +73,25 @@ def _contained() -> list[str]:
 
 CONTAINED = _contained()
 
+# As root, process mode gives each worker a uid of its own only when that uid can reach
+# the Python installation; a Python under /root (0700) cannot be.  The "process-uid"
+# variant grades in a mount namespace where /root is passable (its entries bound onto a
+# 0755 tmpfs), so that path is tried too wherever the machine lets the test do that.
+_PASSABLE_ROOT = (
+    'if [ "$(stat -c %a /root)" = 700 ]; then d=$(mktemp -d) && mount --bind /root "$d" && '
+    'mount -t tmpfs -o mode=755 tmpfs /root && for e in "$d"/* "$d"/.[!.]*; do '
+    '[ -e "$e" ] || continue; n=/root/$(basename "$e"); '
+    'if [ -d "$e" ]; then mkdir "$n"; else touch "$n"; fi; mount --bind "$e" "$n"; done; fi; '
+    '"$@"; exit $?')
+VARIANTS = MODES + (["process-uid"] if CONTAINED and os.geteuid() == 0 else [])
 
-def judge(args: list[str], timeout: float = 120, env: dict | None = None) -> Run:
-    cmd = [*CONTAINED, sys.executable, "-m", "judge", *args]
+
+def judge(args: list[str], timeout: float = 120, env: dict | None = None,
+          variant: str | None = None) -> Run:
+    prefix = CONTAINED
+    if variant == "process-uid":
+        prefix = CONTAINED[:-4] + ["sh", "-c", _PASSABLE_ROOT, "sh"]
+    cmd = [*prefix, sys.executable, "-m", "judge", *args]
     env = dict(os.environ, JJ_TRUST_SECRET=SECRET, **(env or {}))
     t = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
@@ -160,11 +176,11 @@ ATTACK_NAMES = ["own_the_judge", "other_workers", "find_reference", "write_host"
 def graded(bank):
     assert _canaries() == [], "canaries exist before the attacks ran"
     jobs = {(name, mode): ["--bank", str(bank), "run", "double", str(ATTACKS / f"{name}.py"),
-                           "--format", "json", "--isolation", mode]
+                           "--format", "json", "--isolation", mode.removesuffix("-uid")]
             + (["--examples", "40"] if name == "huge_reply" else [])
-            for name in ATTACK_NAMES for mode in MODES}
+            for name in ATTACK_NAMES for mode in VARIANTS}
     with concurrent.futures.ThreadPoolExecutor(max_workers=3) as pool:
-        futures = {job: pool.submit(judge, args) for job, args in jobs.items()}
+        futures = {job: pool.submit(judge, args, variant=job[1]) for job, args in jobs.items()}
         runs = {job: f.result() for job, f in futures.items()}
     time.sleep(0.5)
     after = {"canaries": _canaries(), "processes": _processes_mentioning(str(bank))}
@@ -187,19 +203,19 @@ def _one_report_in_time(run: Run) -> dict:
 
 # ---------------------------------------------------------------- what held
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", VARIANTS)
 def test_the_judge_survives_and_is_not_forged(graded, mode):
     """Killing, stopping or writing to the judge; reading its environment and memory."""
     run = graded[0][("own_the_judge", mode)]
     report = _one_report_in_time(run)      # one JSON object: nothing forged beside it
     assert report["verdict"] == "wrong_answer" and run.rc == 1
     assert SECRET not in run.stdout and SECRET not in run.stderr
-    if mode == "process":
+    if mode.startswith("process"):
         # (under bubblewrap its parent is the sandbox's own init: nothing there to take)
         assert "forged" not in run.got() and "judge mem" not in run.got()
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", VARIANTS)
 def test_other_workers_are_out_of_reach(graded, mode):
     run = graded[0][("other_workers", mode)]
     report = _one_report_in_time(run)
@@ -209,7 +225,7 @@ def test_other_workers_are_out_of_reach(graded, mode):
     assert {r.split()[0] for r in read} <= ({"1"} if mode == "bubblewrap" else set()), run.got()
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", VARIANTS)
 def test_no_reference_is_found(graded, mode):
     run = graded[0][("find_reference", mode)]
     report = _one_report_in_time(run)
@@ -218,7 +234,7 @@ def test_no_reference_is_found(graded, mode):
     assert "_bank" not in run.got() and ".git" not in run.got(), run.got()
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", VARIANTS)
 def test_the_host_is_not_written(graded, mode):
     run = graded[0][("write_host", mode)]
     report = _one_report_in_time(run)
@@ -230,7 +246,7 @@ def test_the_host_is_not_written(graded, mode):
     assert graded[1]["canaries"] == [], "a file outlived the run, or was written on the host"
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", VARIANTS)
 def test_tmpfs_memory_is_capped_or_denied(graded, mode):
     run = graded[0][("hoard_shm", mode)]
     report = _one_report_in_time(run)
@@ -242,7 +258,7 @@ def test_tmpfs_memory_is_capped_or_denied(graded, mode):
     assert graded[1]["canaries"] == []
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", VARIANTS)
 def test_memory_of_an_escaped_grandchild(graded, mode):
     run = graded[0][("hoard_setsid", mode)]
     report = _one_report_in_time(run)
@@ -253,7 +269,7 @@ def test_memory_of_an_escaped_grandchild(graded, mode):
         assert report["verdict"] in ("accepted", "memory_limit_exceeded")
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", VARIANTS)
 def test_a_fork_bomb_ends(graded, mode):
     run = graded[0][("fork_bomb", mode)]
     report = _one_report_in_time(run)
@@ -261,7 +277,7 @@ def test_a_fork_bomb_ends(graded, mode):
     assert "processes and threads" in json.dumps(report["checks"])
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", VARIANTS)
 def test_scratch_is_capped(graded, mode):
     run = graded[0][("fill_scratch", mode)]
     report = _one_report_in_time(run)
@@ -272,7 +288,7 @@ def test_scratch_is_capped(graded, mode):
         assert "64 MB its scratch space" in json.dumps(report["checks"])
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", VARIANTS)
 def test_huge_replies_are_refused_from_their_length(graded, mode):
     run = graded[0][("huge_reply", mode)]
     report = _one_report_in_time(run)
@@ -281,7 +297,7 @@ def test_huge_replies_are_refused_from_their_length(graded, mode):
     assert run.peak_rss_mb < 400, run.peak_rss_mb
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", VARIANTS)
 def test_a_broken_worker_is_the_learners_runtime_error(graded, mode):
     run = graded[0][("break_worker", mode)]
     report = _one_report_in_time(run)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import atexit
 import concurrent.futures
 import ctypes
+import fcntl
 import os
 import queue
 import shutil
@@ -327,58 +328,76 @@ def sweep_escapees(every_s: float = 0.0) -> None:
 # ---------------------------------------------------------------- scratch
 
 _scratch_root: str | None = None
+_root_lock: int | None = None       # held for the judge's life: its root is in use
 _ROOT_PREFIX = "jax-judge-"
+_LOCK_NAME = ".judge.lock"
 
 
 def scratch_root() -> str:
     """This judge process's folder of scratch dirs (one per worker), removed at exit.
     Python never lives in it, so it can always be hidden from a sandboxed worker.  Mode
     0711: a worker of another uid may pass through to its own folder, never list it.
-    Its name holds the judge's pid and start time: a judge that was killed outright
-    leaves its folder behind, and the next judge removes it."""
-    global _scratch_root
+    The judge holds a lock on a file in it for as long as it lives: a judge killed
+    outright leaves its folder behind, and the next judge, finding the lock free,
+    removes it (pids would not do: judges may live in pid namespaces of their own)."""
+    global _scratch_root, _root_lock
     with lock:
         if _scratch_root is None:
-            me = identity(os.getpid())
-            tag = f"{os.getpid()}-{me[1] if me else 0}-"
             _remove_stale_roots(tempfile.gettempdir())
-            _scratch_root = tempfile.mkdtemp(prefix=_ROOT_PREFIX + tag)
-            os.chmod(_scratch_root, 0o711)
-            atexit.register(shutil.rmtree, _scratch_root, True)
+            root = tempfile.mkdtemp(prefix=_ROOT_PREFIX)
+            fd = os.open(os.path.join(root, _LOCK_NAME + ".new"),
+                         os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o600)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            os.rename(os.path.join(root, _LOCK_NAME + ".new"), os.path.join(root, _LOCK_NAME))
+            os.chmod(root, 0o711)
+            _scratch_root, _root_lock = root, fd
+            atexit.register(shutil.rmtree, root, True)
     return _scratch_root
 
 
 def _remove_stale_roots(tmp: str) -> None:
-    """Scratch folders of this user's judges that are no longer running."""
+    """Scratch folders of this user's judges that are no longer running: their lock is
+    free.  A folder without the lock file is left alone (not ours to judge)."""
     try:
-        entries = list(os.scandir(tmp))
+        entries = [e for e in os.scandir(tmp) if e.name.startswith(_ROOT_PREFIX)]
     except OSError:
         return
     for entry in entries:
-        parts = entry.name[len(_ROOT_PREFIX):].split("-", 2)
-        if not entry.name.startswith(_ROOT_PREFIX) or len(parts) != 3 or \
-                not (parts[0].isdigit() and parts[1].isdigit()):
-            continue
         try:
-            if entry.stat(follow_symlinks=False).st_uid != os.geteuid() or entry.is_symlink():
+            if entry.is_symlink() or entry.stat(follow_symlinks=False).st_uid != os.geteuid():
                 continue
+            fd = os.open(os.path.join(entry.path, _LOCK_NAME), os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
         except OSError:
             continue
-        owner = identity(int(parts[0]))
-        if owner is None or owner[1] != int(parts[1]):   # gone, or its pid reused since
-            rmtree(entry.path)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue             # its judge lives
+        finally:
+            os.close(fd)
+        rmtree(entry.path)
+
+
+def _inside(path: str, top: str) -> bool:
+    return path == top or path.startswith(top.rstrip("/") + "/")
 
 
 def rmtree(path: str) -> None:
-    """Remove a scratch dir even where the learner made parts of it unwritable."""
+    """Remove a scratch dir even where the learner made parts of it unwritable, and
+    never change anything outside it (not even its parent's mode)."""
+    top = os.path.abspath(path)
+
     def fix(func, p, _exc):
         try:
-            os.chmod(os.path.dirname(p), stat.S_IRWXU)
-            os.chmod(p, stat.S_IRWXU)
+            parent = os.path.dirname(p)
+            if _inside(parent, top):
+                os.chmod(parent, stat.S_IRWXU)
+            if _inside(p, top) and not os.path.islink(p):
+                os.chmod(p, stat.S_IRWXU)
             func(p)
         except OSError:
             pass
-    shutil.rmtree(path, onerror=fix)
+    shutil.rmtree(top, onerror=fix)
 
 
 def tree_bytes(path: str, max_entries: int) -> tuple[int, int]:

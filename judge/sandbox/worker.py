@@ -610,8 +610,9 @@ class Worker:
             # many gradings: it has none); a minute more for its start
             "cpu_s": None if self.trusted else math.ceil(run_cpu + 60),
             "fsize": self.limits.file_size_bytes,
-            # counts every process of a uid: only for a uid of the worker's own
-            "nproc": self.limits.processes if confine.get("own_uid") else None,
+            # counts every process of a uid: only for a uid of the worker's own; a little
+            # above the watch's limit, so that the watch says it first, in words
+            "nproc": self.limits.processes + 16 if confine.get("own_uid") else None,
             "judge_pid": os.getpid() if self.isolation == "process" else None,
             "lost_exit": _LOST_EXIT,
             "deny": deny,
