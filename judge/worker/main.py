@@ -420,6 +420,7 @@ class Loop:
         self.token, self.cmd_fd, self.reply_fd, self.t0 = token, cmd_fd, reply_fd, t0
         self.lost_exit = lost_exit  # exit code telling the judge the channel broke
         self.confine_failed = confine_failed or []
+        self.pid = os.getpid()
         self.learner_ran = False    # once the learner's file runs, a broken worker is theirs
         self.module = self.entry = self.learner = None
         self.probe, self.syncs = _NoProbe(), _NoSyncs()
@@ -460,6 +461,10 @@ class Loop:
                 "boot_s": time.perf_counter() - self.t0, "confine_failed": self.confine_failed}
 
     def _send(self, seq: int, reply: dict, blobs: list[bytes]) -> None:
+        if os.getpid() != self.pid:
+            # a copy the learner's code forked, unwound back into the loop: only the
+            # worker itself answers the judge
+            os._exit(0)
         data = self._pack(seq, reply, blobs)
         view = memoryview(data)
         while view:
