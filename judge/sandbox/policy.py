@@ -8,9 +8,10 @@ Two modes (README, "Isolation", says what each protects against):
   Python installation without its site-packages, and exactly the packages the worker
   imports); private, size-capped /tmp and /dev/shm; the submission's folder read-only.
 * ``process``: no namespaces.  Landlock (when the kernel has it) confines files to the
-  same view, denies TCP, and scopes signals and abstract sockets to the worker; as root
-  the worker either runs as a uid of its own (when that uid can reach the Python
-  installation) or keeps uid 0 with every capability dropped.
+  same view, denies TCP, and scopes signals and abstract sockets to the worker; a
+  seccomp filter refuses sockets, io_uring and System V IPC; as root the worker either
+  runs as a uid of its own (when that uid can reach the Python installation) or keeps
+  uid 0 with every capability dropped.
 
 A trusted worker (the reference) gets neither: it runs the bank's own code.
 """
