@@ -207,6 +207,7 @@ class Grading:
         self.own_oracle = oracle is None
         self.oracle = oracle or Oracle(task, self.seed)
         self._expected: dict[int, tuple] = {}     # id(args) -> (args, pending expected value)
+        self._largest_expected = 0                # bytes, of the reference's values so far
         self._scripts: dict[str, ScriptRun] = {}
         self._pool: ThreadPoolExecutor | None = None
         self.loaded: CallOutcome | None = None
@@ -256,14 +257,20 @@ class Grading:
         def limit():
             entry = self._expected.get(id(args))
             if entry is None or entry[0] is not args:
-                return None
+                # no reference value for these inputs (a script's call, a stated
+                # example): bounded by the largest expected result seen so far
+                return max(_NO_EXPECTED_CAP, 4 * self._largest_expected + (1 << 20)), \
+                    self._largest_expected, False
             try:
                 value = entry[1].result(timeout=self.task.limits.call_timeout_s)
             except BaseException:  # the reference's failure is reported where it is read
                 return None
             expected = value_bytes(value)
-            return 4 * expected + (1 << 20), expected
+            return 4 * expected + (1 << 20), expected, True
         return limit
+
+    def _note_expected(self, values) -> None:
+        self._largest_expected = max([self._largest_expected] + [value_bytes(v) for v in values])
 
     def prepared(self, check_id: str) -> Any:
         """What that check's ``prepare`` made (waiting for it), or None."""
@@ -273,11 +280,13 @@ class Grading:
         """The reference's value, computed while the learner's worker computes its own."""
         future = self._reference_pool().submit(self.oracle.value, args)
         self._expected[id(args)] = (args, future)
+        future.add_done_callback(lambda f: f.exception() or self._note_expected([f.result()]))
         return future
 
     def expected_all(self, calls: list[dict[str, Any]]) -> list["_Item"]:
         """expected_soon for many inputs at once, in batches (one round trip each)."""
         batch = self._reference_pool().submit(self.oracle.values, calls)
+        batch.add_done_callback(lambda f: f.exception() or self._note_expected(f.result()))
         items = [_Item(batch, i) for i in range(len(calls))]
         for args, item in zip(calls, items):
             self._expected[id(args)] = (args, item)
@@ -399,6 +408,9 @@ def in_background(fn, name: str) -> Future:
                 future.set_exception(exc)
     threading.Thread(target=run, name=name, daemon=True).start()
     return future
+
+
+_NO_EXPECTED_CAP = 16 << 20   # a reply's bytes, where no expected result bounds it
 
 
 def value_bytes(value) -> int:

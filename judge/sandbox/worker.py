@@ -66,9 +66,9 @@ _EOF = object()
 class ReplyTooLarge(wire.WireError):
     """The reply claims more bytes than the expected result allows."""
 
-    def __init__(self, got: int, limit: int, expected: int):
+    def __init__(self, got: int, limit: int, expected: int, exact: bool = True):
         super().__init__(f"reply of {got} bytes, limit {limit}")
-        self.got, self.limit, self.expected = got, limit, expected
+        self.got, self.limit, self.expected, self.exact = got, limit, expected, exact
 
 
 def size_words(n: int) -> str:
@@ -214,8 +214,9 @@ class Worker:
 
         ``timeout``: seconds of the code's own time (the call limit by default);
         ``clock``: the grading's run time, charged with this request's;
-        ``reply_limit()``: (most bytes accepted, bytes expected) for a reply larger than
-        1 MB, or None; it may wait for the expected result."""
+        ``reply_limit()``: (most bytes accepted, bytes expected, whether that is this
+        call's expected result) for a reply larger than 1 MB, or None; it may wait for
+        the expected result."""
         if self._failure is not None:
             raise self._failure
         if self._proc is None or self._closed:
@@ -325,10 +326,11 @@ class Worker:
             if isinstance(item, tuple):
                 return item
             if isinstance(item, ReplyTooLarge):
+                expected = (f"the expected result is {size_words(item.expected)}" if item.exact
+                            else f"the largest expected result so far is {size_words(item.expected)}")
                 raise WorkerFailure(
-                    "too_large", f"your code returned {size_words(item.got)} of arrays, but the "
-                    f"expected result is {size_words(item.expected)}: at most "
-                    f"{size_words(item.limit)} is accepted", where=where,
+                    "too_large", f"your code returned {size_words(item.got)} of arrays, but "
+                    f"{expected}: at most {size_words(item.limit)} is accepted", where=where,
                     detail={"reply_bytes": item.got, "expected_bytes": item.expected})
             if isinstance(item, wire.WireError):
                 raise WorkerFailure(
@@ -469,7 +471,7 @@ class Worker:
             return
         bound = limit_of()
         if bound is not None and total > bound[0]:
-            raise ReplyTooLarge(total, bound[0], bound[1])
+            raise ReplyTooLarge(total, *bound)
 
     def _read_replies(self) -> None:
         """Parse frames as they come, in order: ready is seq 0, replies 1, 2, ..."""
