@@ -41,13 +41,14 @@ class Meter:
     def __init__(self, first: Sample, now: float | None = None, n_cores: int | None = None):
         self.cores = n_cores or cores()
         self.started = self._t = time.monotonic() if now is None else now
-        self.cpu0 = self._cpu = first.cpu_s
+        # CPU from the first sample that read it (a request's own start reads none)
+        self.cpu0 = self._cpu = first.cpu_s if first.cpu_known else None
         self._threads = dict(first.threads)
         self.charged_s = 0.0
         self._lock = threading.Lock()   # the watch and the request's own end both update
     @property
     def cpu_s(self) -> float:
-        return self._cpu - self.cpu0
+        return 0.0 if self.cpu0 is None else self._cpu - self.cpu0
 
     def wall_s(self, now: float | None = None) -> float:
         return (time.monotonic() if now is None else now) - self.started
@@ -70,7 +71,10 @@ class Meter:
         share = 1.0 if wanting < IDLE else min(1.0, (run_s / dt) / min(wanting, self.cores))
         self.charged_s += dt * share
         self._t, self._threads = now, dict(s.threads)
-        self._cpu = max(self._cpu, s.cpu_s)
+        if s.cpu_known:
+            if self.cpu0 is None:
+                self.cpu0 = self._cpu = s.cpu_s
+            self._cpu = max(self._cpu, s.cpu_s)
 
 
     def finish_unseen(self, now: float | None = None) -> None:

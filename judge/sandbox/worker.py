@@ -52,8 +52,7 @@ BOOTSTRAP = (
     "_jj_worker.main.boot(sys.argv[2])\n"
 )
 
-POLL_S = 0.05           # how often waits look at the worker, and the watch during a request
-_IDLE_POLL_S = 0.1      # the watch between requests, once learner code is loaded
+POLL_S = 0.05           # how often waits and the watch look at the worker
 _WAITING_POLL_S = 0.5   # the watch of a started worker that has no submission yet
 _GRACE_S = 0.3          # after the worker died, how long a reply it wrote may still arrive
 _LOST_EXIT = 71         # the worker's exit code when its channel broke under it
@@ -288,7 +287,8 @@ class Worker:
         self._pending = {"meter": meter, "limit": max(0.0, limit), "cpu": max(0.0, cpu),
                          "wall": wall, "scope": scope, "clock": clock,
                          "run_charged": run_charged, "run_cpu": run_cpu}
-        self._wake.set()
+        if self._seq == 1:   # the watch may be in its long wait for a submission
+            self._wake.set()
 
     def _end(self, clock: RunClock | None) -> None:
         pending, self._pending = self._pending, None
@@ -516,8 +516,7 @@ class Worker:
         polls = 0
         while self._status is None:
             # a request wakes the watch at once: its limits hold from its first moment
-            self._wake.wait(POLL_S if self._pending is not None else
-                            _IDLE_POLL_S if self._seq else _WAITING_POLL_S)
+            self._wake.wait(POLL_S if self._seq else _WAITING_POLL_S)
             self._wake.clear()
             if self._stop.is_set():
                 return
@@ -562,9 +561,9 @@ class Worker:
         return False
 
     def _sample_python(self) -> procs.Sample:
-        """The worker's Python process: its CPU and its main thread's scheduling, what a
-        request's start and end can afford (the watch reads every thread of the tree;
-        a thread it first meets counts as busy for that one interval)."""
+        """The worker's Python process's main thread: what a request's start and end
+        can afford (the watch reads every thread of the tree and the CPU; a thread it
+        first meets counts as busy for that one interval)."""
         if self._python_pid is None:
             for pid in [self._proc.pid] + procs.descendants(self._proc.pid, limit=8):
                 try:
