@@ -6,13 +6,12 @@ import atexit
 import importlib
 import os
 import sys
-import traceback
 from pathlib import Path
 
 import click
 
 from .bank import BankError, UnknownTask, load_bank
-from .report import CheckResult, Report
+from .report import Report, judge_error_report  # noqa: F401  (batch_schedule imports it from here)
 from .verdicts import Verdict
 
 USAGE = 2
@@ -48,7 +47,8 @@ class LazyGroup(click.Group):
     """Commands that live in their own modules, imported only when run: `judge run`
     should not pay for the batch scheduler's imports before its workers start."""
 
-    LAZY = {"batch": ("judge.batch", "batch_command")}
+    LAZY = {"batch": ("judge.batch", "batch_command"),
+            "serve": ("judge.serve.command", "serve_command")}
 
     def list_commands(self, ctx):
         return sorted(super().list_commands(ctx) + list(self.LAZY))
@@ -112,18 +112,6 @@ def run(ctx, task_id, submission, fmt, strict, seed, examples):
         report = judge_error_report(task, path, seed, strict, exc)
     emit(report, fmt)
     sys.exit(report.exit_code)
-
-
-def judge_error_report(task, path, seed, strict, exc) -> Report:
-    from . import __version__
-
-    detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-    report = Report(task=task.id, submission=str(path), seed=task.seed if seed is None else seed,
-                    judge_version=__version__, strict=strict)
-    report.checks.append(CheckResult(id="judge", kind="judge", required=True, status="error",
-                                     message=f"the judge failed (not your fault): {detail}",
-                                     verdict=Verdict.JUDGE_ERROR))
-    return report.finish()
 
 
 @main.command(name="list")

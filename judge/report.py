@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,3 +90,16 @@ class Report:
                    output=data.get("output", {}), elapsed_s=data.get("elapsed_s", 0.0),
                    strict=data.get("strict", False), isolation=data.get("isolation", "process"),
                    verdict=Verdict.parse(data["verdict"]))
+
+
+def judge_error_report(task, path, seed, strict, exc: BaseException) -> Report:
+    """The report of a grading the judge itself failed: the learner is not at fault."""
+    from . import __version__
+
+    detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    report = Report(task=task.id, submission=str(path), seed=task.seed if seed is None else seed,
+                    judge_version=__version__, strict=strict)
+    report.checks.append(CheckResult(id="judge", kind="judge", required=True, status="error",
+                                     message=f"the judge failed (not your fault): {detail}",
+                                     verdict=Verdict.JUDGE_ERROR))
+    return report.finish()

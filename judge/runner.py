@@ -23,6 +23,7 @@ from . import __version__
 from .bank import Task
 from .checks.base import Later
 from .report import CheckResult, Report
+from .sandbox import Worker
 from .session import CallOutcome, Session
 from .worker import wire
 from .verdicts import Verdict
@@ -150,6 +151,12 @@ class Oracle:
                 future.set_exception(exc)
         return future.result()
 
+    def begin_run(self) -> None:
+        """A shared oracle serves many gradings (a batch, a service): the whole-run
+        limit of its worker counts from the latest grading's start, not its own."""
+        if self.session.alive:
+            self.session.worker.begin_run()
+
     def stop(self) -> None:
         self.session.stop()
 
@@ -167,7 +174,8 @@ def script_calls(task: Task, name: str, seed: int) -> list[dict[str, Any]]:
 class Grading:
     def __init__(self, task: Task, submission: Path, *, seed: int | None = None,
                  examples: int | None = None, strict: bool = False,
-                 oracle: Oracle | None = None, display_name: str | None = None):
+                 oracle: Oracle | None = None, display_name: str | None = None,
+                 worker: Worker | None = None):
         self.task = task
         self.submission = Path(submission)
         self.seed = task.seed if seed is None else seed
@@ -175,6 +183,9 @@ class Grading:
         self.strict = strict
         self.learner = Session(self.submission, display_name or self.submission.name,
                                task.entrypoint, task.limits, hidden_paths=task.bank.hidden_paths())
+        if worker is not None and worker.limits != self.learner.limits:
+            raise ValueError("the warm worker was started with other limits than this task's")
+        self.warm_worker = worker       # started ahead of its one submission, or None
         self.own_oracle = oracle is None
         self.oracle = oracle or Oracle(task, self.seed)
         self.deadline = 0.0
@@ -250,9 +261,15 @@ class Grading:
         report = Report(task=self.task.id, submission=str(self.submission), seed=self.seed,
                         judge_version=__version__, strict=self.strict, title=self.task.title)
         try:
-            self.learner.start()          # first: it imports jax while the oracle starts
+            if self.warm_worker is not None:      # jax already imported, no code run yet
+                self.learner.worker = self.warm_worker
+                self.warm_worker.begin_run()
+            else:
+                self.learner.start()      # first: it imports jax while the oracle starts
             if self.own_oracle:
                 self.oracle.start()
+            else:
+                self.oracle.begin_run()
             report.checks = self._run_checks()
         except JudgeFault as fault:
             report.checks.append(CheckResult(id="judge", kind="judge", required=True,

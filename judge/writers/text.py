@@ -13,7 +13,7 @@ def _paint(text: str, code: str, color: bool) -> str:
     return f"\033[{code}m{text}\033[0m" if color else text
 
 
-def _value(v) -> str:
+def value_text(v) -> str:
     """A counterexample value (already in display form) as one readable line."""
     if isinstance(v, dict) and "dtype" in v:
         body = v.get("value", v.get("values"))
@@ -46,11 +46,11 @@ def write_checks(report, stream, *, color: bool = False, only_failed: bool = Fal
         if c.counterexample and c.status in ("failed", "error"):
             ce = c.counterexample
             for name, v in ce.get("args", {}).items():
-                stream.write(f"       {name} = {_value(v)}\n")
+                stream.write(f"       {name} = {value_text(v)}\n")
             if "expected" in ce:
-                stream.write(f"       expected: {_value(ce['expected'])}\n")
+                stream.write(f"       expected: {value_text(ce['expected'])}\n")
             if "actual" in ce:
-                stream.write(f"       got:      {_value(ce['actual'])}\n")
+                stream.write(f"       got:      {value_text(ce['actual'])}\n")
         tb = c.details.get("traceback")
         if tb and c.status == "error":
             for line in str(tb).rstrip().splitlines()[-6:]:
