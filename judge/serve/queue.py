@@ -112,6 +112,8 @@ class GradingQueue:
         if report["verdict"] == Verdict.JUDGE_ERROR and not self._closed:
             log.warning("submission %s: judge error, graded again with nothing warm", sub_id)
             report = self.backend.grade(job, fresh=True)
+        if report["verdict"] == Verdict.JUDGE_ERROR and self._closed:
+            return     # cut off by the service stopping: still 'running', graded at the next start
         self._mean_s = 0.8 * self._mean_s + 0.2 * (time.monotonic() - started)
         self.store.finish(sub_id, report)
         self.on_change(sub_id, "done", report)

@@ -60,13 +60,19 @@ class LearnerPool:
         """A started worker for this task's limits, or None (the grading starts one)."""
         with self._cond:
             idle = self._idle.get(task.limits)
-            if not idle:
+            dead = []
+            while idle and not _running(idle[0]):
+                dead.append(idle.popleft())      # died while it waited (the OOM killer, ...)
+            worker = idle.popleft() if idle else None
+            if worker is None:
                 self.missed += 1
-                return None
-            worker = idle.popleft()
-            self.taken += 1
+            else:
+                self.taken += 1
             self._cond.notify_all()
-            return worker
+        for w in dead:
+            log.warning("a warm learner worker had died while it waited; started another")
+            w.close()
+        return worker
 
     @property
     def warm(self) -> int:
@@ -114,6 +120,19 @@ class LearnerPool:
             w.stop()
         for w in idle:
             w.close()
+
+
+def _running(worker: Worker) -> bool:
+    """The worker's process is there and not a zombie (read from /proc, no wait)."""
+    try:
+        with open(f"/proc/{worker.pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError, TypeError):
+        return False
+
+
+def _oracle_running(oracle: Oracle) -> bool:
+    return oracle.session.alive and _running(oracle.session.worker)
 
 
 @dataclass
@@ -188,7 +207,7 @@ class WarmOracles:
         slot = self._slots[task.id]
         with slot.lock:
             warm = slot.current
-            if warm is None or not warm.oracle.session.alive:
+            if warm is None or not _oracle_running(warm.oracle):
                 if warm is not None:
                     warm.retired = True
                     if not warm.users:
@@ -217,7 +236,7 @@ class WarmOracles:
     @property
     def warm(self) -> int:
         return sum(1 for s in self._slots.values() if s.current is not None
-                   and s.current.ready and s.current.oracle.session.alive)
+                   and s.current.ready and _oracle_running(s.current.oracle))
 
     @property
     def target(self) -> int:
