@@ -54,7 +54,9 @@ TASKS = {        # task -> two known wrong answers
     "canonical_pair_sum": ["first_twice.py", "rows_loop.py"],
 }
 # of every 20 submissions of a task: 13 right, 4 wrong, 1 looping, 2 crashing
-MIX = ["right"] * 13 + ["wrong"] * 4 + ["looping"] + ["crashing"] * 2
+MIX = ["right", "wrong", "right", "crashing", "right", "right", "wrong", "right", "looping",
+       "right", "right", "wrong", "right", "crashing", "right", "right", "wrong", "right",
+       "right", "right"]
 LISTENING = re.compile(r"listening on (http://\S+)")
 
 
@@ -126,6 +128,27 @@ def tree(pid: int) -> list[int]:
             found += kids
             todo += kids
     return found
+
+
+def cpu_s(pid: int, own: bool = False) -> float:
+    """User + system CPU of one process so far (and of its reaped children, unless own)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return sum(int(x) for x in fields[11:13 if own else 15]) / os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu_s(pid: int) -> float:
+    """CPU of a process tree so far: each live process, and what its reaped children used."""
+    return sum(cpu_s(p) for p in tree(pid))
+
+
+def children_cpu_s() -> float:
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def kb(path: str, field: str) -> int:
@@ -262,6 +285,7 @@ def throughput(work: Path, n: int, clients: int) -> None:
     try:
         service.wait_warm()
         watch = MemoryWatch(service.proc.pid)
+        front0, tree0 = cpu_s(service.proc.pid, own=True), tree_cpu_s(service.proc.pid)
         local = threading.local()
 
         def one(sub):
@@ -273,14 +297,18 @@ def throughput(work: Path, n: int, clients: int) -> None:
             served = list(pool.map(one, subs))
         serve_s = time.perf_counter() - t0
         watch.stop()
+        front_cpu = cpu_s(service.proc.pid, own=True) - front0
+        serve_cpu = tree_cpu_s(service.proc.pid) - tree0
         graded = service.health()["graded"]
     finally:
         service.close()
 
+    children0 = children_cpu_s()
     t0 = time.perf_counter()
     res = subprocess.run([JUDGE, "batch", str(work / "class"), "--out", str(work / "batch-out"),
                           "--workers", "2"], capture_output=True, text=True)
     batch_s = time.perf_counter() - t0
+    batch_cpu = children_cpu_s() - children0
     if res.returncode not in (0, 3):
         raise SystemExit(f"judge batch failed ({res.returncode}):\n{res.stderr[-3000:]}")
     batch = {(r["learner"], r["task"]): r["verdict"] for r in
@@ -300,6 +328,7 @@ def throughput(work: Path, n: int, clients: int) -> None:
           f"({graded} graded, {n - len(served)} lost)")
     print(f"  judge batch --workers 2  {batch_s:7.1f} s  {n / batch_s * 60:6.1f} gradings/min")
     print(f"  serve vs batch: {batch_s / serve_s:.2f}x the gradings a minute")
+    print(f"  CPU: serve {serve_cpu:.0f} s (its own process {front_cpu:.0f} s), batch {batch_cpu:.0f} s (its process and every worker)")
     print(f"  peak memory: {watch.peak_tree_kb / 1024:.0f} MiB PSS for the service and every "
           f"worker under it; {watch.peak_front_kb / 1024:.0f} MiB RSS for the service's own process")
     print(f"  verdicts equal to judge run's: {n - len(wrong_run)} of {n}"
