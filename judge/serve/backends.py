@@ -4,6 +4,10 @@ json`` object) and never raises: a grading the judge failed is a ``judge_error``
 ``LocalBackend``: here, in the calling thread, with a warm learner worker and the
 task's warm reference.  Isolation and limits are exactly ``judge run``'s: the same
 ``Grading``, the same sandboxed worker, only started earlier.
+
+``DaskBackend``: on a Dask cluster, through the batch's grader (``judge batch
+--scheduler`` sends its gradings the same way): each Dask worker process keeps one
+reference worker per task; the learner's worker starts with its grading there.
 """
 
 from __future__ import annotations
@@ -62,3 +66,48 @@ class LocalBackend:
     def close(self) -> None:
         self.pool.close()
         self.oracles.close()
+
+
+class SchedulerError(Exception):
+    """The cluster cannot be used (Dask missing, scheduler unreachable)."""
+
+
+class DaskBackend:
+    name = "dask"
+
+    def __init__(self, bank: Bank, address: str):
+        from ..batch.schedule import SchedulerError as BatchSchedulerError, open_grader
+
+        self.bank, self.address = bank, address
+        try:
+            self.grader = open_grader(bank, scheduler=address)
+        except BatchSchedulerError as exc:
+            raise SchedulerError(str(exc)) from None
+        self.pool = None
+
+    def start(self) -> None:
+        pass
+
+    def grade(self, job: Job, *, fresh: bool = False) -> dict:
+        """``fresh`` changes nothing here: nothing is warm on the cluster's side but its
+        references, and a dead one is replaced there."""
+        from ..batch.discovery import Submission
+        from ..batch.schedule import Options
+        from ..report import Report
+
+        sub = Submission(learner=job.id, task_id=job.task, path=job.filename, source=job.source)
+        try:
+            record = self.grader.submit(sub, Options(seed=job.seed, strict=job.strict)).result()
+            out = Report.from_dict(record).to_dict()   # the report, without the batch's fields
+        except Exception as exc:
+            task = self.bank.get(job.task)
+            out = judge_error_report(task, job.filename, job.seed, job.strict, exc).to_dict()
+        out["submission"] = job.filename
+        return out
+
+    def status(self) -> dict:
+        return {"scheduler": self.name, "address": self.address, "workers_warm": 0,
+                "workers_warm_target": 0, "oracles_warm": 0, "oracles_warm_target": 0}
+
+    def close(self) -> None:
+        self.grader.close()
