@@ -68,6 +68,8 @@ def test_sigkill_while_grading_then_restart(tmp_path):
         graded = sum(second.metric("judge_gradings_total", verdict=v) for v in
                      ("accepted", "wrong_answer", "runtime_error", "time_limit_exceeded"))
         assert graded == 4                         # the cut-off one and the three waiting
+        assert second.stop() == 0                  # SIGTERM: a clean stop
+        assert "stopping:" in second.log
     finally:
         second.close()
 
