@@ -133,13 +133,6 @@ class Limits:
                    output_kb=int(r.number("output_kb", 64, low=1)))
 
 
-@dataclass(frozen=True)
-class Example:
-    args: dict[str, Any]            # name -> value tree (see literals.py)
-    expect: Any                     # value tree, or ... when the statement gives none
-    note: str = ""
-
-
 @dataclass
 class Task:
     id: str
@@ -153,7 +146,7 @@ class Task:
     dims: dict[str, Any]            # name -> specs.Dim
     result: Any                     # compare.ResultSpec
     tolerance: Any                  # compare.Tolerance
-    examples: list[Example]
+    examples: list[Any]             # literals.Example
     checks: list[Any]               # checks.CheckSpec subclasses
     scripts: dict[str, list[dict[str, Any]]]
     limits: Limits

@@ -41,11 +41,22 @@ class CheckResult:
         return out
 
 
+def outcome(check: CheckResult, strict: bool) -> tuple[Status, str]:
+    """(the check's status as the verdict sees it, a note when that differs from what
+    happened): an advisory failure without ``--strict`` is "passed".  Every view that
+    marks checks (the writers, the points) reads it from here, so none disagrees."""
+    if check.status == Status.SKIPPED:
+        return Status.SKIPPED, f"not run: {check.message}"
+    if check.status == Status.PASSED or check.counts(strict):
+        return check.status, ""
+    return Status.PASSED, f"advisory, not counted: {check.message}"
+
+
 def decide(checks: list[CheckResult], strict: bool) -> Verdict:
     return first_of(c.verdict for c in checks if c.counts(strict))
 
 
-@dataclass
+@dataclass(repr=False)
 class Report:
     task: str
     submission: str
@@ -58,6 +69,7 @@ class Report:
     isolation: str = "process"
     title: str = ""
     verdict: Verdict = Verdict.JUDGE_ERROR
+    notes: list[str] = field(default_factory=list)   # said once, above the checks
 
     def finish(self) -> "Report":
         self.verdict = decide(self.checks, self.strict)
@@ -68,12 +80,36 @@ class Report:
         return self.verdict.exit_code
 
     def to_dict(self) -> dict:
-        return {"task": self.task, "submission": self.submission, "verdict": self.verdict.value,
-                "seed": self.seed, "elapsed_s": round(self.elapsed_s, 3),
-                "judge_version": self.judge_version,
-                "checks": [c.to_dict() for c in self.checks],
-                "output": self.output,
-                "strict": self.strict, "isolation": self.isolation}
+        from .scoring import score
+
+        out = {"task": self.task, "submission": self.submission, "verdict": self.verdict.value,
+               "seed": self.seed, "elapsed_s": round(self.elapsed_s, 3),
+               "judge_version": self.judge_version,
+               "checks": [c.to_dict() for c in self.checks],
+               "output": self.output,
+               "strict": self.strict, "isolation": self.isolation,
+               "score": score(self).to_dict()}
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
+
+    def text(self) -> str:
+        """The text report, as `judge run` prints it."""
+        import io
+
+        from .writers.text import write
+
+        buf = io.StringIO()
+        write(self, buf)
+        return buf.getvalue()
+
+    def __repr__(self) -> str:        # a Python prompt shows the report itself
+        return self.text().rstrip("\n")
+
+    def _repr_html_(self) -> str:     # and a notebook shows it as a page
+        from .writers.html import fragment
+
+        return fragment(self)
 
     @classmethod
     def from_dict(cls, data: dict) -> "Report":
@@ -88,4 +124,4 @@ class Report:
                    judge_version=data["judge_version"], checks=checks,
                    output=data.get("output", {}), elapsed_s=data.get("elapsed_s", 0.0),
                    strict=data.get("strict", False), isolation=data.get("isolation", "process"),
-                   verdict=Verdict.parse(data["verdict"]))
+                   verdict=Verdict.parse(data["verdict"]), notes=list(data.get("notes", [])))

@@ -12,6 +12,7 @@ import functools
 import hashlib
 import threading
 import time
+import traceback
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +26,7 @@ from .checks.base import Later
 from .report import CheckResult, Report
 from .session import CallOutcome, Session
 from .worker import wire
-from .verdicts import Verdict
+from .verdicts import Status, Verdict
 
 
 class JudgeFault(BaseException):
@@ -254,6 +255,8 @@ class Grading:
             if self.own_oracle:
                 self.oracle.start()
             report.checks = self._run_checks()
+            for spec, result in zip(self.task.checks, report.checks[-len(self.task.checks):]):
+                result.details.update(points_details(spec))
         except JudgeFault as fault:
             report.checks.append(CheckResult(id="judge", kind="judge", required=True,
                                              status="error", message=str(fault),
@@ -309,6 +312,31 @@ class Grading:
         return prepared
 
 
+def missing_report(task: Task, submission: str, why: str, seed: int | None,
+                   strict: bool) -> Report:
+    """The report of a submission that is not there (a batch's missing cell), so that
+    every view (a Gradescope results.json above all: without one Gradescope shows a
+    broken autograder) says why, and scores it 0 of the task's points."""
+    report = Report(task=task.id, submission=submission,
+                    seed=task.seed if seed is None else seed, judge_version=__version__,
+                    strict=strict, title=task.title)
+    report.checks.append(CheckResult(id="load", kind="load", required=True, status=Status.ERROR,
+                                     message=f"nothing to grade: {why}",
+                                     verdict=Verdict.INVALID_SUBMISSION))
+    for spec in task.checks:
+        skipped = spec.result(Status.SKIPPED, "not run: no submission")
+        skipped.details.update(points_details(spec))
+        report.checks.append(skipped)
+    return report.finish()
+
+
+def points_details(spec) -> dict:
+    """What a check is worth, recorded in its result so every view scores it alike."""
+    from .scoring import spec_points
+
+    return {"points": spec_points(spec), **({"performance": True} if spec.performance else {})}
+
+
 class _Item:
     """One value of a batch's future, read like a future of its own."""
 
@@ -341,3 +369,17 @@ def load_message(out: CallOutcome) -> str:
 
 def grade(task: Task, submission: Path, **kw) -> Report:
     return Grading(task, submission, **kw).run()
+
+
+def judge_error_report(task: Task, submission, seed: int | None, strict: bool,
+                       exc: BaseException) -> Report:
+    """The report of a grading that the judge itself broke: never the learner's fault,
+    never a traceback in their face."""
+    detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    report = Report(task=task.id, submission=str(submission),
+                    seed=task.seed if seed is None else seed, judge_version=__version__,
+                    strict=strict, title=task.title)
+    report.checks.append(CheckResult(id="judge", kind="judge", required=True, status=Status.ERROR,
+                                     message=f"the judge failed (not your fault): {detail}",
+                                     verdict=Verdict.JUDGE_ERROR))
+    return report.finish()

@@ -239,17 +239,18 @@ def test_advisory_failure_counts_only_under_strict():
     assert strict["tests"][2]["status"] == "fail"
     g_plain = json.loads(written("gradescope", REPORTS["advisory"]))
     g_strict = json.loads(written("gradescope", REPORTS["advisory-strict"]))
-    assert (g_plain["score"], sum(t["max_score"] for t in g_plain["tests"])) == (2, 2)
-    assert (g_strict["score"], sum(t["max_score"] for t in g_strict["tests"])) == (2, 3)
+    # examples 1 + property 2; the advisory retrace is worth its 1 only under --strict
+    assert (g_plain["score"], sum(t["max_score"] for t in g_plain["tests"])) == (3, 3)
+    assert (g_strict["score"], sum(t["max_score"] for t in g_strict["tests"])) == (3, 4)
 
 
 def test_gradescope_scores_required_checks_and_keeps_the_maximum_fixed():
     maxima = {name: sum(t["max_score"] for t in json.loads(written("gradescope", r))["tests"])
               for name, r in REPORTS.items() if name not in ("advisory-strict", "judge_error")}
-    assert set(maxima.values()) == {2}, maxima     # a file that does not load: 0 of the same 2
+    assert set(maxima.values()) == {3}, maxima     # a file that does not load: 0 of the same 3
     scores = {name: json.loads(written("gradescope", REPORTS[name]))["score"]
               for name in ("accepted", "wrong", "crashed", "invalid")}
-    assert scores == {"accepted": 2, "wrong": 1, "crashed": 0, "invalid": 0}
+    assert scores == {"accepted": 3, "wrong": 1, "crashed": 0, "invalid": 0}
     wrong = json.loads(written("gradescope", WRONG))
     assert wrong["tests"][1]["extra_data"]["counterexample"]["expected"] == -1.0
     assert wrong["extra_data"]["verdict"] == "wrong_answer"
@@ -310,3 +311,73 @@ def test_the_validators_have_teeth():
     assert junit_problems(xml.replace("<failure ", "<oops ", 1).replace("</failure>", "</oops>", 1))
     with pytest.raises(ET.ParseError):
         junit_problems(xml.replace("debug", "debug\x01"))
+
+
+# ---------------------------------------------------------------- one score everywhere
+
+INEFFICIENT = report([check("examples", "passed", "2 examples", kind="example"),
+                      check("property", "passed", "100 inputs agree"),
+                      check("retrace", "failed", "12 traces, over the budget of 3",
+                            verdict="inefficient", details={"performance": True})])
+FAST_BUT_WRONG = report([check("examples", "passed", "2 examples", kind="example",
+                               details={"points": 5}),
+                         check("property", "failed", "expected 1.0, got 2.0"),
+                         check("retrace", "passed", "3 traces", details={"performance": True})])
+
+
+def test_an_inefficient_grading_scores_its_value_points_in_every_view():
+    from judge.batch.discovery import Submission
+    from judge.batch.gradebook import build, gradebook_csv
+    from judge.scoring import score
+
+    class Spec:
+        def __init__(self, kind, performance=False):
+            self.id = self.kind = kind
+            self.required, self.performance, self.points = True, performance, None
+
+    class Task:
+        checks = [Spec("example"), Spec("property"), Spec("retrace", True)]
+
+    record = dict(INEFFICIENT.to_dict(), learner="ann")
+    sub = Submission("ann", TASK, "ann.py", b"x")
+    book = build({"ann"}, [TASK], {TASK: Task()}, [sub], [record], lambda *_: "", strict=False)
+    row = gradebook_csv(book).splitlines()[1].split(",")
+    gradescope = json.loads(written("gradescope", INEFFICIENT))
+    page = written("html", INEFFICIENT)
+    assert score(INEFFICIENT).earned == 3 and record["score"] == {"points": 3, "max_points": 4}
+    assert row[:4] == ["ann", "inefficient", "3", "4"]
+    assert (gradescope["score"], sum(t["max_score"] for t in gradescope["tests"])) == (3, 4)
+    assert 'data-points="3" data-max-points="4"' in page
+    text = INEFFICIENT.text()
+    assert "points: 3 of 4" in text
+
+
+def test_values_first_a_performance_check_earns_only_once_the_values_are_right():
+    from judge.scoring import score
+
+    points = score(FAST_BUT_WRONG)      # the declared points: examples 5
+    assert [(c.earned, c.worth) for c in points.checks] == [(5, 5), (0, 2), (0, 1)]
+    tests = json.loads(written("gradescope", FAST_BUT_WRONG))["tests"]
+    assert tests[2]["status"] == "passed" and "values first" in tests[2]["output"]
+
+
+def test_accepted_above_a_failed_advisory_check_says_what_strict_would_make_it():
+    advisory = REPORTS["advisory"]
+    first = advisory.text().splitlines()[0]
+    assert first.startswith("ACCEPTED") and "(would be INEFFICIENT with --strict)" in first
+    assert "would be" not in REPORTS["advisory-strict"].text().splitlines()[0]
+    assert "would be" not in ACCEPTED.text()
+    assert "would be INEFFICIENT with --strict" in written("html", advisory)
+
+
+def test_the_html_page_is_self_contained_and_escapes_what_the_learner_wrote():
+    hostile = report([check("examples", "failed", "<script>alert(1)</script>", kind="example",
+                            counterexample={"args": {"x": "<img src=x onerror=alert(2)>"}})],
+                     output={"stdout": "</pre><script>alert(3)</script>", "stderr": "",
+                             "truncated": False})
+    page = written("html", hostile)
+    assert "<script" not in page and "<img" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "alert(3)" in page
+    assert "default-src 'none'" in page            # nothing fetched, nothing run
+    assert "http://" not in page.replace("http://www.w3.org/2000/svg", "")
+    assert hostile._repr_html_().startswith('<div class="jj jj-report"')

@@ -7,7 +7,7 @@ import importlib
 from typing import Callable, TextIO
 
 FORMATS = {"text": "text", "json": "json_format", "exercism": "exercism",
-           "gradescope": "gradescope", "junit": "junit"}
+           "gradescope": "gradescope", "junit": "junit", "html": "html"}
 
 
 def writer(name: str) -> Callable[..., None]:

@@ -1,0 +1,100 @@
+"""Points: one score for one grading, the same in gradebook.csv, the Gradescope file
+and the HTML pages.
+
+The rule (README "Points"):
+
+* each check is worth its ``points`` (tasks.yaml, per check); by default a value check
+  is worth 1 (``example``) or 2 (``property``: generated inputs are the real test) and a
+  performance check (``retrace``, ``sync``) 1;
+* an advisory check (``required: false``) is worth nothing unless graded ``--strict``;
+  the checks the runner adds when the task's own cannot run (``load``, ``judge``) are
+  worth nothing, so every grading of a task has the same maximum;
+* values first, performance after: a check earns its points when it passed (as the
+  verdict sees it), and a performance check only when every value check passed too,
+  since fast wrong code is worth nothing;
+* a check the task skips for everyone (no examples stated) earns its points; one skipped
+  because the file did not load earns none.
+
+So an ``accepted`` grading earns the maximum, an ``inefficient`` one its value points,
+a ``wrong_answer`` that passes the examples those points.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .verdicts import Status
+
+SETUP_KINDS = ("load", "judge")      # added by the runner when the task's checks cannot run
+DEFAULT_POINTS = {"example": 1, "property": 2}
+PERFORMANCE_DEFAULT = 1
+OTHER_DEFAULT = 1
+
+
+def default_points(kind: str, performance: bool) -> float:
+    return PERFORMANCE_DEFAULT if performance else DEFAULT_POINTS.get(kind, OTHER_DEFAULT)
+
+
+def worth(points: float, required: bool, strict: bool) -> float:
+    """What a check of ``points`` can earn in a grading with these options."""
+    return points if (required or strict) else 0
+
+
+def check_points(check) -> tuple[float, bool]:
+    """(points, performance) of a CheckResult, as the runner recorded them; a report
+    stored before points existed falls back on the defaults by kind."""
+    performance = bool(check.details.get("performance", check.kind in ("retrace", "sync")))
+    points = check.details.get("points")
+    if not isinstance(points, (int, float)) or isinstance(points, bool):
+        points = default_points(check.kind, performance)
+    return points, performance
+
+
+@dataclass(frozen=True)
+class CheckScore:
+    earned: float
+    worth: float
+    passed: bool          # as the verdict sees it (an advisory failure passes unless strict)
+
+
+@dataclass(frozen=True)
+class Score:
+    earned: float
+    maximum: float
+    checks: tuple[CheckScore, ...]     # one per check of the report, in its order
+
+    def to_dict(self) -> dict:
+        return {"points": number(self.earned), "max_points": number(self.maximum)}
+
+
+def score(report) -> Score:
+    from .report import outcome
+
+    blocked = any(c.kind in SETUP_KINDS and c.status.bad for c in report.checks)
+    rows = []                       # (check, state, passed, worth, performance)
+    for c in report.checks:
+        state = outcome(c, report.strict)[0]
+        passed = state == Status.PASSED or (state == Status.SKIPPED and not blocked)
+        points, performance = check_points(c)
+        can = 0 if c.kind in SETUP_KINDS else worth(points, c.required, report.strict)
+        rows.append((c, state, passed, can, performance))
+    values_ok = all(passed for c, _, passed, can, performance in rows
+                    if can and not performance)
+    out = tuple(CheckScore(can if passed and (values_ok or not performance) else 0, can, passed)
+                for _, state, passed, can, performance in rows)
+    return Score(sum(c.earned for c in out), sum(c.worth for c in out), out)
+
+
+def task_maximum(task, strict: bool) -> float:
+    """The most a grading of ``task`` can earn: what a missing submission scores 0 of."""
+    return sum(worth(spec_points(c), c.required, strict) for c in task.checks)
+
+
+def spec_points(spec) -> float:
+    points = getattr(spec, "points", None)
+    return points if points is not None else default_points(spec.kind, spec.performance)
+
+
+def number(x: float):
+    """Points as JSON and CSV show them: 3, not 3.0."""
+    return int(x) if float(x).is_integer() else round(x, 3)
