@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 
 from ..report import outcome
-from ..scoring import number, score
+from ..scoring import SETUP_KINDS, number, score
 from ..verdicts import Status, Verdict
 from .exercism import learner_output
 
@@ -51,7 +51,10 @@ def results(report) -> dict:
                       "tags": [c.kind, "required" if c.required else "advisory"],
                       "visibility": "visible", "extra_data": extra})
     printed = learner_output(report)
-    output = f"{HEADLINES[report.verdict]}  ({report.task}, seed {report.seed})"
+    # when the task's checks could not run, why is the headline (a missing file, a syntax error)
+    setup = next((c for c in report.checks if c.kind in SETUP_KINDS and c.status.bad), None)
+    headline = setup.message[:1].upper() + setup.message[1:] if setup else HEADLINES[report.verdict]
+    output = f"{headline}  ({report.task}, seed {report.seed})"
     if printed:
         output += "\n\nYour code printed:\n" + printed
     return {"score": number(points.earned), "execution_time": round(report.elapsed_s, 3),
