@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import io
 import threading
 import time
+import tokenize
 import traceback
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -274,8 +276,16 @@ class Grading:
             if self.own_oracle:
                 self.oracle.close()
             report.output = self.learner.output()
+        report.notes += [f"notebook {line}: an IPython-only line, left out (it does nothing "
+                         "when graded)" for line in self.learner.dropped]
         report.elapsed_s = time.monotonic() - started
-        return report.finish()
+        report.finish()
+        if report.verdict != Verdict.ACCEPTED and untouched_starter(self.task, self.submission):
+            said = next((c for c in report.checks if c.counts(self.strict)), None)
+            if said is not None:
+                said.message = (f"not attempted yet: this is still the starter of {self.task.id}. "
+                                + said.message)
+        return report
 
     def _run_checks(self) -> list[CheckResult]:
         # while the workers import jax and the learner's first checks run
@@ -328,6 +338,24 @@ def missing_report(task: Task, submission: str, why: str, seed: int | None,
         skipped.details.update(points_details(spec))
         report.checks.append(skipped)
     return report.finish()
+
+
+def untouched_starter(task: Task, submission: Path) -> bool:
+    """Is the submission still the task's starter (comments and blank lines aside)?"""
+    from .notebooks import NotebookError, submission_source
+
+    try:
+        return _tokens(submission_source(submission)) == _tokens(
+            task.starter_path.read_text(encoding="utf-8"))
+    except (OSError, NotebookError, SyntaxError, UnicodeDecodeError, tokenize.TokenError):
+        return False
+
+
+def _tokens(text: str) -> list[tuple[int, str]]:
+    ignored = (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
+               tokenize.DEDENT, tokenize.ENCODING, tokenize.ENDMARKER)
+    return [(t.type, t.string) for t in tokenize.generate_tokens(io.StringIO(text).readline)
+            if t.type not in ignored]
 
 
 def points_details(spec) -> dict:

@@ -90,3 +90,19 @@ def test_gradings_that_share_an_oracle_draw_their_inputs_once(monkeypatch):
     runs = [next(c for c in r.checks if c.kind == "property").details["examples_run"]
             for r in reports + [alone]]
     assert runs[0] == runs[1] >= 100 and runs[2] >= 20
+
+
+def test_a_submission_still_the_starter_says_not_attempted_yet(tmp_path):
+    task = load_bank().get(TASK)
+    starter = tmp_path / "mine.py"
+    starter.write_text("# my answer\n" + task.starter_path.read_text() + "\n\n")   # comments aside
+    report = Grading(task, starter, examples=5).run()
+    assert report.verdict in ("runtime_error", "wrong_answer")     # the contract's words
+    first_bad = next(c for c in report.checks if c.status in ("failed", "error"))
+    assert first_bad.message.startswith("not attempted yet: this is still the starter of "
+                                        f"{TASK}.")
+    assert sum("not attempted yet" in c.message for c in report.checks) == 1      # said once
+    tried = tmp_path / "tried.py"
+    tried.write_text(task.starter_path.read_text().replace("raise", "return 0.0  #"))
+    assert all("not attempted" not in c.message
+               for c in Grading(task, tried, examples=5).run().checks)
