@@ -8,6 +8,22 @@ import textwrap
 from .bank import Bank, Task
 
 
+_HINT = re.compile(r"^##\s+Hint\s+(\d+)\s*$", re.MULTILINE)
+
+
+def read_hints(task: Task) -> list[str]:
+    """``tasks/<id>/hints.md``: sections ``## Hint 1``, ``## Hint 2``, ... in order, each
+    a nudge (never the answer).  No file: no hints."""
+    path = task.folder / "hints.md"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return []
+    heads = list(_HINT.finditer(text))
+    return [text[h.end():nxt.start() if nxt else len(text)].strip()
+            for h, nxt in zip(heads, heads[1:] + [None])]
+
+
 def task_summary(task: Task) -> dict:
     return {"id": task.id, "title": task.title, "step": task.step, "step_title": task.step_title,
             "difficulty": task.difficulty, "tags": task.tags, "signature": task.signature,
@@ -122,5 +138,9 @@ def show_text(task: Task) -> str:
         lines.append(f"  {c.id} ({c.kind}{'' if c.required else ', advisory'})" +
                      (f": {c.doc}" if c.doc else ""))
     lines.append(f"Starter: {task.starter_path}   (judge show {task.id} --starter > my.py)")
+    hints = len(read_hints(task))
+    if hints:
+        lines.append(f"Hints:   {hints} (judge hint {task.id} 1; in a notebook: "
+                     f"from judge import hint; hint(\"{task.id}\", 1))")
     lines.append(f"Grade:   judge run {task.id} my.py")
     return "\n".join(lines) + "\n"

@@ -199,6 +199,18 @@ def show(ctx, task_id, starter):
 
 @main.command()
 @click.argument("task_id")
+@click.argument("number", type=click.IntRange(1, 100), default=1)
+@click.pass_context
+def hint(ctx, task_id, number):
+    """The task's NUMBER-th hint (default the first): a nudge, not the answer."""
+    from .learner import hint as read_hint
+
+    task = get_task(ctx, task_id)
+    click.echo(repr(read_hint(task.id, number, bank=ctx.obj.get("bank"))))
+
+
+@main.command()
+@click.argument("task_id")
 @click.option("--step", type=click.IntRange(0, 1000), default=0, show_default=True,
               help="Course step number.")
 @click.option("--title", default="TODO: a one-line title", help="One line for people.")

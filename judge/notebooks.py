@@ -67,7 +67,7 @@ def notebook_source(text: str, name: str = "notebook") -> str:
 def notebook_submission(text: str, name: str = "notebook") -> Source:
     parts, dropped = [], []
     for number, source in _code_cells(text, name):
-        python = _cell_source(number, source, dropped)
+        python = cell_python(number, source, dropped)
         parts.append(f"# %% cell {number}\n{python}".rstrip("\n") + "\n")
     return Source("\n".join(parts), dropped)
 
@@ -96,7 +96,8 @@ def _compiles(source: str, number: int) -> bool:
         return False
 
 
-def _cell_source(number: int, source: str, dropped: list[str]) -> str:
+def cell_python(number: int, source: str, dropped: list[str]) -> str:
+    """One code cell as plain Python (its IPython-only lines dropped into ``dropped``)."""
     if _compiles(source, number):
         return source               # plain Python: nothing IPython-only in it
     lines = source.splitlines()
