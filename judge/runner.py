@@ -8,9 +8,11 @@ with the same seed, so each is computed once.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import io
+import json
 import threading
 import time
 import tokenize
@@ -24,7 +26,7 @@ import numpy as np
 
 from . import __version__
 from .bank import Task
-from .checks.base import Later
+from .checks.base import CheckView, Later, instruments_of
 from .report import CheckResult, Report
 from .session import CallOutcome, Session
 from .worker import wire
@@ -34,6 +36,11 @@ from .verdicts import Status, Verdict
 class JudgeFault(BaseException):
     """The reference or the task is at fault, never the learner.  A BaseException so
     that hypothesis does not take it for a failing example and shrink it."""
+
+
+def task_instruments(task: Task) -> list[dict]:
+    """The worker-side halves of the task's check kinds, as the load request carries them."""
+    return [dataclasses.asdict(i) for i in instruments_of(task.checks)]
 
 
 def args_key(args: dict[str, Any]) -> str:
@@ -65,9 +72,10 @@ class Oracle:
     def __init__(self, task: Task, seed: int):
         self.task, self.seed = task, seed
         self.session = Session(task.reference_path, task.reference_path.name, task.entrypoint,
-                               task.limits, trusted=True)
+                               task.limits, trusted=True, instruments=task_instruments(task))
         self._lock = threading.RLock()
         self._values: dict[str, Any] = {}
+        self._measured: dict[tuple, CallOutcome] = {}
         self._scripts: dict[str, ScriptRun] = {}
         self._shared: dict[Any, Future] = {}
         self._shared_lock = threading.Lock()     # not _lock: held while the worker starts
@@ -136,6 +144,19 @@ class Oracle:
                     self._values[key] = out.value
             return [self._values[k] for k in keys]
 
+    def measure(self, kind: str, args: dict[str, Any], options: dict) -> CallOutcome:
+        """A check kind's instrument on the reference at ``args`` (memoised)."""
+        key = (kind, json.dumps(options, sort_keys=True), args_key(args))
+        with self._lock:
+            if key not in self._measured:
+                self._ensure()
+                out = self.session.measure(kind, args, options, f"measure:{kind}")
+                if not out.ok:
+                    raise JudgeFault(f"the reference cannot be measured by the {kind} check: "
+                                     f"{out.message}")
+                self._measured[key] = out
+            return self._measured[key]
+
     def shared(self, key, make) -> Any:
         """``make()``, once for every grading that shares this oracle (a batch): the
         inputs drawn for a task and seed are the same for every learner."""
@@ -177,7 +198,8 @@ class Grading:
         self.n_examples = examples
         self.strict = strict
         self.learner = Session(self.submission, display_name or self.submission.name,
-                               task.entrypoint, task.limits, hidden_paths=task.bank.hidden_paths())
+                               task.entrypoint, task.limits, hidden_paths=task.bank.hidden_paths(),
+                               instruments=task_instruments(task))
         self.own_oracle = oracle is None
         self.oracle = oracle or Oracle(task, self.seed)
         self.deadline = 0.0
@@ -188,23 +210,39 @@ class Grading:
         self.timed_out: CallOutcome | None = None
 
     # -------------------------------------------------------------- used by checks
+    # (checks see only these, through checks.base.GradingView)
     def learner_call(self, args: dict[str, Any], label: str) -> CallOutcome:
+        return self._on_learner(lambda: self.learner.call(args, label))
+
+    def learner_measure(self, kind: str, args: dict[str, Any], options: dict,
+                        label: str) -> CallOutcome:
+        return self._on_learner(lambda: self.learner.measure(kind, args, options, label))
+
+    def reference_measure(self, kind: str, args: dict[str, Any], options: dict) -> CallOutcome:
+        return self.oracle.measure(kind, args, options)
+
+    def reference_measure_soon(self, kind: str, args: dict[str, Any], options: dict) -> Future:
+        return self._reference_pool().submit(self.oracle.measure, kind, args, options)
+
+    def script_calls(self, name: str) -> list[dict[str, Any]]:
+        return script_calls(self.task, name, self.seed)
+
+    def _on_learner(self, request) -> CallOutcome:
+        """One request to the learner's worker: a fresh worker if the last one died,
+        and none at all once a call ran out of time."""
         if self.timed_out is not None:
             # code that looped once will loop again: do not spend another call limit on it
             return CallOutcome(False, verdict=Verdict.TIME_LIMIT_EXCEEDED, fatal=True,
                                message=f"not run: an earlier call ran out of time "
                                        f"({self.timed_out.message})")
-        out = self._learner_call(args, label)
-        if out.verdict == Verdict.TIME_LIMIT_EXCEEDED and out.fatal:
-            self.timed_out = out
-        return out
-
-    def _learner_call(self, args: dict[str, Any], label: str) -> CallOutcome:
         if not self.learner.alive:
             reloaded = self.learner.restart()
             if not reloaded.ok:
                 return reloaded
-        return self.learner.call(args, label)
+        out = request()
+        if out.verdict == Verdict.TIME_LIMIT_EXCEEDED and out.fatal:
+            self.timed_out = out
+        return out
 
     def prepared(self, check_id: str) -> Any:
         """What that check's ``prepare`` made (waiting for it), or None."""
@@ -244,6 +282,7 @@ class Grading:
 
     def reference_script(self, name: str) -> ScriptRun:
         return self.oracle.script(name)
+
 
     # -------------------------------------------------------------- the whole grading
     def run(self) -> Report:
@@ -306,7 +345,7 @@ class Grading:
                     "error", f"not run: the whole run passed its {self.task.limits.run_timeout_s:g} s limit",
                     verdict=Verdict.TIME_LIMIT_EXCEEDED)
                 continue
-            results[check.id] = check.run(self)
+            results[check.id] = check.run(CheckView(self))
         for check in sorted(self.task.checks, key=lambda c: c.phase):
             if isinstance(results[check.id], Later):
                 results[check.id] = results[check.id].finish()
@@ -316,7 +355,7 @@ class Grading:
         prepared = {}
         for check in self.task.checks:
             ready = self.oracle.shared(("prepare", check.id, self.seed, self.n_examples),
-                                       functools.partial(check.prepare, self))
+                                       functools.partial(check.prepare, CheckView(self)))
             if ready is not None:
                 prepared[check.id] = ready
         return prepared
@@ -360,9 +399,9 @@ def _tokens(text: str) -> list[tuple[int, str]]:
 
 def points_details(spec) -> dict:
     """What a check is worth, recorded in its result so every view scores it alike."""
-    from .scoring import spec_points
+    from .scoring import number
 
-    return {"points": spec_points(spec), **({"performance": True} if spec.performance else {})}
+    return {"points": number(spec.points), **({"performance": True} if spec.performance else {})}
 
 
 class _Item:

@@ -3,9 +3,8 @@ and the HTML pages.
 
 The rule (README "Points"):
 
-* each check is worth its ``points`` (tasks.yaml, per check); by default a value check
-  is worth 1 (``example``) or 2 (``property``: generated inputs are the real test) and a
-  performance check (``retrace``, ``sync``) 1;
+* each check is worth its ``points`` (tasks.yaml, per check; the check kind's default:
+  2 for a value check, 1 for a performance check);
 * an advisory check (``required: false``) is worth nothing unless graded ``--strict``;
   the checks the runner adds when the task's own cannot run (``load``, ``judge``) are
   worth nothing, so every grading of a task has the same maximum;
@@ -26,13 +25,12 @@ from dataclasses import dataclass
 from .verdicts import Status
 
 SETUP_KINDS = ("load", "judge")      # added by the runner when the task's checks cannot run
-DEFAULT_POINTS = {"example": 1, "property": 2}
-PERFORMANCE_DEFAULT = 1
-OTHER_DEFAULT = 1
+PERFORMANCE_KINDS = ("retrace", "sync")   # for reports stored before points were recorded
 
 
-def default_points(kind: str, performance: bool) -> float:
-    return PERFORMANCE_DEFAULT if performance else DEFAULT_POINTS.get(kind, OTHER_DEFAULT)
+def default_points(performance: bool) -> float:
+    """What CheckSpec.default_points gives: values first (2), performance after (1)."""
+    return 1 if performance else 2
 
 
 def worth(points: float, required: bool, strict: bool) -> float:
@@ -43,10 +41,10 @@ def worth(points: float, required: bool, strict: bool) -> float:
 def check_points(check) -> tuple[float, bool]:
     """(points, performance) of a CheckResult, as the runner recorded them; a report
     stored before points existed falls back on the defaults by kind."""
-    performance = bool(check.details.get("performance", check.kind in ("retrace", "sync")))
+    performance = bool(check.details.get("performance", check.kind in PERFORMANCE_KINDS))
     points = check.details.get("points")
     if not isinstance(points, (int, float)) or isinstance(points, bool):
-        points = default_points(check.kind, performance)
+        points = default_points(performance)
     return points, performance
 
 
@@ -87,12 +85,7 @@ def score(report) -> Score:
 
 def task_maximum(task, strict: bool) -> float:
     """The most a grading of ``task`` can earn: what a missing submission scores 0 of."""
-    return sum(worth(spec_points(c), c.required, strict) for c in task.checks)
-
-
-def spec_points(spec) -> float:
-    points = getattr(spec, "points", None)
-    return points if points is not None else default_points(spec.kind, spec.performance)
+    return sum(worth(c.points, c.required, strict) for c in task.checks)
 
 
 def number(x: float):

@@ -18,7 +18,8 @@ FAILURE_VERDICTS = {"timeout": Verdict.TIME_LIMIT_EXCEEDED, "memory": Verdict.ME
                     "protocol": Verdict.RUNTIME_ERROR}
 ERROR_VERDICTS = {"exception": Verdict.RUNTIME_ERROR, "exit": Verdict.RUNTIME_ERROR,
                   "memory": Verdict.MEMORY_LIMIT_EXCEEDED, "invalid_submission": Verdict.INVALID_SUBMISSION,
-                  "timeout": Verdict.TIME_LIMIT_EXCEEDED, "judge": Verdict.JUDGE_ERROR}
+                  "timeout": Verdict.TIME_LIMIT_EXCEEDED, "judge": Verdict.JUDGE_ERROR,
+                  "unmeasurable": Verdict.JUDGE_ERROR, "wrong": Verdict.WRONG_ANSWER}
 
 
 @dataclass
@@ -28,6 +29,7 @@ class CallOutcome:
     elapsed_s: float = 0.0
     traces: list = field(default_factory=list)
     syncs: list = field(default_factory=list)
+    measured: dict = field(default_factory=dict)   # a check kind's instrument's figures
     verdict: str | None = None
     message: str = ""
     traceback: str = ""
@@ -36,13 +38,15 @@ class CallOutcome:
 
 class Session:
     def __init__(self, source: Path, display_name: str, entrypoint: str, limits,
-                 *, trusted: bool = False, hidden_paths: list[str] = ()):
+                 *, trusted: bool = False, hidden_paths: list[str] = (),
+                 instruments: list[dict] = ()):
         self.source, self.display_name, self.entrypoint = Path(source), display_name, entrypoint
         self.limits = SandboxLimits(call_timeout_s=limits.call_timeout_s,
                                     run_timeout_s=limits.run_timeout_s,
                                     memory_mb=limits.memory_mb,
                                     output_bytes=limits.output_kb * 1024)
         self.trusted, self.hidden_paths = trusted, list(hidden_paths)
+        self.instruments = list(instruments)    # check kinds' worker-side halves
         self.worker: Worker | None = None
         self.params: list[str] = []
         self.jitted: list[str] = []
@@ -80,7 +84,8 @@ class Session:
             return CallOutcome(False, verdict=Verdict.INVALID_SUBMISSION,
                                message=f"{self.display_name} cannot be read: {exc}")
         out = self._request({"op": "load", "path": str(target), "display_name": self.display_name,
-                             "entrypoint": self.entrypoint, "probe": True}, load=True)
+                             "entrypoint": self.entrypoint, "probe": True,
+                             "instruments": self.instruments}, load=True)
         if out.ok:
             self.params = list(out.value.get("params", []))
             self.jitted = list(out.value.get("jitted", []))
@@ -128,6 +133,14 @@ class Session:
                                 fatal=True)] * len(calls)
         return [self._outcome(r, out.value["blobs"], "call") for r in replies]
 
+    def measure(self, kind: str, args: dict[str, Any], options: dict, label: str) -> CallOutcome:
+        """A check kind's instrument at ``args``: ``measured`` holds its figures, and
+        ``value`` the value it kept (None when it kept none)."""
+        blobs: list[bytes] = []
+        header = dict(_call_header(args, label, blobs), op="measure", instrument=kind,
+                      options=options)
+        return self._request(header, blobs)
+
     def report(self, label: str) -> dict:
         out = self._request({"op": "report", "label": label})
         return out.value.get("report", {}) if out.ok else {}
@@ -164,15 +177,18 @@ class Session:
                 verdict = Verdict.INVALID_SUBMISSION
             return CallOutcome(False, verdict=verdict, message=_error_text(err),
                                traceback=str(err.get("traceback", ""))[:4000])
-        if op != "call":
+        if op not in ("call", "measure"):
             return CallOutcome(True, value=reply)
+        measured = reply.get("measured") if isinstance(reply.get("measured"), dict) else {}
         try:
-            value = wire.decode(reply.get("result"), rblobs)
+            value = wire.decode(reply.get("result"), rblobs) \
+                if op == "call" or "result" in reply else None
         except wire.WireError as exc:
             return CallOutcome(False, verdict=Verdict.RUNTIME_ERROR,
                                message=f"the worker sent a malformed result ({exc})")
         return CallOutcome(True, value=value, elapsed_s=_num(reply.get("elapsed_s")),
-                           traces=_list(reply.get("traces")), syncs=_list(reply.get("syncs")))
+                           traces=_list(reply.get("traces")), syncs=_list(reply.get("syncs")),
+                           measured=measured)
 
 
 def _call_header(args: dict[str, Any], label: str, blobs: list[bytes], probe: bool = True) -> dict:
@@ -184,7 +200,7 @@ def _error_text(err: dict) -> str:
     message = str(err.get("message", "")).strip()
     etype = str(err.get("type", "")).strip()
     line = err.get("line")
-    own = etype in ("", "InvalidSubmission")       # the worker's own words need no type
+    own = etype in ("", "InvalidSubmission", "WrongResult", "Unmeasurable")   # the worker's own words
     text = message or etype if own or etype in message else f"{etype}: {message}"
     if isinstance(line, int) and "line" not in text:
         text += f" (line {line})"

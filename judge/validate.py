@@ -9,7 +9,8 @@ writers of `judge run` show it.  What is checked:
 * the starter is not accepted
 * every known submission gets its labelled verdict and check statuses
 * the statement's examples agree with the reference
-* every required retrace/sync/property check is failed by some known submission
+* every required check whose kind needs teeth is caught failing some known submission
+  (each kind says what catching means: ``CheckSpec.needs_teeth`` and ``caught``)
 * the generated inputs reach the declared edges (empty and maximal sizes, both signs)
 * the tolerance rejects the reference computed in float16 where results are float32
 """
@@ -33,7 +34,6 @@ from .values import leaves
 from .worker.wire import Leaf
 from .verdicts import Verdict
 
-TEETH_KINDS = ("retrace", "sync", "property")
 FLOAT16_SAMPLES = 24
 
 
@@ -99,7 +99,7 @@ class TaskValidation:
     def domain_edges(self) -> None:
         t = self.task
         inputs = Inputs(t.args, t.dims)
-        pool = inputs.pool(t.seed, _max_shapes(t))
+        pool = inputs.pool(t.seed, _pool_size(t))
         problems = []
         for name, dim in t.dims.items():
             if not any(v.name == name for v in inputs.variables):
@@ -139,6 +139,7 @@ class TaskValidation:
         with ThreadPoolExecutor(self.workers) as pool:
             reports = list(pool.map(lambda j: grade(t, j[1], strict=j[2], oracle=self.oracle), jobs))
         failed_by: dict[str, list[str]] = {}
+        checks = {c.id: c for c in t.checks}
         for (name, path, strict, expectation), report in zip(jobs, reports):
             summary = "; ".join(f"{c.id} {c.status}" for c in report.checks)
             if name == "reference":
@@ -154,7 +155,7 @@ class TaskValidation:
                                        else "the starter is accepted: make its body fail (e.g. raise NotImplementedError)"))
                 continue
             for c in report.checks:
-                if _caught(c):
+                if c.id in checks and checks[c.id].caught(c):
                     failed_by.setdefault(c.id, []).append(path.name)
             problems = expectation.problems(report)
             label = f"{name}" + (" --strict" if strict else "")
@@ -163,7 +164,7 @@ class TaskValidation:
                                    f"labelled '{expectation.describe()}' but got: {'; '.join(problems)} "
                                    f"({summary})"))
         for c in t.checks:
-            if c.required and c.kind in TEETH_KINDS:
+            if c.required and c.needs_teeth:
                 who = failed_by.get(c.id, [])
                 self.items.append(item(f"teeth:{c.id}", bool(who),
                                        f"failed by {', '.join(sorted(set(who)))}" if who else
@@ -176,7 +177,7 @@ class TaskValidation:
         not pass as a float32 answer."""
         t = self.task
         inputs = Inputs(t.args, t.dims)
-        pool = inputs.pool(t.seed, _max_shapes(t))
+        pool = inputs.pool(t.seed, _pool_size(t))
         rng = np.random.default_rng(t.seed)
         tried = passed = 0
         for i in range(FLOAT16_SAMPLES):
@@ -205,17 +206,8 @@ class TaskValidation:
                                f"on all {tried} inputs: tighten it (mode, ulps, rtol, atol)"))
 
 
-def _caught(check: CheckResult) -> bool:
-    """Did this check catch the submission for the reason it exists?  A performance
-    check must find the inefficiency (a wrong value in its script is the value checks'
-    business); a value check may catch a crash as well as a wrong answer."""
-    if check.kind in ("retrace", "sync"):
-        return check.status == "failed" and check.verdict == Verdict.INEFFICIENT
-    return check.status == "failed" or (check.status == "error" and check.kind == "property")
-
-
-def _max_shapes(task: Task) -> int:
-    return max([getattr(c, "max_shapes", 8) for c in task.checks if c.kind == "property"] + [8])
+def _pool_size(task: Task) -> int:
+    return max([c.pool_size() or 0 for c in task.checks] + [8])
 
 
 def _map_leaves(value, fn):

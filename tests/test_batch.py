@@ -211,7 +211,8 @@ def test_two_batches_cannot_write_one_folder(tmp_path):
 class FakeCheck:
     def __init__(self, kind, required=True, performance=False, points=None):
         self.id, self.kind, self.required = kind, kind, required
-        self.performance, self.points = performance, points
+        self.performance = performance
+        self.points = points if points is not None else 1 if performance else 2
 
 
 class FakeTask:
@@ -248,9 +249,9 @@ def test_gradebook_marks_missing_and_pending_scores_points_and_lateness():
                  lambda learner, task: f"nothing from {learner}", strict=False, deadline=deadline)
     assert gradebook_csv(book).splitlines() == [
         "learner,alpha,beta,score,max_score,late",
-        "ann,accepted,inefficient,4,5,beta",          # 1 + 2, then 1 of beta's 2
-        "ben,pending,missing,0,5,",
-        "cat,missing,missing,0,5,"]
+        "ann,accepted,inefficient,6,7,beta",          # 2 + 2, then 2 of beta's 3
+        "ben,pending,missing,0,7,",
+        "cat,missing,missing,0,7,"]
     assert book.cell("cat", "alpha").why == "nothing from cat"
 
 

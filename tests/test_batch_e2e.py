@@ -118,10 +118,10 @@ def test_every_submission_gets_the_verdict_its_label_says(world):
             assert book[learner][task_id] == want, (learner, task_id)
         mine = [r for r in records if r["learner"] == learner]
         assert float(book[learner]["score"]) == sum(r["score"]["points"] for r in mine)
-        assert book[learner]["max_score"] == "6"        # examples 1 + property 2, twice
+        assert book[learner]["max_score"] == "8"        # examples 2 + property 2, twice
         for r in mine:
             if r["verdict"] == "accepted":
-                assert r["score"] == {"points": 3, "max_points": 3}
+                assert r["score"] == {"points": 4, "max_points": 4}
 
 
 def test_results_jsonl_holds_the_json_report_plus_learner_and_hash(world):
@@ -161,7 +161,7 @@ def test_emitted_files_have_the_published_shapes(world):
 def test_a_missing_submission_still_gets_a_gradescope_file_with_score_0_and_why(world):
     doc = json.loads((world["out"] / "gradescope" / "cat" / TWIN / "results.json").read_text())
     assert gradescope_problems(doc) == [] and doc["score"] == 0
-    assert sum(t["max_score"] for t in doc["tests"]) == 3          # the task's points
+    assert sum(t["max_score"] for t in doc["tests"]) == 4          # the task's points
     assert f"no submission for {TWIN} was found (expected cat/{TWIN}.py" in doc["output"]
 
 
@@ -313,7 +313,7 @@ def test_an_edited_submission_is_graded_again(world):
     assert len(records) == N + 1 and records[:N] == first       # the old line stays, appended after
     assert (records[-1]["learner"], records[-1]["task"], records[-1]["verdict"]) == ("ann", TWIN, "accepted")
     ann = next(row for row in gradebook(out) if row["learner"] == "ann")
-    assert (ann[TWIN], ann["score"]) == ("accepted", "6")
+    assert (ann[TWIN], ann["score"]) == ("accepted", "8")
     s = json.loads((out / "summary.json").read_text())
     assert s["graded"] == N and s["tasks"][TWIN]["verdicts"] == {"accepted": 3}   # counted once
 

@@ -239,18 +239,18 @@ def test_advisory_failure_counts_only_under_strict():
     assert strict["tests"][2]["status"] == "fail"
     g_plain = json.loads(written("gradescope", REPORTS["advisory"]))
     g_strict = json.loads(written("gradescope", REPORTS["advisory-strict"]))
-    # examples 1 + property 2; the advisory retrace is worth its 1 only under --strict
-    assert (g_plain["score"], sum(t["max_score"] for t in g_plain["tests"])) == (3, 3)
-    assert (g_strict["score"], sum(t["max_score"] for t in g_strict["tests"])) == (3, 4)
+    # examples 2 + property 2; the advisory retrace is worth its 1 only under --strict
+    assert (g_plain["score"], sum(t["max_score"] for t in g_plain["tests"])) == (4, 4)
+    assert (g_strict["score"], sum(t["max_score"] for t in g_strict["tests"])) == (4, 5)
 
 
 def test_gradescope_scores_required_checks_and_keeps_the_maximum_fixed():
     maxima = {name: sum(t["max_score"] for t in json.loads(written("gradescope", r))["tests"])
               for name, r in REPORTS.items() if name not in ("advisory-strict", "judge_error")}
-    assert set(maxima.values()) == {3}, maxima     # a file that does not load: 0 of the same 3
+    assert set(maxima.values()) == {4}, maxima     # a file that does not load: 0 of the same 4
     scores = {name: json.loads(written("gradescope", REPORTS[name]))["score"]
               for name in ("accepted", "wrong", "crashed", "invalid")}
-    assert scores == {"accepted": 3, "wrong": 1, "crashed": 0, "invalid": 0}
+    assert scores == {"accepted": 4, "wrong": 2, "crashed": 0, "invalid": 0}
     wrong = json.loads(written("gradescope", WRONG))
     assert wrong["tests"][1]["extra_data"]["counterexample"]["expected"] == -1.0
     assert wrong["extra_data"]["verdict"] == "wrong_answer"
@@ -301,7 +301,7 @@ def test_the_validators_have_teeth():
         assert exercism_problems(broken)
     g = json.loads(written("gradescope", WRONG))
     for broken in ({**g, "score": "1"}, {**g, "visibility": "public"},
-                   {**g, "tests": [{**g["tests"][0], "score": 2}]},
+                   {**g, "tests": [{**g["tests"][0], "score": g["tests"][0]["max_score"] + 1}]},
                    {**g, "tests": [{**g["tests"][0], "status": "pass"}]}):
         assert gradescope_problems(broken)
     xml = written("junit", WRONG)
@@ -333,7 +333,7 @@ def test_an_inefficient_grading_scores_its_value_points_in_every_view():
     class Spec:
         def __init__(self, kind, performance=False):
             self.id = self.kind = kind
-            self.required, self.performance, self.points = True, performance, None
+            self.required, self.performance, self.points = True, performance, 1 if performance else 2
 
     class Task:
         checks = [Spec("example"), Spec("property"), Spec("retrace", True)]
@@ -344,12 +344,12 @@ def test_an_inefficient_grading_scores_its_value_points_in_every_view():
     row = gradebook_csv(book).splitlines()[1].split(",")
     gradescope = json.loads(written("gradescope", INEFFICIENT))
     page = written("html", INEFFICIENT)
-    assert score(INEFFICIENT).earned == 3 and record["score"] == {"points": 3, "max_points": 4}
-    assert row[:4] == ["ann", "inefficient", "3", "4"]
-    assert (gradescope["score"], sum(t["max_score"] for t in gradescope["tests"])) == (3, 4)
-    assert 'data-points="3" data-max-points="4"' in page
+    assert score(INEFFICIENT).earned == 4 and record["score"] == {"points": 4, "max_points": 5}
+    assert row[:4] == ["ann", "inefficient", "4", "5"]
+    assert (gradescope["score"], sum(t["max_score"] for t in gradescope["tests"])) == (4, 5)
+    assert 'data-points="4" data-max-points="5"' in page
     text = INEFFICIENT.text()
-    assert "points: 3 of 4" in text
+    assert "points: 4 of 5" in text
 
 
 def test_values_first_a_performance_check_earns_only_once_the_values_are_right():

@@ -1,12 +1,34 @@
-"""What every check kind shares: parsing from tasks.yaml and the registry."""
+"""The check plug-in contract: what a check kind declares about itself, and the one view
+of a grading it may use.
+
+A check kind is one module of this package, listed in ``KIND_MODULES``.  Its class
+declares, and nothing outside the module needs to know more:
+
+* ``FIELDS``: the ``tasks.yaml`` fields it reads (a misspelt one gets a did-you-mean);
+* ``failure_verdict``: what its failure means, ``wrong_answer`` (a value check) or
+  ``inefficient`` (a performance check);
+* ``phase``: when it runs (0: before anything fills the worker's caches);
+* how ``judge validate`` proves its teeth: ``needs_teeth`` (some known submission must
+  fail it) and ``caught(result)`` (did it catch that submission for the reason it
+  exists?);
+* ``INSTRUMENT``: where it measures inside the worker, a self-contained function the
+  worker runs beside the learner's code (see ``instrument``);
+* ``prepare`` and ``run``, which see the grading only through ``GradingView``.
+"""
 
 from __future__ import annotations
 
 import difflib
 import functools
 import importlib
+import inspect
+import textwrap
+from concurrent.futures import Future
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
 
 from ..report import CheckResult
+from ..verdicts import Status, Verdict
 
 CHECK_KINDS: dict[str, type["CheckSpec"]] = {}
 
@@ -15,6 +37,8 @@ def check_kind(name: str):
     def register(cls):
         CHECK_KINDS[name] = cls
         cls.kind = name
+        if cls.INSTRUMENT is not None and "INSTRUMENT" in vars(cls):
+            cls.INSTRUMENT = replace(cls.INSTRUMENT, name=name)
         return cls
     return register
 
@@ -26,35 +50,266 @@ class Later:
         self.finish = finish
 
 
+# ---------------------------------------------------------------- worker-side halves
+
+@dataclass(frozen=True)
+class Instrument:
+    """The worker-side half of a check kind.
+
+    ``function`` is defined in the kind's own module but runs inside the worker: the
+    judge sends its source when the submission is loaded, and the worker compiles it
+    before it imports the learner's file, so what the function binds as default
+    arguments (``make_jaxpr=__import__("jax").make_jaxpr``) is jax's own, whatever the
+    learner's code replaces later.  The worker never imports the judge, so the function
+    must be self-contained: its imports and helpers inside its body (or bound as
+    defaults), its only inputs its arguments.  It is called as ``function(ctx, args, kwargs, options)``
+    with the call's arguments as the learner's function receives them and the check's
+    ``options`` (JSON), and returns a JSON-able dict: the measurement.  ``ctx`` offers
+    ``ctx.function`` (the learner's, or in the reference's worker the reference's,
+    entrypoint), ``ctx.keep(value)`` (send this value back too, encoded like a call's
+    result: the judge then compares it), ``ctx.unmeasurable(why)`` (the figure
+    cannot be had here: a judge error, never the learner's fault), ``ctx.wrong(why)``
+    (what the learner's function gave cannot be measured: their wrong answer),
+    ``ctx.traceable(args, kwargs)`` (``fn, arrays``: the call as a function of its array
+    leaves, Python numbers static, its result checked, for jax's transformations) and
+    ``ctx.source_file`` (the file the entrypoint came from, to name its lines).  An
+    exception raised from the learner's own code is the learner's runtime error; any
+    other is the judge's.
+    """
+
+    name: str
+    function: str
+    source: str
+
+
+def instrument(function) -> "Instrument":
+    """Declare ``function`` (a module-level function of the kind's module) as the kind's
+    worker-side half: ``INSTRUMENT = instrument(measure_it)`` in the class; the kind's
+    name is filled in when it registers."""
+    return Instrument("", function.__name__, textwrap.dedent(inspect.getsource(function)))
+
+
+# ---------------------------------------------------------------- the grading, as checks see it
+
+class GradingView(Protocol):
+    """Everything a check may use of the grading that runs it.  The runner hands each
+    check a view that has these members and no others, so a kind that reaches for
+    anything else fails loudly in its own tests."""
+
+    task: Any                   # bank.Task
+    seed: int
+    n_examples: int | None      # --examples, overriding the check's own count
+
+    def learner_call(self, args: dict[str, Any], label: str) -> Any:
+        """Call the learner's function (a ``session.CallOutcome``; never raises)."""
+
+    def learner_script(self, name: str) -> Any:
+        """The learner's run of a named script (a ``runner.ScriptRun``), made once
+        however many checks read it."""
+
+    def reference_script(self, name: str) -> Any:
+        """The reference's run of the same script, in its own fresh worker."""
+
+    def learner_measure(self, kind: str, args: dict[str, Any], options: dict,
+                        label: str) -> Any:
+        """Run the kind's instrument on the learner's function at ``args`` (a
+        ``CallOutcome`` whose ``measured`` holds the instrument's dict)."""
+
+    def reference_measure(self, kind: str, args: dict[str, Any], options: dict) -> Any:
+        """The same measurement of the reference (memoised; raises JudgeFault when the
+        reference cannot be measured)."""
+
+    def reference_measure_soon(self, kind: str, args: dict[str, Any], options: dict) -> Future:
+        """``reference_measure`` in the background, while the learner's worker works; its
+        ``result()`` raises JudgeFault when the reference cannot be measured."""
+
+    def script_calls(self, name: str) -> list[dict[str, Any]]:
+        """The arguments of a named script's calls, seeded: the same values for the
+        learner and the reference (fresh arrays in the worker on every call)."""
+
+    def expected_soon(self, args: dict[str, Any]) -> Future:
+        """The reference's value at ``args``, computed while the learner's runs."""
+
+    def expected_all(self, calls: list[dict[str, Any]]) -> list:
+        """``expected_soon`` for many inputs, in batches; each item has ``result()``."""
+
+    def prepared(self, check_id: str) -> Any:
+        """What that check's ``prepare`` returned (waiting for it), or None."""
+
+    def time_left(self) -> float:
+        """Seconds left in the whole grading's time limit."""
+
+
+GRADING_VIEW_MEMBERS = frozenset(
+    [name for name in vars(GradingView) if not name.startswith("_")]
+    + list(GradingView.__annotations__))
+
+
+class CheckView:
+    """A grading as a check sees it: the members of ``GradingView`` and nothing else."""
+
+    __slots__ = ("_grading",)
+
+    def __init__(self, grading):
+        object.__setattr__(self, "_grading", grading)
+
+    def __getattr__(self, name: str):
+        if name not in GRADING_VIEW_MEMBERS:
+            raise AttributeError(f"a check may use only the GradingView protocol "
+                                 f"(judge/checks/base.py), and {name!r} is not in it")
+        return getattr(self._grading, name)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("a check cannot change the grading")
+
+
+# ---------------------------------------------------------------- the kind's class
+
 class CheckSpec:
-    """One check of a task.  ``phase`` orders execution: checks that need the worker's
-    caches untouched (scripted calls) run before the ones that fill them."""
+    """One check of a task, parsed from its ``tasks.yaml`` entry."""
 
     kind = "?"
     phase = 1
-    FIELDS: tuple[str, ...] = ("id", "kind", "required", "doc")
-    performance = False          # a failure means "inefficient", not "wrong_answer"
+    FIELDS: tuple[str, ...] = ("id", "kind", "required", "points", "doc")
+    failure_verdict: Verdict = Verdict.WRONG_ANSWER
+    INSTRUMENT: Instrument | None = None
+    # a required check that no known submission fails has no teeth; the statement's own
+    # examples are there to be agreed with, not to catch anyone
+    needs_teeth = True
 
     def __init__(self, r, scripts: dict):
         self.id = r.get("id", str, self.kind)
         self.required = r.get("required", bool, True)
+        self.points = float(r.number("points", self.default_points(), low=0))
         self.doc = r.get("doc", str, "")
 
-    def prepare(self, grading):
+    @property
+    def performance(self) -> bool:
+        return self.failure_verdict == Verdict.INEFFICIENT
+
+    def default_points(self) -> float:
+        """A check's weight in a score: values first (2), performance after (1)."""
+        return 1.0 if self.performance else 2.0
+
+    def pool_size(self) -> int | None:
+        """How many distinct shapes this check draws inputs from (None: it draws none);
+        `judge validate` checks that a pool that large reaches every declared edge."""
+        return None
+
+    def caught(self, result: CheckResult) -> bool:
+        """Did this check catch a known submission for the reason it exists?  A value
+        check also catches a call that crashes; a performance check must find the
+        inefficiency itself (a wrong value in its script is the value checks' business)."""
+        if self.performance:
+            return result.status == Status.FAILED and result.verdict == self.failure_verdict
+        return result.status.bad
+
+    def prepare(self, grading: GradingView):
         """Work that needs no worker, done in a thread while the workers start; its
         result is ``grading.prepared(self.id)``.  None: nothing to prepare."""
         return None
 
-    def run(self, grading) -> "CheckResult | Later":
+    def run(self, grading: GradingView) -> "CheckResult | Later":
         """The learner's calls, then the result; or, where the result needs reference
         values still being computed, ``Later(finish)``: the grading calls ``finish()``
         once every check has made its learner calls, so the learner's worker never waits
         idle for the reference's."""
         raise NotImplementedError
 
-    def result(self, status: str, message: str, **kw) -> CheckResult:
+    def result(self, status: Status | str, message: str, **kw) -> CheckResult:
         return CheckResult(id=self.id, kind=self.kind, required=self.required,
                            status=status, message=message, **kw)
+
+    def failed(self, message: str, **kw) -> CheckResult:
+        """This check's failure, with the verdict the kind declares."""
+        return self.result(Status.FAILED, message, verdict=self.failure_verdict, **kw)
+
+
+# ---------------------------------------------------------------- kinds that measure a script
+
+@dataclass
+class Measured:
+    """One call of a script, measured by the kind's instrument in both workers."""
+
+    index: int                  # 1-based, in the script
+    args: dict[str, Any]
+    label: str                  # the call's arguments in a few words ("x float32[8], ...")
+    mine: dict                  # the instrument's figures for the learner's function
+    reference: dict             # and for the reference's
+
+
+class ScriptMeasureCheck(CheckSpec):
+    """The shared half of a performance kind that runs its instrument on every call of a
+    script (``script:``), in the learner's worker and, meanwhile, the reference's.
+
+    A call that fails is reported as such (with what the judge was doing: ``doing``); a
+    value the instrument kept that disagrees with the reference's is a wrong answer (the
+    measured program must be the one that computes the right value); then ``judge``
+    weighs the figures of every call.  A subclass declares ``INSTRUMENT``, ``doing``,
+    ``usual_cause`` (the default of the task's ``cause:`` field, in a learner's words),
+    ``options(task)`` (JSON for the instrument) and ``judge(grading, calls)``."""
+
+    phase = 1                   # after the scripted checks have read a fresh worker
+    failure_verdict = Verdict.INEFFICIENT
+    FIELDS = CheckSpec.FIELDS + ("script", "cause")
+    doing = "measuring your function"
+    usual_cause = ""
+
+    def __init__(self, r, scripts: dict):
+        super().__init__(r, scripts)
+        self.script = r.get("script", str)
+        if self.script not in scripts:
+            r.fail(f"no script named '{self.script}' (scripts: {', '.join(scripts) or 'none'})",
+                   "script")
+        self.arg_names = list(scripts[self.script][0])
+        self._cause = r.get("cause", str, "")
+
+    @property
+    def cause(self) -> str:
+        """The usual cause of this check's failure, as the task states it (or the kind)."""
+        return self._cause or self.usual_cause
+
+    def options(self, task) -> dict:
+        return {}
+
+    def run(self, grading: GradingView):
+        calls = grading.script_calls(self.script)
+        options = self.options(grading.task)
+        theirs = [grading.reference_measure_soon(self.kind, args, options) for args in calls]
+        mine = []
+        for args in calls:
+            mine.append(grading.learner_measure(self.kind, args, options,
+                                                f"{self.kind}:{self.script}"))
+            if not mine[-1].ok:
+                break
+        return Later(functools.partial(self._finish, grading, calls, mine, theirs))
+
+    def _finish(self, grading, calls, mine, theirs) -> CheckResult:
+        from .outcome import counterexample, failed_call, mismatch
+        from .scripted import call_label
+
+        measured = []
+        for i, (args, out) in enumerate(zip(calls, mine), 1):
+            where = f"scripted call {i} of {len(calls)}"
+            if not out.ok and out.verdict == Verdict.WRONG_ANSWER:
+                return self.result(Status.FAILED, f"{where} ({call_label(args)}): {out.message}",
+                                   counterexample=counterexample(args),
+                                   verdict=Verdict.WRONG_ANSWER)
+            if not out.ok:
+                return failed_call(self, grading, args, out, f"{where}, {self.doing}: ")
+            ref = theirs[i - 1].result()
+            problem = mismatch(grading, args, out.value, ref.value)
+            if problem:
+                return self.result(
+                    Status.FAILED, f"{where} ({call_label(args)}), {self.doing}: "
+                                   f"{problem.message}",
+                    counterexample=counterexample(args, ref.value, out.value),
+                    verdict=Verdict.WRONG_ANSWER)
+            measured.append(Measured(i, args, call_label(args), out.measured, ref.measured))
+        return self.judge(grading, measured)
+
+    def judge(self, grading: GradingView, calls: list[Measured]) -> CheckResult:
+        raise NotImplementedError
 
 
 @functools.lru_cache(maxsize=1)
@@ -64,6 +319,12 @@ def _load_kinds() -> None:
 
     for name in KIND_MODULES:
         importlib.import_module(f"{__package__}.{name}")
+
+
+def instruments_of(checks) -> list[Instrument]:
+    """The worker-side halves a task's checks need, one per kind."""
+    found = {c.kind: c.INSTRUMENT for c in checks if c.INSTRUMENT is not None}
+    return list(found.values())
 
 
 def parse_check(r, scripts: dict) -> CheckSpec:

@@ -100,6 +100,9 @@ class PropertyCheck(CheckSpec):
         self.examples = int(r.number("examples", 100, low=1))
         self.max_shapes = int(r.number("max_shapes", 8, low=3))
 
+    def pool_size(self) -> int:
+        return self.max_shapes
+
     def _plan(self, grading):
         task = grading.task
         inputs = Inputs(task.args, task.dims)

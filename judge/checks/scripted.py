@@ -14,7 +14,7 @@ from ..values import leaves, render
 from ..worker.wire import Leaf
 from .base import CheckSpec, Later, check_kind
 from .outcome import counterexample, failed_call, mismatch
-from ..verdicts import Verdict
+from ..verdicts import Status, Verdict
 
 
 def call_label(args) -> str:
@@ -35,7 +35,7 @@ def call_label(args) -> str:
 
 class ScriptedCheck(CheckSpec):
     phase = 0
-    performance = True
+    failure_verdict = Verdict.INEFFICIENT
     FIELDS = CheckSpec.FIELDS + ("script", "budget", "slack")
 
     def __init__(self, r, scripts):
@@ -77,8 +77,9 @@ class ScriptedCheck(CheckSpec):
         explain = self.explain(mine, passed)
         if explain:
             message += "\n" + explain
-        return self.result("passed" if passed else "failed", message, details=details,
-                           verdict=None if passed else Verdict.INEFFICIENT)
+        if passed:
+            return self.result(Status.PASSED, message, details=details)
+        return self.failed(message, details=details)
 
     def count(self, run) -> int:
         raise NotImplementedError

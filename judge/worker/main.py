@@ -294,6 +294,115 @@ def _block(tree) -> None:
         pass  # non-array leaves or a learner's odd pytree: nothing to wait for
 
 
+# ---------------------------------------------------------------- check kinds' instruments
+
+class _Unmeasurable(Exception):
+    """An instrument cannot give its figure here (not the learner's fault)."""
+
+
+class _WrongResult(Exception):
+    """What the learner's function returned cannot be measured (a string where arrays
+    belong, ...): the learner's wrong answer, not the instrument's failure."""
+
+
+class _Slot:
+    """Where the n-th array leaf of a call's arguments goes back (see ``traceable``)."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int):
+        self.index = index
+
+
+def _is_array(value) -> bool:
+    """A JAX or NumPy array, a NumPy scalar, or a tracer standing for one."""
+    return hasattr(value, "shape") and hasattr(value, "dtype") and not isinstance(value, type)
+
+
+def _not_traceable(result, depth: int = 0) -> str | None:
+    """What in ``result`` jax's transformations cannot take as an output, or None."""
+    if depth > 50:
+        return "a structure nested more than 50 deep"
+    if result is None or _is_array(result) or isinstance(result, (int, float, complex)):
+        return None
+    if isinstance(result, (list, tuple)):
+        return next(filter(None, (_not_traceable(v, depth + 1) for v in result)), None)
+    if isinstance(result, dict):
+        return next(filter(None, (_not_traceable(v, depth + 1) for v in result.values())), None)
+    return f"a {type(result).__name__}"
+
+
+class MeasureContext:
+    """What an instrument (a check kind's worker-side half, judge/checks/base.py) gets."""
+
+    _NOTHING = object()
+
+    def __init__(self, function, source_file: str | None = None):
+        self.function = function
+        self.source_file = source_file      # the file the entrypoint was loaded from
+        self.kept = self._NOTHING
+
+    def keep(self, value) -> None:
+        """Send ``value`` back with the measurement, encoded like a call's result."""
+        self.kept = value
+
+    def unmeasurable(self, why: str):
+        raise _Unmeasurable(str(why))
+
+    def wrong(self, why: str):
+        """The learner's function gave something that cannot be measured: their wrong
+        answer (verdict wrong_answer), in ``why``'s words."""
+        raise _WrongResult(str(why))
+
+    def traceable(self, args, kwargs):
+        """``fn, arrays``: the call as a function of its array leaves alone, for jax's
+        transformations (``jax.make_jaxpr(fn)(*arrays)``, ``jax.jit(fn).lower(*arrays)``,
+        ``jax.vjp(fn, *arrays)``).  Every other leaf (a Python number, a string, None)
+        stays as the call gives it, static as jit would need it.  What ``fn`` returns is
+        checked first: anything but arrays, numbers and None in lists, tuples and dicts
+        is the learner's wrong answer (``wrong``), never a jax error in the instrument."""
+        arrays: list = []
+
+        def hollow(value, depth=0):
+            if depth > 50:
+                return value
+            if type(value) in (list, tuple):
+                return type(value)(hollow(v, depth + 1) for v in value)
+            if type(value) is dict:
+                return {k: hollow(v, depth + 1) for k, v in value.items()}
+            if _is_array(value):
+                arrays.append(value)
+                return _Slot(len(arrays) - 1)
+            return value
+
+        def fill(value, values):
+            if type(value) in (list, tuple):
+                return type(value)(fill(v, values) for v in value)
+            if type(value) is dict:
+                return {k: fill(v, values) for k, v in value.items()}
+            return values[value.index] if isinstance(value, _Slot) else value
+
+        skeleton_args, skeleton_kwargs = hollow(list(args)), hollow(dict(kwargs))
+        function = self.function
+
+        def fn(*values):
+            result = function(*fill(skeleton_args, values), **fill(skeleton_kwargs, values))
+            bad = _not_traceable(result)
+            if bad is not None:
+                raise _WrongResult(f"the function returned {bad} where arrays or numbers "
+                                   f"belong, so the judge cannot measure it")
+            return result
+        return fn, arrays
+
+
+def _compile_instrument(spec: dict):
+    """The function an instrument's source defines, in a namespace of its own."""
+    name = str(spec["name"])
+    namespace = {"__name__": f"_jj_instrument_{name}"}
+    exec(compile(str(spec["source"]), f"<instrument {name}>", "exec"), namespace)
+    return namespace[str(spec["function"])]
+
+
 # ---------------------------------------------------------------- the loop
 
 class Loop:
@@ -303,6 +412,7 @@ class Loop:
         self.module = self.entry = self.learner = None
         self.probe, self.syncs = _NoProbe(), _NoSyncs()
         self.probe_error: str | None = None
+        self.instruments: dict = {}
 
     def run(self) -> None:
         from . import wire
@@ -365,7 +475,7 @@ class Loop:
     def _handle(self, header: dict, blobs: list[bytes]) -> tuple[dict, list[bytes]]:
         op = header.get("op")
         handler = {"load": self._load, "call": self._call, "calls": self._calls,
-                   "report": self._report,
+                   "measure": self._measure, "report": self._report,
                    "exit": lambda h, b: ({"ok": True}, [])}.get(op)
         if handler is None:
             return _judge_error(f"unknown op {op!r}"), []
@@ -381,6 +491,9 @@ class Loop:
         self.learner = Learner(path, header.get("display_name") or os.path.basename(path))
         if header.get("probe"):
             self.probe, self.syncs, self.probe_error = _make_probes(path)
+        # before the learner's file runs, so they hold jax's own functions
+        self.instruments = {str(spec["name"]): _compile_instrument(spec)
+                            for spec in header.get("instruments", [])}
         error = self._import(path)
         _flush_learner_output()
         if error is None:
@@ -462,6 +575,43 @@ class Loop:
         _flush_learner_output()
         reply["traces"] = probe.end_call()
         reply["syncs"] = syncs.end()
+        return reply, out_blobs
+
+    def _measure(self, header: dict, blobs: list[bytes]) -> tuple[dict, list[bytes]]:
+        """A check kind's instrument at one input: its measurement (JSON), and the value
+        it kept, encoded like a call's result."""
+        from . import wire
+
+        instrument = self.instruments.get(header.get("instrument"))
+        if self.entry is None or instrument is None:
+            return _judge_error(f"no instrument {header.get('instrument')!r} loaded"), []
+        args = [_to_argument(wire.decode(a, blobs)) for a in header.get("args", [])]
+        kwargs = {k: _to_argument(wire.decode(v, blobs)) for k, v in header.get("kwargs", {}).items()}
+        ctx = MeasureContext(self.entry, self.learner.path if self.learner else None)
+        self.probe.begin_call(header.get("label", "measure"))
+        self.syncs.begin()
+        out_blobs: list[bytes] = []
+        try:
+            measured = instrument(ctx, args, kwargs, header.get("options") or {})
+            reply = {"ok": True, "measured": measured}
+            if ctx.kept is not MeasureContext._NOTHING:
+                encoded = self._encode_result(ctx.kept, out_blobs, self.syncs)
+                reply = dict(encoded, measured=measured) if encoded["ok"] else encoded
+        except _Unmeasurable as exc:
+            reply = {"ok": False, "error": {"category": "unmeasurable", "type": "Unmeasurable",
+                                            "message": _text(exc), "traceback": "", "line": None}}
+        except _WrongResult as exc:
+            reply = {"ok": False, "error": {"category": "wrong", "type": "WrongResult",
+                                            "message": _text(exc), "traceback": "", "line": None}}
+        except BaseException as exc:
+            # the learner's code raised inside the instrument (a tracer turned into a
+            # bool, ...): theirs; an instrument's own failure is the judge's
+            reply = {"ok": False, "error": self._call_error(exc)} if self.learner.frames(exc) \
+                else _judge_error(f"instrument {header.get('instrument')}: "
+                                  f"{type(exc).__name__}: {_text(exc)}")
+        _flush_learner_output()
+        reply["traces"] = self.probe.end_call()
+        reply["syncs"] = self.syncs.end()
         return reply, out_blobs
 
     def _encode_result(self, result, blobs: list[bytes], syncs) -> dict:

@@ -1,0 +1,287 @@
+"""The check plug-in contract (judge/checks/base.py): a kind sees the grading only through
+GradingView, declares its failure verdict and its teeth, and measures inside the worker
+through an instrument shipped as source.  A kind defined here, in the test, proves that
+nothing outside a kind's own module is needed."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from judge.bank import load_bank
+from judge.checks.base import (CHECK_KINDS, GRADING_VIEW_MEMBERS, CheckSpec, CheckView,
+                               GradingView, ScriptMeasureCheck, check_kind, instrument)
+from judge.report import CheckResult
+from judge.runner import Grading, grade
+from judge.verdicts import Status, Verdict
+
+
+def measure_length(ctx, args, kwargs, options, shape_of=__import__("numpy").shape):
+    """Runs in the worker: the first argument's length, and the function's value kept.
+    ``shape_of`` is bound when the worker compiles this, before the learner's file runs."""
+    if options.get("refuse"):
+        ctx.unmeasurable("this backend gives no such figure")
+    if options.get("break"):
+        return {}["missing"]                        # a bug of the instrument itself
+    value = ctx.function(*args, **kwargs)
+    ctx.keep(value)
+    return {"length": int(shape_of(args[0])[0]), "option": options.get("tag")}
+
+
+@check_kind("test_length")
+class LengthCheck(CheckSpec):
+    """At most ``limit`` elements in the scripted input, and the same value as the reference."""
+
+    FIELDS = CheckSpec.FIELDS + ("limit", "options")
+    failure_verdict = Verdict.INEFFICIENT
+    INSTRUMENT = instrument(measure_length)
+
+    def __init__(self, r, scripts):
+        super().__init__(r, scripts)
+        self.limit = int(r.number("limit", 3))
+        self.options = r.get("options", dict, {})
+
+    def run(self, grading):
+        import numpy as np
+        from judge.worker.wire import Leaf
+
+        args = {"x": Leaf(np.arange(5, dtype=np.float32), "jax")}
+        mine = grading.learner_measure(self.kind, args, self.options, "test")
+        if not mine.ok:
+            return self.result(Status.ERROR, mine.message, verdict=mine.verdict)
+        ref = grading.reference_measure(self.kind, args, self.options)
+        details = {"mine": mine.measured, "reference": ref.measured,
+                   "kept": float(np.sum(mine.value.array)),
+                   "reference_kept": float(np.sum(ref.value.array))}
+        if mine.measured["length"] > self.limit:
+            return self.failed(f"length {mine.measured['length']} over {self.limit}",
+                               details=details)
+        return self.result(Status.PASSED, "fine", details=details)
+
+
+BANK = """
+tasks:
+  - id: double_it
+    title: Double every element
+    step: 1
+    dims: {n: [0, 8]}
+    args:
+      x: {type: array, dtype: float32, shape: [n], values: [-10, 10]}
+    result: {type: array, dtype: same}
+    checks:
+      - {id: length, kind: test_length, limit: LIMIT, options: OPTIONS}
+"""
+
+
+def task_with(tmp_path: Path, limit: int = 9, options: str = "{tag: hello}"):
+    (tmp_path / "reference").mkdir(exist_ok=True)
+    (tmp_path / "tasks" / "double_it").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "reference" / "double_it.py").write_text(
+        "import jax\n\n@jax.jit\ndef double_it(x):\n    return 2 * x\n")
+    (tmp_path / "tasks.yaml").write_text(
+        BANK.replace("LIMIT", str(limit)).replace("OPTIONS", options))
+    return load_bank(tmp_path).get("double_it")
+
+
+def submit(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "submission.py"
+    path.write_text(textwrap.dedent(body))
+    return path
+
+
+RIGHT = """
+    import jax.numpy as jnp
+
+    def double_it(x):
+        return x * 2
+"""
+
+
+def test_an_instrument_measures_learner_and_reference_in_their_workers(tmp_path):
+    task = task_with(tmp_path)
+    check = grade(task, submit(tmp_path, RIGHT)).checks[0]
+    assert check.status == Status.PASSED, check.message
+    assert check.details["mine"] == {"length": 5, "option": "hello"}
+    assert check.details["reference"] == {"length": 5, "option": "hello"}
+    assert check.details["kept"] == check.details["reference_kept"] == 20.0
+
+
+def test_a_kind_declares_what_its_failure_means(tmp_path):
+    report = grade(task_with(tmp_path, limit=3), submit(tmp_path, RIGHT))
+    assert report.checks[0].status == Status.FAILED
+    assert report.verdict == Verdict.INEFFICIENT
+    assert report.checks[0].verdict == Verdict.INEFFICIENT
+
+
+def test_the_learners_exception_inside_an_instrument_is_theirs(tmp_path):
+    report = grade(task_with(tmp_path), submit(tmp_path, """
+        def double_it(x):
+            raise ValueError("nope")
+    """))
+    assert report.verdict == Verdict.RUNTIME_ERROR, report.checks[0].message
+    assert "nope" in report.checks[0].message
+
+
+@pytest.mark.parametrize("options", ["{refuse: true}", "{break: true}"])
+def test_an_instrument_that_cannot_measure_is_the_judges_fault(tmp_path, options):
+    report = grade(task_with(tmp_path, options=options), submit(tmp_path, RIGHT))
+    assert report.verdict == Verdict.JUDGE_ERROR, report.checks[0].message
+    assert report.checks[0].status == Status.ERROR
+
+
+def test_instruments_are_compiled_before_the_learners_file_runs(tmp_path):
+    # the learner's file replaces numpy.shape at import; the instrument bound its own
+    # when the worker compiled it, before the file ran
+    task = task_with(tmp_path)
+    report = grade(task, submit(tmp_path, """
+        import numpy
+        numpy.shape = lambda a: (1,)
+
+        def double_it(x):
+            return x * 2
+    """))
+    assert report.checks[0].details["mine"]["length"] == 5
+
+
+def test_checks_see_only_the_grading_view(tmp_path):
+    task = task_with(tmp_path)
+    view = CheckView(Grading(task, submit(tmp_path, RIGHT)))
+    assert view.seed == task.seed and view.task is task
+    with pytest.raises(AttributeError, match="GradingView"):
+        view.oracle
+    with pytest.raises(AttributeError):
+        view.seed = 3
+
+
+def test_the_runner_has_every_member_of_the_view(tmp_path):
+    grading = Grading(task_with(tmp_path), submit(tmp_path, RIGHT))
+    missing = [m for m in GRADING_VIEW_MEMBERS if not hasattr(grading, m)]
+    assert not missing, f"Grading lacks {missing} of GradingView"
+    assert {"learner_call", "learner_measure", "reference_measure", "time_left"} \
+        <= GRADING_VIEW_MEMBERS
+    assert GradingView.__doc__
+
+
+def test_teeth_are_the_kinds_own():
+    passed = CheckResult(id="x", kind="test_length", required=True, status=Status.PASSED,
+                         message="")
+    wrong = CheckResult(id="x", kind="test_length", required=True, status=Status.FAILED,
+                        message="", verdict=Verdict.WRONG_ANSWER)
+    slow = CheckResult(id="x", kind="test_length", required=True, status=Status.FAILED,
+                       message="", verdict=Verdict.INEFFICIENT)
+    check = LengthCheck.__new__(LengthCheck)
+    assert not check.caught(passed) and not check.caught(wrong) and check.caught(slow)
+    example = CHECK_KINDS["example"].__new__(CHECK_KINDS["example"])
+    assert not example.needs_teeth and CHECK_KINDS["property"].needs_teeth
+
+
+# ---------------------------------------------------------------- kinds that measure a script
+
+def measure_traced_size(ctx, args, kwargs, options, make_jaxpr=__import__("jax").make_jaxpr):
+    """Runs in the worker: the number of top-level equations of the traced call, with
+    the call's Python numbers static (``ctx.traceable``)."""
+    fn, arrays = ctx.traceable(args, kwargs)
+    closed = make_jaxpr(fn)(*arrays)
+    ctx.keep(fn(*arrays))
+    return {"equations": len(closed.jaxpr.eqns), "arrays": len(arrays)}
+
+
+@check_kind("test_traced")
+class TracedCheck(ScriptMeasureCheck):
+    doing = "while the judge traced it"
+    usual_cause = "too many operations"
+    INSTRUMENT = instrument(measure_traced_size)
+
+    def judge(self, grading, calls):
+        sizes = [c.mine["equations"] for c in calls]
+        details = {"sizes": sizes, "reference": [c.reference["equations"] for c in calls],
+                   "labels": [c.label for c in calls], "arrays": [c.mine["arrays"] for c in calls]}
+        if any(c.mine["equations"] > c.reference["equations"] for c in calls):
+            return self.failed(f"{sizes}: {self.cause}", details=details)
+        return self.result(Status.PASSED, "fine", details=details)
+
+
+SCRIPTED_BANK = """
+tasks:
+  - id: power
+    title: x to the n
+    step: 1
+    dims: {m: [0, 8]}
+    args:
+      x: {type: array, dtype: float32, shape: [m], values: [-2, 2]}
+      n: {type: int, values: [0, 3]}
+    scripts:
+      two:
+        - {args: {x: {$random: {shape: [4]}}, n: 2}}
+        - {args: {x: {$random: {shape: [3]}}, n: 3}}
+    checks:
+      - {id: traced, kind: test_traced, script: two CAUSE}
+"""
+
+
+def scripted_task(tmp_path: Path, cause: str = ""):
+    (tmp_path / "reference").mkdir(exist_ok=True)
+    (tmp_path / "tasks" / "power").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "reference" / "power.py").write_text(
+        "import jax.numpy as jnp\n\ndef power(x, n):\n    out = jnp.ones_like(x)\n"
+        "    for _ in range(n):\n        out = out * x\n    return out\n")
+    (tmp_path / "tasks.yaml").write_text(
+        SCRIPTED_BANK.replace(" CAUSE", f", cause: {cause}" if cause else ""))
+    return load_bank(tmp_path).get("power")
+
+
+def test_a_script_is_measured_call_by_call_with_python_numbers_static(tmp_path):
+    # `range(n)` needs a concrete n: traceable keeps the call's Python int as it is
+    check = grade(scripted_task(tmp_path), submit(tmp_path, """
+        import jax.numpy as jnp
+
+        def power(x, n):
+            return x ** n
+    """)).checks[0]
+    assert check.status == Status.PASSED, check.message
+    assert check.details["sizes"] == [1, 1] and check.details["reference"] == [3, 4]   # ones_like, then n multiplications
+    assert check.details["arrays"] == [1, 1]
+    assert check.details["labels"][0].startswith("x float32[4]")
+
+
+def test_a_measured_failure_names_the_tasks_cause(tmp_path):
+    report = grade(scripted_task(tmp_path, cause="a loop of multiplications"), submit(tmp_path, """
+        import jax.numpy as jnp
+
+        def power(x, n):
+            out = jnp.ones_like(x) + 0.0
+            for _ in range(n):
+                out = (out * x) + 0.0
+            return out
+    """))
+    assert report.verdict == Verdict.INEFFICIENT
+    assert "a loop of multiplications" in report.checks[0].message
+
+
+def test_a_measured_value_must_agree_with_the_reference(tmp_path):
+    report = grade(scripted_task(tmp_path), submit(tmp_path, """
+        def power(x, n):
+            return x * n
+    """))
+    assert report.verdict == Verdict.WRONG_ANSWER, report.checks[0].message
+    assert report.checks[0].message.startswith("scripted call 1 of 2")
+    assert report.checks[0].counterexample["expected"] != report.checks[0].counterexample["actual"]
+
+
+def test_a_result_the_instrument_cannot_take_is_a_wrong_answer_not_a_judge_error(tmp_path):
+    report = grade(scripted_task(tmp_path), submit(tmp_path, """
+        def power(x, n):
+            return "x to the n"
+    """))
+    assert report.verdict == Verdict.WRONG_ANSWER, report.checks[0].message
+    assert "returned a str" in report.checks[0].message
+
+
+def test_the_same_script_calls_for_learner_and_reference(tmp_path):
+    task = scripted_task(tmp_path)
+    view = CheckView(Grading(task, submit(tmp_path, RIGHT)))
+    first, again = view.script_calls("two"), view.script_calls("two")
+    assert [c["n"] for c in first] == [2, 3]
+    assert (first[0]["x"].array == again[0]["x"].array).all()
