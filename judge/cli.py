@@ -231,6 +231,24 @@ def new(ctx, task_id, step, title):
 
 
 @main.command()
+@click.argument("folder", type=click.Path(file_okay=False))
+@click.option("--course", default=None, help="The course's name (default: the folder's).")
+def init(folder, course):
+    """Start a task bank of your own in FOLDER (tasks.yaml, tasks/, reference/)."""
+    from .scaffold import ScaffoldError, init_bank
+
+    root = Path(folder)
+    try:
+        made = init_bank(root, course or root.resolve().name)
+    except ScaffoldError as exc:
+        fail_usage(str(exc))
+    click.echo(f"started a bank in {root}:")
+    for path in made:
+        click.echo(f"  {path}")
+    click.echo(f"next: judge --bank {root} new TASK_ID --step N --title \"...\"")
+
+
+@main.command()
 @click.argument("task_ids", nargs=-1)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True,
