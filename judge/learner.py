@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 import dis
 import inspect
 import os
@@ -26,6 +27,8 @@ import tempfile
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from .report import Report
 
 
 class CheckError(ValueError):
@@ -64,7 +67,22 @@ def check(task_id: str, fn, *, bank: str | None = None, seed: int | None = None,
                        display_name=f"{built.name}.py")
     report.submission = f"{built.name} (from {_origin(fn)})"
     report.notes[:0] = describe(built, task.entrypoint)
-    return report
+    return CheckedReport(**{f.name: getattr(report, f.name) for f in dataclasses.fields(report)})
+
+
+class CheckedReport(Report):
+    """The report ``check`` returns: a notebook shows it as HTML, a Python prompt as the
+    text `judge run` prints."""
+
+    def __repr__(self) -> str:
+        from .writers.text import text
+
+        return text(self).rstrip("\n")
+
+    def _repr_html_(self) -> str:
+        from .writers.html import fragment
+
+        return fragment(self)
 
 
 def describe(built: Assembled, entrypoint: str) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .scoring import score
 from .verdicts import Status, Verdict, first_of
 
 
@@ -41,22 +42,11 @@ class CheckResult:
         return out
 
 
-def outcome(check: CheckResult, strict: bool) -> tuple[Status, str]:
-    """(the check's status as the verdict sees it, a note when that differs from what
-    happened): an advisory failure without ``--strict`` is "passed".  Every view that
-    marks checks (the writers, the points) reads it from here, so none disagrees."""
-    if check.status == Status.SKIPPED:
-        return Status.SKIPPED, f"not run: {check.message}"
-    if check.status == Status.PASSED or check.counts(strict):
-        return check.status, ""
-    return Status.PASSED, f"advisory, not counted: {check.message}"
-
-
 def decide(checks: list[CheckResult], strict: bool) -> Verdict:
     return first_of(c.verdict for c in checks if c.counts(strict))
 
 
-@dataclass(repr=False)
+@dataclass
 class Report:
     task: str
     submission: str
@@ -80,8 +70,6 @@ class Report:
         return self.verdict.exit_code
 
     def to_dict(self) -> dict:
-        from .scoring import score
-
         out = {"task": self.task, "submission": self.submission, "verdict": self.verdict.value,
                "seed": self.seed, "elapsed_s": round(self.elapsed_s, 3),
                "judge_version": self.judge_version,
@@ -92,24 +80,6 @@ class Report:
         if self.notes:
             out["notes"] = list(self.notes)
         return out
-
-    def text(self) -> str:
-        """The text report, as `judge run` prints it."""
-        import io
-
-        from .writers.text import write
-
-        buf = io.StringIO()
-        write(self, buf)
-        return buf.getvalue()
-
-    def __repr__(self) -> str:        # a Python prompt shows the report itself
-        return self.text().rstrip("\n")
-
-    def _repr_html_(self) -> str:     # and a notebook shows it as a page
-        from .writers.html import fragment
-
-        return fragment(self)
 
     @classmethod
     def from_dict(cls, data: dict) -> "Report":

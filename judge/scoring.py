@@ -1,5 +1,6 @@
 """Points: one score for one grading, the same in gradebook.csv, the Gradescope file
-and the HTML pages.
+and the HTML pages; and ``outcome``, how each check counts for the verdict, which the
+points and every writer read alike.
 
 The rule (README "Points"):
 
@@ -26,6 +27,17 @@ from .verdicts import Status
 
 SETUP_KINDS = ("load", "judge")      # added by the runner when the task's checks cannot run
 PERFORMANCE_KINDS = ("retrace", "sync")   # for reports stored before points were recorded
+
+
+def outcome(check, strict: bool) -> tuple[Status, str]:
+    """(the check's status as the verdict sees it, a note when that differs from what
+    happened): an advisory failure without ``--strict`` is "passed".  Every view that
+    marks checks (the writers, the points) reads it from here, so none disagrees."""
+    if check.status == Status.SKIPPED:
+        return Status.SKIPPED, f"not run: {check.message}"
+    if check.status == Status.PASSED or check.counts(strict):
+        return check.status, ""
+    return Status.PASSED, f"advisory, not counted: {check.message}"
 
 
 def default_points(performance: bool) -> float:
@@ -66,8 +78,6 @@ class Score:
 
 
 def score(report) -> Score:
-    from .report import outcome
-
     blocked = any(c.kind in SETUP_KINDS and c.status.bad for c in report.checks)
     rows = []                       # (check, state, passed, worth, performance)
     for c in report.checks:

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import json
 
-from ..report import outcome
-from ..scoring import SETUP_KINDS
+from ..scoring import SETUP_KINDS, outcome
 from ..verdicts import Verdict
 
 OUTPUT_LIMIT = 500          # the spec's cap on a test's output

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import json
 
-from ..report import outcome
-from ..scoring import SETUP_KINDS, number, score
+from ..scoring import SETUP_KINDS, number, outcome, score
 from ..verdicts import Status, Verdict
 from .exercism import learner_output
 

@@ -15,8 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 
-from ..report import outcome
-from ..scoring import number, score
+from ..scoring import number, outcome, score
 from ..values import render_shown
 from ..verdicts import Status, Verdict
 

@@ -14,6 +14,15 @@ def _paint(text: str, code: str, color: bool) -> str:
     return f"\033[{code}m{text}\033[0m" if color else text
 
 
+def text(report) -> str:
+    """The text report as one string (what `judge run` prints)."""
+    import io
+
+    buf = io.StringIO()
+    write(report, buf)
+    return buf.getvalue()
+
+
 def shout(verdict: Verdict) -> str:
     return verdict.upper().replace("_", " ")
 
