@@ -208,6 +208,8 @@ class Grading:
         self.loaded: CallOutcome | None = None
         self._preparing: Future | None = None
         self.timed_out: CallOutcome | None = None
+        self.timed_out_in: str = ""              # the check whose call ran out of time
+        self._running: str = ""                  # the check making learner calls now
 
     # -------------------------------------------------------------- used by checks
     # (checks see only these, through checks.base.GradingView)
@@ -232,16 +234,17 @@ class Grading:
         and none at all once a call ran out of time."""
         if self.timed_out is not None:
             # code that looped once will loop again: do not spend another call limit on it
+            where = f"in the {self.timed_out_in} check above" if self.timed_out_in else "earlier"
             return CallOutcome(False, verdict=Verdict.TIME_LIMIT_EXCEEDED, fatal=True,
-                               message=f"not run: an earlier call ran out of time "
-                                       f"({self.timed_out.message})")
+                               message=f"not run: your code already ran out of time {where}, "
+                                       "and code that looped once would loop again")
         if not self.learner.alive:
             reloaded = self.learner.restart()
             if not reloaded.ok:
                 return reloaded
         out = request()
         if out.verdict == Verdict.TIME_LIMIT_EXCEEDED and out.fatal:
-            self.timed_out = out
+            self.timed_out, self.timed_out_in = out, self._running
         return out
 
     def prepared(self, check_id: str) -> Any:
@@ -296,8 +299,10 @@ class Grading:
             if self.own_oracle:
                 self.oracle.start()
             report.checks = self._run_checks()
-            for spec, result in zip(self.task.checks, report.checks[-len(self.task.checks):]):
-                result.details.update(points_details(spec))
+            specs = {c.id: c for c in self.task.checks}
+            for result in report.checks:
+                if result.id in specs:
+                    result.details.update(points_details(specs[result.id]))
         except JudgeFault as fault:
             report.checks.append(CheckResult(id="judge", kind="judge", required=True,
                                              status="error", message=str(fault),
@@ -339,17 +344,20 @@ class Grading:
                        for c in self.task.checks]
             return [load] + skipped
         results: dict[str, CheckResult | Later] = {}
-        for check in sorted(self.task.checks, key=lambda c: c.phase):
+        ran = sorted(self.task.checks, key=lambda c: c.phase)   # the report's order too
+        for check in ran:
             if self.time_left() <= 0:
                 results[check.id] = check.result(
                     "error", f"not run: the whole run passed its {self.task.limits.run_timeout_s:g} s limit",
                     verdict=Verdict.TIME_LIMIT_EXCEEDED)
                 continue
+            self._running = check.id
             results[check.id] = check.run(CheckView(self))
-        for check in sorted(self.task.checks, key=lambda c: c.phase):
+        self._running = ""
+        for check in ran:
             if isinstance(results[check.id], Later):
                 results[check.id] = results[check.id].finish()
-        return [results[c.id] for c in self.task.checks]
+        return said_once(ran, [results[c.id] for c in ran])
 
     def _prepare(self) -> dict[str, Any]:
         prepared = {}
@@ -359,6 +367,30 @@ class Grading:
             if ready is not None:
                 prepared[check.id] = ready
         return prepared
+
+
+# A performance check judges right values only: when its calls gave a wrong value, or
+# raised, and a value check already says so with the input that shows it, it says no more.
+VALUE_VERDICTS = (Verdict.WRONG_ANSWER, Verdict.RUNTIME_ERROR)
+
+
+def said_once(specs: list, results: list[CheckResult]) -> list[CheckResult]:
+    """One cause, said once: the value check's counterexample stands, and a performance
+    check that ran into the same wrong value (or the same exception) points at it."""
+    out = list(results)
+    for i, (spec, result) in enumerate(zip(specs, results)):
+        if not (spec.performance and result.status.bad and result.verdict in VALUE_VERDICTS):
+            continue
+        cause = next((j for j, (s, r) in enumerate(zip(specs, results)) if not s.performance
+                      and r.status.bad and r.verdict == result.verdict), None)
+        if cause is None:
+            continue                 # its scripted calls are the only evidence: keep it
+        where = "above" if cause < i else "below"
+        what = "the values are wrong" if result.verdict == Verdict.WRONG_ANSWER else \
+            "your code raised"
+        out[i] = spec.result(Status.SKIPPED, f"{what}, so its performance is not measured: the "
+                                             f"{specs[cause].id} check {where} shows where")
+    return out
 
 
 def missing_report(task: Task, submission: str, why: str, seed: int | None,

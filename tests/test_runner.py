@@ -106,3 +106,55 @@ def test_a_submission_still_the_starter_says_not_attempted_yet(tmp_path):
     tried.write_text(task.starter_path.read_text().replace("raise", "return 0.0  #"))
     assert all("not attempted" not in c.message
                for c in Grading(task, tried, examples=5).run().checks)
+
+
+# ---------------------------------------------------------------- one cause, said once
+
+OFF_BY_ONE = '''import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def masked_row_sums(values, lengths):
+    mask = jnp.arange(values.shape[1])[None, :] <= lengths[:, None]     # one entry too many
+    return jnp.sum(jnp.where(mask, values, 0.0), axis=1)
+'''
+
+
+def test_an_off_by_one_is_shown_by_the_value_checks_only(tmp_path):
+    task = load_bank().get("masked_row_sums")
+    path = tmp_path / "mine.py"
+    path.write_text(OFF_BY_ONE)
+    report = Grading(task, path, examples=20).run()
+    by_id = {c.id: c for c in report.checks}
+    assert report.verdict == "wrong_answer"
+    assert [c.id for c in report.checks] == ["retrace", "sync", "examples", "property"]  # as they ran
+    assert {c.id for c in report.checks if c.counterexample} == {"examples", "property"}
+    for performance in ("retrace", "sync"):
+        assert by_id[performance].status == "skipped"
+        assert by_id[performance].message == ("the values are wrong, so its performance is not "
+                                              "measured: the examples check below shows where")
+
+
+def test_a_timeout_in_an_advisory_script_is_reported_where_it_happened(tmp_path):
+    data = yaml.safe_load((ROOT / "tasks.yaml").read_text())
+    (entry,) = [t for t in data["tasks"] if t["id"] == TASK]
+    entry["limits"] = dict(entry["limits"], call_timeout_s=1.5)
+    data["tasks"] = [entry]
+    shutil.copytree(ROOT / "tasks" / TASK, tmp_path / "tasks" / TASK)
+    shutil.copytree(ROOT / "reference", tmp_path / "reference")
+    (tmp_path / "tasks.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    task = load_bank(tmp_path).get(TASK)
+    loops = tmp_path / "mine.py"
+    loops.write_text("import jax.numpy as jnp\n\n\ndef cache_independent_count(x_a, x_b):\n"
+                     "    while x_a.shape[0] == 16:\n        pass\n"
+                     "    return jnp.sum(x_a) + jnp.sum(x_b)\n")
+    report = Grading(task, loops, examples=5).run()
+    first, *later = report.checks
+    assert report.verdict == "time_limit_exceeded"
+    assert first.id == "retrace" and first.status == "error"
+    assert first.message.startswith("scripted call 2 of 8: cache_independent_count(x_a=float32[16]")
+    assert "ran out of time" in first.message
+    for c in later:
+        assert c.message == ("not run: your code already ran out of time in the retrace check "
+                             "above, and code that looped once would loop again"), c
