@@ -15,15 +15,10 @@ from judge.batch.discovery import DiscoveryError, Submission, discover
 from judge.batch.gradebook import build, failure_pattern, gradebook_csv, summary
 from judge.batch.progress import Progress
 from judge.batch.store import FILE, ResultStore, StoreBusy
+from conftest import put
 from judge.cli import main
 
 TASKS = {"alpha", "beta"}
-
-
-def put(path, text="def f(): pass\n"):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
 
 
 # ---------------------------------------------------------------- discovery

@@ -20,14 +20,13 @@ import pytest
 import yaml
 
 from browser import browser  # noqa: F401  (a fixture)
+from conftest import KNOWN, ROOT, SOLUTION, TASK
 from test_writers import exercism_problems, gradescope_problems, junit_problems
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[1]
-TASK, TWIN = "cache_independent_count", "cache_independent_count_twin"
-KNOWN = ROOT / "tasks" / TASK / "known"
-RIGHT = (ROOT / "examples" / f"{TASK}.py").read_text()
+TWIN = "cache_independent_count_twin"
+RIGHT = SOLUTION
 CRASH = "import os\n\n\ndef cache_independent_count(x_a, x_b):\n    os.abort()\n"
 JUDGE = str(Path(sys.executable).parent / "judge")
 EXAMPLES = "20"

@@ -5,26 +5,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-JUDGE = [sys.executable, "-m", "judge"]
-TASK = "cache_independent_count"
-KNOWN = ROOT / "tasks" / TASK / "known"
+from conftest import KNOWN, ROOT, TASK
+from conftest import run_judge as judge
 CONTRACT_KEYS = {"task", "submission", "verdict", "seed", "elapsed_s", "judge_version",
                  "checks", "output"}
 CHECK_KEYS = {"id", "kind", "required", "status", "message", "details"}
-
-
-def judge(*args, cwd=None, env=None):
-    full_env = dict(os.environ, **(env or {}))
-    full_env["PYTHONPATH"] = str(ROOT)
-    return subprocess.run(JUDGE + [str(a) for a in args], cwd=cwd or ROOT, env=full_env,
-                          capture_output=True, text=True, timeout=300)
 
 
 def test_unknown_task_is_usage_error_naming_closest():

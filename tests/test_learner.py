@@ -6,18 +6,14 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from conftest import TASK, run_judge
 from judge.bank import load_bank
 from judge.catalog import read_hints
 from judge.learner import CheckError, assemble, hint
-
-ROOT = Path(__file__).resolve().parents[1]
-TASK = "cache_independent_count"
 MODULE = '''import jax
 import jax.numpy as jnp
 import numpy as np
@@ -69,8 +65,7 @@ def test_hint_shows_the_nth_and_says_how_many_there_are():
 
 
 def test_judge_hint_on_the_command_line():
-    proc = subprocess.run([sys.executable, "-m", "judge", "hint", TASK, "2"],
-                          capture_output=True, text=True, timeout=120)
+    proc = run_judge("hint", TASK, "2")
     assert proc.returncode == 0 and proc.stdout.startswith(f"Hint 2 of 3 for {TASK}:")
 
 

@@ -4,25 +4,14 @@ transformed as IPython does and dropped (they do nothing in grading), each one s
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-import nbformat
 import pytest
 
+from conftest import SOLUTION, TASK, notebook, run_judge
 from judge.notebooks import NotebookError, notebook_source, notebook_submission, submission_source
 
-ROOT = Path(__file__).resolve().parents[1]
-TASK = "cache_independent_count"
-SOLUTION = (ROOT / "examples" / f"{TASK}.py").read_text()
-
-
-def notebook(*cells: tuple[str, str]) -> str:
-    nb = nbformat.v4.new_notebook()
-    make = {"code": nbformat.v4.new_code_cell, "markdown": nbformat.v4.new_markdown_cell}
-    nb.cells = [make[kind](src) for kind, src in cells]
-    return nbformat.writes(nb)
+pytest.importorskip("nbformat")
 
 
 def test_a_py_file_is_read_as_is(tmp_path):
@@ -105,9 +94,7 @@ def test_not_a_notebook(data, tmp_path):
 # ------------------------------------------------ end to end, once Session.load converts
 
 def judge_run(path: Path) -> dict:
-    proc = subprocess.run([str(Path(sys.executable).parent / "judge"), "run", TASK, str(path),
-                           "--format", "json", "--examples", "20"], capture_output=True, text=True)
-    return json.loads(proc.stdout)
+    return json.loads(run_judge("run", TASK, path, "--format", "json", "--examples", "20").stdout)
 
 
 @pytest.mark.slow

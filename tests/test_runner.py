@@ -3,20 +3,16 @@ batch's gradings share."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
 
+from conftest import ROOT, TASK, bank_of
 from judge.bank import load_bank
 from judge.checks.property import PropertyCheck
 from judge.runner import Grading, JudgeFault, Oracle
 from judge.worker.wire import Leaf
-
-ROOT = Path(__file__).resolve().parents[1]
-TASK = "cache_independent_count"
 
 
 def inputs(lengths):
@@ -26,13 +22,7 @@ def inputs(lengths):
 
 
 def one_task_bank(tmp_path: Path, reference: str):
-    data = yaml.safe_load((ROOT / "tasks.yaml").read_text())
-    data["tasks"] = [t for t in data["tasks"] if t["id"] == TASK]
-    shutil.copytree(ROOT / "tasks" / TASK, tmp_path / "tasks" / TASK)
-    (tmp_path / "reference").mkdir()
-    (tmp_path / "reference" / f"{TASK}.py").write_text(reference)
-    (tmp_path / "tasks.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
-    return load_bank(tmp_path).get(TASK)
+    return load_bank(bank_of(tmp_path, TASK, references={TASK: reference})).get(TASK)
 
 
 def test_batched_reference_values_are_each_inputs_own():
@@ -137,14 +127,8 @@ def test_an_off_by_one_is_shown_by_the_value_checks_only(tmp_path):
 
 
 def test_a_timeout_in_an_advisory_script_is_reported_where_it_happened(tmp_path):
-    data = yaml.safe_load((ROOT / "tasks.yaml").read_text())
-    (entry,) = [t for t in data["tasks"] if t["id"] == TASK]
-    entry["limits"] = dict(entry["limits"], call_timeout_s=1.5)
-    data["tasks"] = [entry]
-    shutil.copytree(ROOT / "tasks" / TASK, tmp_path / "tasks" / TASK)
-    shutil.copytree(ROOT / "reference", tmp_path / "reference")
-    (tmp_path / "tasks.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
-    task = load_bank(tmp_path).get(TASK)
+    quick = lambda entry: entry.update(limits=dict(entry["limits"], call_timeout_s=1.5))
+    task = load_bank(bank_of(tmp_path, TASK, edit=quick)).get(TASK)
     loops = tmp_path / "mine.py"
     loops.write_text("import jax.numpy as jnp\n\n\ndef cache_independent_count(x_a, x_b):\n"
                      "    while x_a.shape[0] == 16:\n        pass\n"

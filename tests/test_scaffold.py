@@ -3,25 +3,15 @@ loads whatever the title says, and neither writes into an installed package."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import sysconfig
 from pathlib import Path
 
 import pytest
 
+from conftest import ROOT
+from conftest import run_judge as judge
 from judge.bank import installed_with_the_package, load_bank
 from judge.scaffold import ScaffoldError, create_task, init_bank
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def judge(*args):
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    env.pop("JUDGE_BANK", None)
-    return subprocess.run([sys.executable, "-m", "judge", *map(str, args)], env=env,
-                          capture_output=True, text=True, timeout=300)
 
 
 def test_init_starts_a_bank_that_validate_accepts_and_new_can_fill(tmp_path):

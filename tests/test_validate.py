@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import put
 from judge.bank import BankError, load_bank
 from judge.validate import TaskValidation
 
@@ -51,11 +52,8 @@ def make_bank(tmp_path: Path, *, expect="[2, 4]", budget="reference",
     text = TASK.replace("EXPECT", expect).replace("BUDGET", budget).replace("TOLERANCE", tolerance)
     (tmp_path / "tasks.yaml").write_text(textwrap.dedent(text))
     for rel, body in {**FILES, **(extra or {})}.items():
-        if rel in drop:
-            continue
-        path = tmp_path / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(body)
+        if rel not in drop:
+            put(tmp_path / rel, body)
     return tmp_path
 
 

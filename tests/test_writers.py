@@ -6,18 +6,13 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 
+from conftest import ROOT, TASK, run_judge
 from judge.report import CheckResult, Report
 from judge.writers import FORMATS, writer
-
-ROOT = Path(__file__).resolve().parents[1]
-TASK = "cache_independent_count"
 
 # ---------------------------------------------------------------- published shapes
 
@@ -280,8 +275,7 @@ def test_a_stored_report_writes_the_same(fmt):
 @pytest.mark.parametrize("fmt", ["exercism", "gradescope", "junit"])
 def test_judge_run_writes_each_format(fmt):
     sub = ROOT / "tasks" / TASK / "known" / "abs_sum.py"
-    proc = subprocess.run([str(Path(sys.executable).parent / "judge"), "run", TASK, str(sub),
-                           "--format", fmt, "--examples", "20"], capture_output=True, text=True)
+    proc = run_judge("run", TASK, sub, "--format", fmt, "--examples", "20")
     assert proc.returncode == 1, proc.stderr
     if fmt == "junit":
         assert junit_problems(proc.stdout) == []
