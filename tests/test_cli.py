@@ -109,3 +109,11 @@ def test_new_refuses_existing_and_bad_ids(tmp_path):
     assert list((tmp_path / "tasks/double_it/known").glob("*.py"))
     again = judge("--bank", tmp_path, "new", "double_it")
     assert again.returncode == 2 and (tmp_path / "tasks.yaml").read_text() == after
+
+
+def test_a_missing_file_under_gradescope_still_prints_a_results_file(tmp_path):
+    proc = judge("run", TASK, tmp_path / "nothing.py", "--format", "gradescope")
+    assert proc.returncode == 2 and "cannot read" in proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["score"] == 0 and sum(t["max_score"] for t in doc["tests"]) == 4
+    assert "nothing.py" in doc["output"] and doc["output"].startswith("Nothing to grade: cannot read")

@@ -377,3 +377,41 @@ def test_the_html_page_is_self_contained_and_escapes_what_the_learner_wrote():
     from judge.writers.html import fragment
 
     assert fragment(hostile).startswith('<div class="jj jj-report"')
+
+
+# ---------------------------------------------------------------- trees and scripts, readable
+
+def test_a_tree_counterexample_reads_as_the_learner_wrote_it():
+    import numpy as np
+
+    from judge.checks.outcome import counterexample
+    from judge.worker.wire import Leaf
+
+    f32 = lambda *v: Leaf(np.array(v, np.float32).reshape(-1) if len(v) != 1 else np.array(v[0], np.float32), "jax")
+    params = {"dense": {"w": Leaf(np.zeros((3, 4), np.float32), "jax"), "b": f32(0.5)},
+              "scale": f32(1.0, 2.0)}
+    ce = counterexample({"params": params, "lr": 0.1}, {"dense": {"b": f32(0.4)}}, {"dense": {"b": f32(0.6)}})
+    r = report([check("examples", "failed", "wrong value at ['dense']['b']", kind="example",
+                      counterexample=ce)])
+    text = written("text", r)
+    assert "params = {'dense': {'w': float32[3, 4], 'b': float32(0.5)}, 'scale': float32[2] [1.0, 2.0]}" in text
+    assert "expected: {'dense': {'b': float32(0.4)}}" in text and "got:      {'dense': {'b': float32(0.6)}}" in text
+    assert "'dict'" not in text and "'kind'" not in text          # not the wire format
+    assert "{&#x27;dense&#x27;: {&#x27;w&#x27;: float32[3, 4]" in written("html", r)
+
+
+@pytest.mark.slow
+def test_the_script_drawing_shows_lengths_8_16_32_8_as_three_programs_and_a_cache_hit():
+    from judge.bank import load_bank
+    from judge.runner import grade
+    from judge.writers.html import script_caption, script_drawing, script_marks
+
+    graded = grade(load_bank().get(TASK), ROOT / "examples" / f"{TASK}.py", examples=5)
+    retrace = next(c for c in graded.checks if c.id == "retrace")
+    marks = script_marks(retrace.details)
+    assert [m.label for m in marks[:4]] == [f"x_a float32[{n}], x_b float32[{n}]" for n in (8, 16, 32, 8)]
+    assert [m.state for m in marks[:4]] == ["traced", "traced", "traced", "cached"]
+    assert marks[3].same_as == 1 and {p for m in marks for p, _ in m.programs} == {1, 2, 3}
+    assert script_caption(marks).startswith("8 scripted calls: 3 programs; 3 traced, 5 served from the cache")
+    drawing = script_drawing(retrace.details)
+    assert drawing.count('<g class="call') == 8 and drawing.count('data-state="cached"') == 5
