@@ -376,7 +376,8 @@ VALUE_VERDICTS = (Verdict.WRONG_ANSWER, Verdict.RUNTIME_ERROR)
 
 def said_once(specs: list, results: list[CheckResult]) -> list[CheckResult]:
     """One cause, said once: the value check's counterexample stands, and a performance
-    check that ran into the same wrong value (or the same exception) points at it."""
+    check that ran into the same wrong value (or the same exception) keeps its status
+    and points at it, without a counterexample or traceback of its own."""
     out = list(results)
     for i, (spec, result) in enumerate(zip(specs, results)):
         if not (spec.performance and result.status.bad and result.verdict in VALUE_VERDICTS):
@@ -388,8 +389,9 @@ def said_once(specs: list, results: list[CheckResult]) -> list[CheckResult]:
         where = "above" if cause < i else "below"
         what = "the values are wrong" if result.verdict == Verdict.WRONG_ANSWER else \
             "your code raised"
-        out[i] = spec.result(Status.SKIPPED, f"{what}, so its performance is not measured: the "
-                                             f"{specs[cause].id} check {where} shows where")
+        out[i] = spec.result(result.status, f"{what}, so its performance is not measured: the "
+                                            f"{specs[cause].id} check {where} shows where",
+                             verdict=result.verdict)
     return out
 
 

@@ -79,17 +79,16 @@ class Score:
 
 def score(report) -> Score:
     blocked = any(c.kind in SETUP_KINDS and c.status.bad for c in report.checks)
-    rows = []                       # (check, state, passed, worth, performance)
+    rows = []                       # (passed, worth, performance) per check
     for c in report.checks:
         state = outcome(c, report.strict)[0]
         passed = state == Status.PASSED or (state == Status.SKIPPED and not blocked)
         points, performance = check_points(c)
         can = 0 if c.kind in SETUP_KINDS else worth(points, c.required, report.strict)
-        rows.append((c, state, passed, can, performance))
-    values_ok = all(passed for c, _, passed, can, performance in rows
-                    if can and not performance)
+        rows.append((passed, can, performance))
+    values_ok = all(passed for passed, can, performance in rows if can and not performance)
     out = tuple(CheckScore(can if passed and (values_ok or not performance) else 0, can, passed)
-                for _, state, passed, can, performance in rows)
+                for passed, can, performance in rows)
     return Score(sum(c.earned for c in out), sum(c.worth for c in out), out)
 
 

@@ -4,7 +4,7 @@ new module listed in FORMATS; nothing else changes."""
 from __future__ import annotations
 
 import importlib
-from typing import Callable, TextIO
+from typing import Callable
 
 FORMATS = {"text": "text", "json": "json_format", "exercism": "exercism",
            "gradescope": "gradescope", "junit": "junit", "html": "html"}
