@@ -325,7 +325,8 @@ class Grading:
         report.elapsed_s = time.monotonic() - started
         report.finish()
         if report.verdict != Verdict.ACCEPTED and untouched_starter(self.task, self.submission):
-            said = next((c for c in report.checks if c.counts(self.strict)), None)
+            # on the first check the learner reads that is not passed, advisory or not
+            said = next((c for c in report.checks if c.status.bad), None)
             if said is not None:
                 said.message = (f"not attempted yet: this is still the starter of {self.task.id}. "
                                 + said.message)
