@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
+from .scoring import score
 from .verdicts import Status, Verdict, first_of
 
 
@@ -59,6 +59,7 @@ class Report:
     isolation: str = "process"
     title: str = ""
     verdict: Verdict = Verdict.JUDGE_ERROR
+    notes: list[str] = field(default_factory=list)   # said once, above the checks
 
     def finish(self) -> "Report":
         self.verdict = decide(self.checks, self.strict)
@@ -69,12 +70,16 @@ class Report:
         return self.verdict.exit_code
 
     def to_dict(self) -> dict:
-        return {"task": self.task, "submission": self.submission, "verdict": self.verdict.value,
-                "seed": self.seed, "elapsed_s": round(self.elapsed_s, 3),
-                "judge_version": self.judge_version,
-                "checks": [c.to_dict() for c in self.checks],
-                "output": self.output,
-                "strict": self.strict, "isolation": self.isolation}
+        out = {"task": self.task, "submission": self.submission, "verdict": self.verdict.value,
+               "seed": self.seed, "elapsed_s": round(self.elapsed_s, 3),
+               "judge_version": self.judge_version,
+               "checks": [c.to_dict() for c in self.checks],
+               "output": self.output,
+               "strict": self.strict, "isolation": self.isolation,
+               "score": score(self).to_dict()}
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
 
     @classmethod
     def from_dict(cls, data: dict) -> "Report":
@@ -89,17 +94,4 @@ class Report:
                    judge_version=data["judge_version"], checks=checks,
                    output=data.get("output", {}), elapsed_s=data.get("elapsed_s", 0.0),
                    strict=data.get("strict", False), isolation=data.get("isolation", "process"),
-                   verdict=Verdict.parse(data["verdict"]))
-
-
-def judge_error_report(task, path, seed, strict, exc: BaseException) -> Report:
-    """The report of a grading the judge itself failed: the learner is not at fault."""
-    from . import __version__
-
-    detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-    report = Report(task=task.id, submission=str(path), seed=task.seed if seed is None else seed,
-                    judge_version=__version__, strict=strict)
-    report.checks.append(CheckResult(id="judge", kind="judge", required=True, status="error",
-                                     message=f"the judge failed (not your fault): {detail}",
-                                     verdict=Verdict.JUDGE_ERROR))
-    return report.finish()
+                   verdict=Verdict.parse(data["verdict"]), notes=list(data.get("notes", [])))

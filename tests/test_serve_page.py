@@ -49,7 +49,7 @@ def _submit(driver, source: str) -> str:
 
     def graded(d):
         seen.add(d.find_element(By.ID, "state").get_attribute("data-state"))
-        found = d.find_elements(By.CSS_SELECTOR, "#report .jj-verdict")
+        found = d.find_elements(By.CSS_SELECTOR, "#report .jj-report .verdict")
         return found[0].text if found else False
     verdict = _wait(driver, graded)
     return verdict, seen
@@ -78,18 +78,19 @@ def test_a_learner_submits_through_the_page(served, browser, tmp_path):  # noqa:
     assert verdict == "WRONG ANSWER"
     assert seen & {"queued", "running"}, "the page never showed it waiting"
     report = browser.find_element(By.ID, "report")
-    failed = report.find_element(By.CSS_SELECTOR, '.jj-check[data-check="property"]')
+    failed = report.find_element(By.CSS_SELECTOR, 'li[data-check="property"]')
     assert failed.get_attribute("data-status") == "failed"
-    assert "expected" in failed.find_element(By.CSS_SELECTOR, ".jj-counterexample").text
+    assert "expected" in failed.find_element(By.CSS_SELECTOR, "table.ce").text
     browser.save_screenshot(str(shots / "serve-page-wrong.png"))
 
     verdict, _ = _submit(browser, unique(RIGHT, "page-right"))
     assert verdict == "ACCEPTED"
-    boxes = browser.find_elements(By.CSS_SELECTOR, "#report .jj-call")
+    boxes = browser.find_elements(By.CSS_SELECTOR, "#report g.call")
     assert [b.get_attribute("data-state") for b in boxes[:4]] == \
         ["traced", "traced", "traced", "cached"]      # 8, 16, 32, then 8 again: the cache
-    assert "3 programs compiled" in browser.find_element(By.CSS_SELECTOR, ".jj-retrace").text
-    browser.execute_script("document.querySelector('.jj-retrace').scrollIntoView()")
+    drawing = browser.find_element(By.CSS_SELECTOR, "#report figure.script")
+    assert "3 programs" in drawing.text
+    browser.execute_script("document.querySelector('#report figure.script').scrollIntoView()")
     browser.save_screenshot(str(shots / "serve-page.png"))
 
     browser.refresh()                              # the draft survives a reload

@@ -5,7 +5,7 @@
     GET  /v1/submissions/{id}[?wait=S] -> 202 {id, state: queued | running, ...} while it
                                           waits, 200 and the report (the ``judge run
                                           --format json`` object, exactly) when done
-    GET  /v1/submissions/{id}/report.html   the report as an HTML fragment (the page's view)
+    GET  /v1/submissions/{id}/report.html   the report as an HTML fragment (writers/html.py)
     GET  /v1/tasks, /v1/tasks/{id}     the bank: statement, signature, starter, checks
     GET  /healthz, /metrics            for people and for Prometheus
     GET  /                             the page for people (page/)
@@ -31,7 +31,6 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..catalog import task_summary
-from ..report_html import css as report_css, report_fragment
 from .access import Client
 from .service import MAX_SOURCE_BYTES, Refused, Service
 
@@ -122,7 +121,10 @@ def create_app(service: Service, *, manage: bool = True) -> Starlette:
             raise Refused(404, f"no submission '{sub_id}' here")
         if row["state"] != "done":
             raise Refused(409, f"submission '{sub_id}' is {row['state']}, not graded yet")
-        return HTMLResponse(report_fragment(json.loads(row["report"])))
+        from ..report import Report
+        from ..writers.html import fragment
+
+        return HTMLResponse(fragment(Report.from_dict(json.loads(row["report"])), styled=True))
 
     async def tasks(request: Request) -> Response:
         caller(request)
@@ -154,9 +156,6 @@ def create_app(service: Service, *, manage: bool = True) -> Starlette:
     async def page(request: Request) -> Response:
         return FileResponse(PAGE / "index.html", headers={"Cache-Control": "no-cache"})
 
-    async def report_style(request: Request) -> Response:
-        return Response(report_css(), media_type="text/css")
-
     async def refused(request: Request, exc: Refused) -> Response:
         headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else {}
         if exc.status == 401:
@@ -166,7 +165,6 @@ def create_app(service: Service, *, manage: bool = True) -> Starlette:
 
     routes = [
         Route("/", page),
-        Route("/report.css", report_style),
         Route("/v1/submissions", submit, methods=["POST"]),
         Route("/v1/submissions/{sub_id}", submission, name="submission"),
         Route("/v1/submissions/{sub_id}/report.html", report_html),

@@ -16,8 +16,7 @@ import tempfile
 from pathlib import Path
 
 from ..bank import Bank
-from ..report import judge_error_report
-from ..runner import grade
+from ..runner import grade, judge_error_report
 from .store import Job
 from .warm import LearnerPool, WarmOracles
 
