@@ -17,7 +17,8 @@ Throughput: SUBMISSIONS submissions (right, wrong, looping, crashing) over five 
   after its Retry-After); every verdict is compared with `judge run`'s on the same code
   and with `judge batch`'s on the same files, none may be lost; the service's memory
   (its process and every worker under it, PSS) is sampled throughout; gradings a
-  minute are compared with `judge batch --workers 2` on the same files.  The service
+  minute are compared with `judge batch --workers 2` on the same files, and with the
+  service sending its gradings to a local Dask cluster of two worker processes.  The service
   is warm before the rush (that is its point); the batch starts cold (that is its way).
 
     python benchmarks/bench_serve.py [--rounds 30] [--submissions 200] [--clients 20]
@@ -276,32 +277,54 @@ def judge_run_verdicts(work: Path, subs: list[dict]) -> dict[tuple[str, str], st
     return found
 
 
-def throughput(work: Path, n: int, clients: int) -> None:
+def rush(service: Service, subs: list[dict], clients: int) -> dict:
+    """Every submission from ``clients`` concurrent clients; the verdicts in order."""
+    service.wait_warm()
+    watch = MemoryWatch(service.proc.pid)
+    front0, tree0 = cpu_s(service.proc.pid, own=True), tree_cpu_s(service.proc.pid)
+    local = threading.local()
+
+    def one(sub):
+        if not hasattr(local, "http"):
+            local.http = httpx.Client(base_url=service.url, timeout=120)
+        return service.grade(local.http, sub["task"], sub["source"])["verdict"]
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(clients) as pool:
+        verdicts = list(pool.map(one, subs))
+    elapsed = time.perf_counter() - t0
+    watch.stop()
+    return {"verdicts": verdicts, "s": elapsed, "watch": watch,
+            "front_cpu": cpu_s(service.proc.pid, own=True) - front0,
+            "cpu": tree_cpu_s(service.proc.pid) - tree0, "graded": service.health()["graded"]}
+
+
+def on_dask(work: Path, subs: list[dict], clients: int) -> dict:
+    """The same rush with the gradings on a local Dask cluster of two worker processes."""
+    import distributed
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address=None,
+                                  local_directory=str(work / "dask")) as cluster:
+        service = Service(work / "dask.sqlite", "--scheduler", cluster.scheduler_address,
+                          "--workers", "2")
+        try:
+            return rush(service, subs, clients)
+        finally:
+            service.close()
+
+
+def throughput(work: Path, n: int, clients: int, dask: bool) -> None:
     subs = make_class(work / "class", n)
     expected = judge_run_verdicts(work, subs)
     load = os.getloadavg()[0]
 
     service = Service(work / "throughput.sqlite", "--workers", "2")
     try:
-        service.wait_warm()
-        watch = MemoryWatch(service.proc.pid)
-        front0, tree0 = cpu_s(service.proc.pid, own=True), tree_cpu_s(service.proc.pid)
-        local = threading.local()
-
-        def one(sub):
-            if not hasattr(local, "http"):
-                local.http = httpx.Client(base_url=service.url, timeout=120)
-            return service.grade(local.http, sub["task"], sub["source"])["verdict"]
-        t0 = time.perf_counter()
-        with ThreadPoolExecutor(clients) as pool:
-            served = list(pool.map(one, subs))
-        serve_s = time.perf_counter() - t0
-        watch.stop()
-        front_cpu = cpu_s(service.proc.pid, own=True) - front0
-        serve_cpu = tree_cpu_s(service.proc.pid) - tree0
-        graded = service.health()["graded"]
+        local = rush(service, subs, clients)
     finally:
         service.close()
+    served, serve_s, watch, graded = local["verdicts"], local["s"], local["watch"], local["graded"]
+    front_cpu, serve_cpu = local["front_cpu"], local["cpu"]
 
     children0 = children_cpu_s()
     t0 = time.perf_counter()
@@ -329,6 +352,12 @@ def throughput(work: Path, n: int, clients: int) -> None:
     print(f"  judge batch --workers 2  {batch_s:7.1f} s  {n / batch_s * 60:6.1f} gradings/min")
     print(f"  serve vs batch: {batch_s / serve_s:.2f}x the gradings a minute")
     print(f"  CPU: serve {serve_cpu:.0f} s (its own process {front_cpu:.0f} s), batch {batch_cpu:.0f} s (its process and every worker)")
+    if dask:
+        remote = on_dask(work, subs, clients)
+        same = sum(v == expected[(s["task"], s["kind"])] for s, v in zip(subs, remote["verdicts"]))
+        print(f"  serve on Dask (2 workers)  {remote['s']:5.1f} s  "
+              f"{n / remote['s'] * 60:6.1f} gradings/min  ({remote['graded']} graded; verdicts "
+              f"equal to judge run's: {same} of {n})")
     print(f"  peak memory: {watch.peak_tree_kb / 1024:.0f} MiB PSS for the service and every "
           f"worker under it; {watch.peak_front_kb / 1024:.0f} MiB RSS for the service's own process")
     print(f"  verdicts equal to judge run's: {n - len(wrong_run)} of {n}"
@@ -343,6 +372,8 @@ def main() -> None:
     ap.add_argument("--submissions", type=int, default=200)
     ap.add_argument("--clients", type=int, default=20)
     ap.add_argument("--only", choices=["latency", "throughput"])
+    ap.add_argument("--no-dask", action="store_true",
+                    help="skip the throughput run on a local Dask cluster of two workers")
     opts = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="judge-bench-serve-"))
     print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start")
@@ -350,7 +381,7 @@ def main() -> None:
         if opts.only in (None, "latency"):
             latency(work, opts.rounds)
         if opts.only in (None, "throughput"):
-            throughput(work, opts.submissions, opts.clients)
+            throughput(work, opts.submissions, opts.clients, not opts.no_dask)
     finally:
         print(f"load average {os.getloadavg()[0]:.2f} at end")
         shutil.rmtree(work, ignore_errors=True)
