@@ -159,7 +159,7 @@ def test_without_tokens_other_machines_are_refused():
 
     service = Service(load_bank(None), Idle(), state=":memory:", workers=1, queue_limit=1,
                       access=Access(None))
-    app = create_app(service, manage=False)
+    app = create_app(service, start=False, close=False)
 
     async def ask(client):
         transport = httpx.ASGITransport(app=app, client=client)

@@ -4,6 +4,7 @@ and nothing the killed service started outlives it."""
 
 from __future__ import annotations
 
+import signal
 import sqlite3
 import time
 
@@ -68,7 +69,8 @@ def test_sigkill_while_grading_then_restart(tmp_path):
         graded = sum(second.metric("judge_gradings_total", verdict=v) for v in
                      ("accepted", "wrong_answer", "runtime_error", "time_limit_exceeded"))
         assert graded == 4                         # the cut-off one and the three waiting
-        assert second.stop() == 0                  # SIGTERM: a clean stop
+        # SIGTERM: a clean stop (uvicorn passes the signal on once it has shut down)
+        assert second.stop() in (0, -signal.SIGTERM)
         assert "stopping:" in second.log
     finally:
         second.close()

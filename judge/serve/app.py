@@ -39,8 +39,11 @@ MAX_WAIT_S = 60.0
 MAX_BODY_BYTES = 2 * MAX_SOURCE_BYTES       # a notebook's JSON escapes its source
 
 
-def create_app(service: Service, *, manage: bool = True) -> Starlette:
-    """The ASGI app; ``manage``: start and close the service with the app's lifespan."""
+def create_app(service: Service, *, start: bool = True, close: bool = True,
+               on_stop=None) -> Starlette:
+    """The ASGI app.  ``start``/``close``: start the service when the app starts, close it
+    when the app stops (``on_stop()`` first).  The closing belongs here, not after the
+    server returns: uvicorn re-raises SIGTERM once it has shut down."""
     waiters: dict[str, set[asyncio.Event]] = {}
     loop_box: list[asyncio.AbstractEventLoop] = []
 
@@ -57,13 +60,15 @@ def create_app(service: Service, *, manage: bool = True) -> Starlette:
     async def lifespan(app):
         loop_box.append(asyncio.get_running_loop())
         service.listeners.append(changed)
-        if manage:
+        if start:
             service.start()
         try:
             yield
         finally:
             service.listeners.remove(changed)
-            if manage:
+            if on_stop is not None:
+                on_stop()
+            if close:
                 await anyio.to_thread.run_sync(service.close)
 
     def caller(request: Request) -> Client:

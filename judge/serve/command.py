@@ -78,14 +78,14 @@ def run(bank: Bank, request: ServeRequest, say: Callable[[str], None]) -> int:
     host, port = sock.getsockname()[:2]
     say(f"listening on http://{f'[{host}]' if ':' in host else host}:{port}")
 
-    config = uvicorn.Config(create_app(service, manage=False), log_level="warning",
-                            access_log=False, lifespan="on", http="h11", loop="asyncio",
-                            timeout_graceful_shutdown=3)
+    stopping = lambda: say("stopping: what is still grading is graded again at the next start")
+    app = create_app(service, start=False, on_stop=stopping)     # closed by its lifespan
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
+                            http="h11", loop="asyncio", timeout_graceful_shutdown=3)
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:
-        say("stopping: what is still grading is graded again at the next start")
-        service.close()
+        service.close()          # again, in case the lifespan never ran: a no-op otherwise
     return 0
 
 
