@@ -26,12 +26,13 @@ class RandomArray:
     kind: str
     lo: float
     hi: float
+    sharding: dict | None = None      # where the worker places it (its argument's spec says)
 
     def make(self, rng: np.random.Generator) -> Leaf:
         from .specs import sample_values
 
         return Leaf(sample_values(dtype_from_name(self.dtype), self.shape, self.lo, self.hi, rng),
-                    self.kind)
+                    self.kind, sharding=self.sharding)
 
 
 MARKERS = ("$array", "$scalar", "$tuple", "$random")
@@ -104,6 +105,13 @@ def materialize(value, rng: np.random.Generator):
     if isinstance(value, dict):
         return {k: materialize(v, rng) for k, v in value.items()}
     return value
+
+
+def script_values(calls: list[dict], seed: int) -> list[dict]:
+    """A script's calls with their $random arrays drawn: the same in every process for
+    the same seed."""
+    rng = np.random.default_rng([seed, 7])
+    return [materialize(args, rng) for args in calls]
 
 
 def _call_args(r, raw, arg_names: list[str]) -> dict:

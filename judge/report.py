@@ -56,6 +56,7 @@ class Report:
     elapsed_s: float = 0.0
     strict: bool = False
     isolation: str = "process"
+    devices: dict | None = None      # {"count": n, "platform": name}: what the grading ran on
     title: str = ""
     verdict: Verdict = Verdict.JUDGE_ERROR
 
@@ -73,7 +74,8 @@ class Report:
                 "judge_version": self.judge_version,
                 "checks": [c.to_dict() for c in self.checks],
                 "output": self.output,
-                "strict": self.strict, "isolation": self.isolation}
+                "strict": self.strict, "isolation": self.isolation,
+                **({"devices": self.devices} if self.devices else {})}
 
     @classmethod
     def from_dict(cls, data: dict) -> "Report":
@@ -88,4 +90,5 @@ class Report:
                    judge_version=data["judge_version"], checks=checks,
                    output=data.get("output", {}), elapsed_s=data.get("elapsed_s", 0.0),
                    strict=data.get("strict", False), isolation=data.get("isolation", "process"),
+                   devices=data.get("devices") if isinstance(data.get("devices"), dict) else None,
                    verdict=Verdict.parse(data["verdict"]))

@@ -19,8 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from . import __version__
 from .bank import Task
 from .checks.base import CheckView, Later, instruments_of
@@ -69,7 +67,8 @@ class Oracle:
     def __init__(self, task: Task, seed: int):
         self.task, self.seed = task, seed
         self.session = Session(task.reference_path, task.reference_path.name, task.entrypoint,
-                               task.limits, trusted=True, instruments=task_instruments(task))
+                               task.limits, trusted=True, instruments=task_instruments(task),
+                               devices=task.devices)
         self._lock = threading.RLock()
         self._values: dict[str, Any] = {}
         self._measured: dict[tuple, CallOutcome] = {}
@@ -179,10 +178,9 @@ class Oracle:
 
 
 def script_calls(task: Task, name: str, seed: int) -> list[dict[str, Any]]:
-    from .literals import materialize
+    from .literals import script_values
 
-    rng = np.random.default_rng([seed, 7])
-    return [materialize(args, rng) for args in task.scripts[name]]
+    return script_values(task.scripts[name], seed)
 
 
 class Grading:
@@ -196,7 +194,7 @@ class Grading:
         self.strict = strict
         self.learner = Session(self.submission, display_name or self.submission.name,
                                task.entrypoint, task.limits, hidden_paths=task.bank.hidden_paths(),
-                               instruments=task_instruments(task))
+                               instruments=task_instruments(task), devices=task.devices)
         self.own_oracle = oracle is None
         self.oracle = oracle or Oracle(task, self.seed)
         self.deadline = 0.0
@@ -297,6 +295,7 @@ class Grading:
             if self._pool is not None:
                 self._pool.shutdown(wait=True)
             report.isolation = self.learner.isolation
+            report.devices = self.learner.device_info
             self.learner.stop()
             if self.own_oracle:
                 self.oracle.stop()

@@ -39,7 +39,7 @@ class CallOutcome:
 class Session:
     def __init__(self, source: Path, display_name: str, entrypoint: str, limits,
                  *, trusted: bool = False, hidden_paths: list[str] = (),
-                 instruments: list[dict] = ()):
+                 instruments: list[dict] = (), devices: int | None = None):
         self.source, self.display_name, self.entrypoint = Path(source), display_name, entrypoint
         self.limits = SandboxLimits(call_timeout_s=limits.call_timeout_s,
                                     run_timeout_s=limits.run_timeout_s,
@@ -47,6 +47,7 @@ class Session:
                                     output_bytes=limits.output_kb * 1024)
         self.trusted, self.hidden_paths = trusted, list(hidden_paths)
         self.instruments = list(instruments)    # check kinds' worker-side halves
+        self.devices = devices                  # a task's `devices: N`
         self.worker: Worker | None = None
         self.params: list[str] = []
         self.jitted: list[str] = []
@@ -55,7 +56,8 @@ class Session:
 
     # -------------------------------------------------------------- lifecycle
     def start(self) -> None:
-        self.worker = Worker(self.limits, trusted=self.trusted, hidden_paths=self.hidden_paths)
+        self.worker = Worker(self.limits, trusted=self.trusted, hidden_paths=self.hidden_paths,
+                             devices=self.devices)
         self.worker.start()
 
     @property
@@ -65,6 +67,15 @@ class Session:
     @property
     def isolation(self) -> str:
         return self.worker.isolation if self.worker else "process"
+
+    @property
+    def device_info(self) -> dict | None:
+        """{"count": n, "platform": name} of the worker's jax, once it started."""
+        info = self.worker.ready_info.get("devices") if self.worker else None
+        if isinstance(info, dict) and isinstance(info.get("count"), int) \
+                and isinstance(info.get("platform"), str):
+            return {"count": info["count"], "platform": info["platform"][:32]}
+        return None
 
     def load(self) -> CallOutcome:
         from .notebooks import NotebookError, submission_source

@@ -28,7 +28,9 @@ def write(report, stream, *, color: bool = False) -> None:
     stream.write(f"{head}  {report.task}  {report.submission}\n")
     write_checks(report, stream, color=color)
     write_output(report, stream)
-    stream.write(f"  seed {report.seed}, {report.elapsed_s:.2f} s, isolation: {report.isolation}\n")
+    devices = f", {report.devices['count']} {report.devices['platform']} devices" \
+        if report.devices and report.devices.get("count", 1) > 1 else ""
+    stream.write(f"  seed {report.seed}, {report.elapsed_s:.2f} s, isolation: {report.isolation}{devices}\n")
 
 
 def write_checks(report, stream, *, color: bool = False, only_failed: bool = False) -> None:
