@@ -67,22 +67,33 @@ class Instrument:
     ``options`` (JSON), and returns a JSON-able dict: the measurement.  ``ctx`` offers
     ``ctx.function`` (the learner's, or in the reference's worker the reference's,
     entrypoint), ``ctx.keep(value)`` (send this value back too, encoded like a call's
-    result: the judge then compares it), and ``ctx.unmeasurable(why)`` (the figure
-    cannot be had here: a judge error, never the learner's fault).  An exception raised
-    from the learner's own code is the learner's runtime error; any other is the
-    judge's.
+    result: the judge then compares it), ``ctx.unmeasurable(why)`` (the figure
+    cannot be had here: a judge error, never the learner's fault) and ``ctx.bound``
+    (what ``setup`` returned).  An exception raised from the learner's own code is the
+    learner's runtime error; any other is the judge's.
+
+    Default arguments are evaluated where the function is defined too, in the judge's
+    process, which never imports jax.  What the instrument needs of jax (or of anything
+    the judge does not import) it binds in ``setup``: a second self-contained function,
+    shipped with it and called once in the worker when the instrument is compiled,
+    before the learner's file runs; its return value is ``ctx.bound``.
     """
 
     name: str
     function: str
     source: str
+    setup: str = ""
 
 
-def instrument(function) -> "Instrument":
+def instrument(function, setup=None) -> "Instrument":
     """Declare ``function`` (a module-level function of the kind's module) as the kind's
-    worker-side half: ``INSTRUMENT = instrument(measure_it)`` in the class; the kind's
-    name is filled in when it registers."""
-    return Instrument("", function.__name__, textwrap.dedent(inspect.getsource(function)))
+    worker-side half: ``INSTRUMENT = instrument(measure_it)`` in the class, or
+    ``instrument(measure_it, setup=bind_jax)``; the kind's name is filled in when it
+    registers."""
+    source = textwrap.dedent(inspect.getsource(function))
+    if setup is not None:
+        source = textwrap.dedent(inspect.getsource(setup)) + "\n\n" + source
+    return Instrument("", function.__name__, source, setup.__name__ if setup is not None else "")
 
 
 # ---------------------------------------------------------------- the grading, as checks see it

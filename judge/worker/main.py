@@ -318,8 +318,9 @@ class MeasureContext:
 
     _NOTHING = object()
 
-    def __init__(self, function):
+    def __init__(self, function, bound=None):
         self.function = function
+        self.bound = bound          # what the instrument's setup bound before the learner's file
         self.kept = self._NOTHING
 
     def keep(self, value) -> None:
@@ -331,11 +332,13 @@ class MeasureContext:
 
 
 def _compile_instrument(spec: dict):
-    """The function an instrument's source defines, in a namespace of its own."""
+    """(the function an instrument's source defines, what its setup returned), in a
+    namespace of its own."""
     name = str(spec["name"])
     namespace = {"__name__": f"_jj_instrument_{name}"}
     exec(compile(str(spec["source"]), f"<instrument {name}>", "exec"), namespace)
-    return namespace[str(spec["function"])]
+    setup = str(spec.get("setup") or "")
+    return namespace[str(spec["function"])], (namespace[setup]() if setup else None)
 
 
 # ---------------------------------------------------------------- the loop
@@ -543,14 +546,14 @@ class Loop:
     def _measure(self, header: dict, blobs: list[bytes]) -> tuple[dict, list[bytes]]:
         """A check kind's instrument at one input: its measurement (JSON), and the value
         it kept, encoded like a call's result."""
-        instrument = self.instruments.get(header.get("instrument"))
+        instrument, bound = self.instruments.get(header.get("instrument"), (None, None))
         if self.entry is None or instrument is None:
             return _judge_error(f"no instrument {header.get('instrument')!r} loaded"), []
         try:
             args, kwargs = self._arguments(header, blobs)
         except _LearnersFault as fault:
             return {"ok": False, "error": fault.error}, []
-        ctx = MeasureContext(self.entry)
+        ctx = MeasureContext(self.entry, bound)
         self.probe.begin_call(header.get("label", "measure"))
         self.syncs.begin()
         out_blobs: list[bytes] = []
