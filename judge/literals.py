@@ -107,13 +107,6 @@ def materialize(value, rng: np.random.Generator):
     return value
 
 
-def script_values(calls: list[dict], seed: int) -> list[dict]:
-    """A script's calls with their $random arrays drawn: the same in every process for
-    the same seed."""
-    rng = np.random.default_rng([seed, 7])
-    return [materialize(args, rng) for args in calls]
-
-
 def _call_args(r, raw, arg_names: list[str]) -> dict:
     ar = r.reader_at(r.path + ".args", raw)
     for name in ar.data:

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from . import __version__
 from .bank import Task
 from .checks.base import CheckView, Later, instruments_of
@@ -178,9 +180,10 @@ class Oracle:
 
 
 def script_calls(task: Task, name: str, seed: int) -> list[dict[str, Any]]:
-    from .literals import script_values
+    from .literals import materialize
 
-    return script_values(task.scripts[name], seed)
+    rng = np.random.default_rng([seed, 7])
+    return [materialize(args, rng) for args in task.scripts[name]]
 
 
 class Grading:
@@ -215,6 +218,12 @@ class Grading:
 
     def reference_measure(self, kind: str, args: dict[str, Any], options: dict) -> CallOutcome:
         return self.oracle.measure(kind, args, options)
+
+    def reference_measure_soon(self, kind: str, args: dict[str, Any], options: dict) -> Future:
+        return self._reference_pool().submit(self.oracle.measure, kind, args, options)
+
+    def script_calls(self, name: str) -> list[dict[str, Any]]:
+        return script_calls(self.task, name, self.seed)
 
     def _on_learner(self, request) -> CallOutcome:
         """One request to the learner's worker: a fresh worker if the last one died,

@@ -19,7 +19,7 @@ FAILURE_VERDICTS = {"timeout": Verdict.TIME_LIMIT_EXCEEDED, "memory": Verdict.ME
 ERROR_VERDICTS = {"exception": Verdict.RUNTIME_ERROR, "exit": Verdict.RUNTIME_ERROR,
                   "memory": Verdict.MEMORY_LIMIT_EXCEEDED, "invalid_submission": Verdict.INVALID_SUBMISSION,
                   "timeout": Verdict.TIME_LIMIT_EXCEEDED, "judge": Verdict.JUDGE_ERROR,
-                  "unmeasurable": Verdict.JUDGE_ERROR}
+                  "unmeasurable": Verdict.JUDGE_ERROR, "wrong": Verdict.WRONG_ANSWER}
 
 
 @dataclass
@@ -30,6 +30,7 @@ class CallOutcome:
     traces: list = field(default_factory=list)
     syncs: list = field(default_factory=list)
     measured: dict = field(default_factory=dict)   # a check kind's instrument's figures
+    kept: bool = False           # the instrument kept a value (``value``) to be compared
     verdict: str | None = None
     message: str = ""
     traceback: str = ""
@@ -196,7 +197,7 @@ class Session:
                                message=f"the worker sent a malformed result ({exc})")
         return CallOutcome(True, value=value, elapsed_s=_num(reply.get("elapsed_s")),
                            traces=_list(reply.get("traces")), syncs=_list(reply.get("syncs")),
-                           measured=measured)
+                           measured=measured, kept=op == "measure" and "result" in reply)
 
 
 def _call_header(args: dict[str, Any], label: str, blobs: list[bytes], probe: bool = True) -> dict:
@@ -208,7 +209,7 @@ def _error_text(err: dict) -> str:
     message = str(err.get("message", "")).strip()
     etype = str(err.get("type", "")).strip()
     line = err.get("line")
-    own = etype in ("", "InvalidSubmission")       # the worker's own words need no type
+    own = etype in ("", "InvalidSubmission", "WrongResult", "Unmeasurable")   # the worker's own words
     text = message or etype if own or etype in message else f"{etype}: {message}"
     if isinstance(line, int) and "line" not in text:
         text += f" (line {line})"

@@ -214,16 +214,14 @@ def _elements(dtype: np.dtype, lo: float, hi: float) -> st.SearchStrategy:
 
 
 def _representable(lo: float, hi: float, width: int) -> tuple[float, float]:
-    """Bounds the float type of that width holds exactly, inside [lo, hi] (0.01 is not a
-    float32, and hypothesis refuses a bound its width cannot hold)."""
-    if width == 64:
-        return float(lo), float(hi)
-    ftype = np.float16 if width == 16 else np.float32
-    low, high = ftype(lo), ftype(hi)
+    """[lo, hi] narrowed to the nearest floats of that width inside it: 0.9 is no
+    float32, and hypothesis refuses a bound its width cannot hold."""
+    kind = {16: np.float16, 32: np.float32, 64: np.float64}[width]
+    low, high = kind(lo), kind(hi)
     if float(low) < lo:
-        low = np.nextafter(low, ftype(np.inf))
+        low = np.nextafter(low, kind(np.inf))
     if float(high) > hi:
-        high = np.nextafter(high, ftype(-np.inf))
+        high = np.nextafter(high, kind(-np.inf))
     return float(low), float(high)
 
 

@@ -23,11 +23,8 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from ..literals import script_values
 from ..verdicts import Status, Verdict
-from .base import CheckSpec, Later, check_kind, instrument
-from .outcome import counterexample, failed_call, mismatch
-from .scripted import call_label
+from .base import Measured, ScriptMeasureCheck, check_kind, instrument
 
 KINDS = ("all-reduce", "all-gather", "reduce-scatter", "collective-permute", "all-to-all")
 MAX_HLO_CHARS = 3 << 20
@@ -54,13 +51,11 @@ CAUSES = {
 def bind_jax():
     """Runs in the worker before the learner's file: jax's own functions, whatever the
     learner's code replaces later."""
-    import sys
-
     import jax
 
     errors = jax.errors
     return {"jit": jax.jit, "compile": jax.stages.Lowered.compile,
-            "as_text": jax.stages.Compiled.as_text, "modules": sys.modules,
+            "as_text": jax.stages.Compiled.as_text,
             "host_errors": (errors.TracerArrayConversionError, errors.ConcretizationTypeError,
                             errors.TracerBoolConversionError,
                             errors.TracerIntegerConversionError)}
@@ -72,11 +67,12 @@ def compile_for_collectives(ctx, args, kwargs, options):
     A function that needs concrete values (NumPy on a traced array, ``if`` on one) has
     no compiled program: say where it needed them, and keep its plain call's value."""
     jax_ = ctx.bound
-    function = ctx.function
-    module = jax_["modules"].get(getattr(function, "__module__", None))
-    source = getattr(module, "__file__", None)
+    source = ctx.source_file
+    # the call as a function of its arrays (Python numbers static, the result checked);
+    # its parameters keep the entrypoint's names, which the compiled program carries
+    fn, arrays = ctx.traceable(args, kwargs)
     try:
-        compiled = jax_["compile"](jax_["jit"](function).lower(*args, **kwargs))
+        compiled = jax_["compile"](jax_["jit"](fn).lower(*arrays))
     except jax_["host_errors"] as exc:
         line = None
         tb = exc.__traceback__
@@ -84,10 +80,10 @@ def compile_for_collectives(ctx, args, kwargs, options):
             if source and tb.tb_frame.f_code.co_filename == source:
                 line = tb.tb_lineno
             tb = tb.tb_next
-        ctx.keep(function(*args, **kwargs))
+        ctx.keep(ctx.function(*args, **kwargs))
         return {"host": {"error": type(exc).__name__, "message": str(exc)[:600], "line": line}}
     text = jax_["as_text"](compiled)
-    ctx.keep(compiled(*args, **kwargs))
+    ctx.keep(compiled(*arrays))
     if len(text) > int(options.get("max_chars", 3 << 20)):
         return {"too_large": len(text)}
     return {"hlo": text, "source": str(source or "").rsplit("/", 1)[-1]}
@@ -390,18 +386,16 @@ def _plural(n: int, word: str) -> str:
 
 
 @check_kind("collectives")
-class CollectivesCheck(CheckSpec):
-    phase = 1
-    failure_verdict = Verdict.INEFFICIENT
-    FIELDS = CheckSpec.FIELDS + ("script", "budget", "bytes", "advice")
+class CollectivesCheck(ScriptMeasureCheck):
+    FIELDS = ScriptMeasureCheck.FIELDS + ("budget", "bytes", "advice")
     INSTRUMENT = instrument(compile_for_collectives, setup=bind_jax)
+    doing = "compiled with jax.jit on the sharded inputs"
+    error_hint = ("The judge compiles your whole function with jax.jit to see what it sends "
+                  "between devices: inside it the arrays are tracers (jax.typeof(x).sharding, "
+                  "not x.sharding; jnp, not NumPy).")
 
     def __init__(self, r, scripts):
         super().__init__(r, scripts)
-        self.script = r.get("script", str)
-        if self.script not in scripts:
-            r.fail(f"no script named '{self.script}' (scripts: {', '.join(scripts) or 'none'})",
-                   "script")
         self.budget = {k: "reference" for k in KINDS}
         budget_r = r.child("budget", r.data.get("budget", {}))
         budget_r.only(KINDS)
@@ -416,45 +410,29 @@ class CollectivesCheck(CheckSpec):
         advice_r = r.child("advice", r.data.get("advice", {}))
         advice_r.only(KINDS + ("bytes",))
         self.advice = {k: str(v) for k, v in advice_r.data.items()}
-        self.options = {"max_chars": MAX_HLO_CHARS}
 
-    def run(self, grading):
-        calls = script_values(grading.task.scripts[self.script], grading.seed)
-        outcomes = []
-        for args in calls:
-            outcomes.append(grading.learner_measure(self.kind, args, self.options, "collectives"))
-            if not outcomes[-1].ok:
-                break
-        return Later(functools.partial(self.judge, grading, calls, outcomes))
+    def options(self, task) -> dict:
+        return {"max_chars": MAX_HLO_CHARS}
 
-    def judge(self, grading, calls, outcomes):
+    def judge(self, grading, calls: list[Measured]):
         results = []
-        for i, (args, out) in enumerate(zip(calls, outcomes), 1):
-            where = f"scripted call {i} of {len(calls)}: " if len(calls) > 1 else ""
-            if not out.ok:
-                return failed_call(self, grading, args, out, where)
-            ref = grading.reference_measure(self.kind, args, self.options)
-            problem = mismatch(grading, args, out.value, ref.value)
-            if problem:
-                return self.result(Status.FAILED, f"{where}the value of your compiled program on "
-                                   f"{call_label(args)}: {problem.message}",
-                                   counterexample=counterexample(args, ref.value, out.value),
-                                   verdict=Verdict.WRONG_ANSWER)
-            if "hlo" not in ref.measured:
+        for c in calls:
+            where = f"scripted call {c.index} of {len(calls)}: " if len(calls) > 1 else ""
+            if "hlo" not in c.reference:
                 return self.result(Status.ERROR, "the reference has no compiled program to count "
-                                   f"collectives in ({_first(ref.measured)}): the task is at fault",
+                                   f"collectives in ({_first(c.reference)}): the task is at fault",
                                    verdict=Verdict.JUDGE_ERROR)
-            theirs = Tally.of(ref.measured)
-            if "hlo" not in out.measured:
-                return self.failed(where + self.no_program(out.measured, args),
-                                   details={"reference": theirs.details(), "call": call_label(args)})
-            mine = Tally.of(out.measured)
-            source = out.measured.get("source") or "submission.py"
-            verdict = self.compare(mine, theirs, args, source, where)
+            theirs = Tally.of(c.reference)
+            if "hlo" not in c.mine:
+                return self.failed(where + self.no_program(c.mine, c.label),
+                                   details={"reference": theirs.details(), "call": c.label})
+            mine = Tally.of(c.mine)
+            source = c.mine.get("source") or "submission.py"
+            verdict = self.compare(mine, theirs, c.label, source, where)
             if verdict is not None:
                 return verdict
-            results.append((self.summary(mine, theirs, args),
-                            {"call": call_label(args), "mine": mine.details(),
+            results.append((self.summary(mine, theirs, c.label),
+                            {"call": c.label, "mine": mine.details(),
                              "reference": theirs.details(), "budget": self.limits(theirs)}))
         return self.result(Status.PASSED, "\n".join(text for text, _ in results),
                            details={"calls": [d for _, d in results]})
@@ -462,17 +440,17 @@ class CollectivesCheck(CheckSpec):
     def limits(self, theirs: Tally) -> dict[str, int]:
         return {k: theirs.counts[k] if b == "reference" else b for k, b in self.budget.items()}
 
-    def compare(self, mine: Tally, theirs: Tally, args, source: str, where: str):
+    def compare(self, mine: Tally, theirs: Tally, label: str, source: str, where: str):
         limits = self.limits(theirs)
         details = {"mine": mine.details(), "reference": theirs.details(), "budget": limits,
-                   "call": call_label(args)}
+                   "call": label}
         for kind in KINDS:
             if mine.counts[kind] <= limits[kind]:
                 continue
             budget = limits[kind]
             basis = (f"the reference's {theirs.counts[kind]}" if self.budget[kind] == "reference"
                      else "set by the task")
-            head = (f"{where}your compiled program on {call_label(args)} makes "
+            head = (f"{where}your compiled program on {label} makes "
                     f"{_plural(mine.counts[kind], kind)} where the budget is {budget} ({basis})")
             lines = [head] + [f"  {self.site_words(s, source)}" for s in self.worst(mine, kind)]
             lines.append(f"  {CAUSES[kind].format(what=self.what(mine, kind))}.")
@@ -483,7 +461,7 @@ class CollectivesCheck(CheckSpec):
             budget = theirs.bytes if self.bytes == "reference" else self.bytes
             if mine.bytes > budget:
                 basis = "the reference's" if self.bytes == "reference" else "set by the task"
-                lines = [f"{where}your compiled program on {call_label(args)} delivers "
+                lines = [f"{where}your compiled program on {label} delivers "
                          f"{mine.bytes} bytes to each device through its collectives, over the "
                          f"budget of {budget} ({basis}): the counts are within budget, so some "
                          f"collective carries far more than it needs"]
@@ -528,21 +506,21 @@ class CollectivesCheck(CheckSpec):
         loop = "" if site.fixed_trips else " (inside a loop with no fixed trip count: counted once)"
         return " ".join(parts) + f": {site.bytes_each} bytes to each device{each}{loop}"
 
-    def summary(self, mine: Tally, theirs: Tally, args) -> str:
+    def summary(self, mine: Tally, theirs: Tally, label: str) -> str:
         limits = self.limits(theirs)
         shown = [f"{_plural(mine.counts[k], k)} (budget {limits[k]})" for k in KINDS
                  if mine.counts[k] or limits[k]]
         rest = [k for k in KINDS if not (mine.counts[k] or limits[k])]
-        text = f"your compiled program on {call_label(args)}: " + (", ".join(shown) or "no collectives")
+        text = f"your compiled program on {label}: " + (", ".join(shown) or "no collectives")
         if rest and shown:
             text += f"; no {', '.join(rest)}"
         if self.bytes is not None:
             text += f"; {mine.bytes} bytes to each device (the reference's: {theirs.bytes})"
         return text
 
-    def no_program(self, measured: dict, args) -> str:
+    def no_program(self, measured: dict, label: str) -> str:
         if "too_large" in measured:
-            return (f"your compiled program on {call_label(args)} is {measured['too_large']} "
+            return (f"your compiled program on {label} is {measured['too_large']} "
                     f"characters of HLO, over the {MAX_HLO_CHARS} the judge reads: it is far "
                     f"larger than it needs to be (a Python loop unrolled many times?)")
         host = measured.get("host") or {}
