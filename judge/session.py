@@ -22,6 +22,9 @@ ERROR_VERDICTS = {"exception": Verdict.RUNTIME_ERROR, "exit": Verdict.RUNTIME_ER
                   "unmeasurable": Verdict.JUDGE_ERROR, "wrong": Verdict.WRONG_ANSWER}
 
 
+TRUSTED_LIFETIME_S = 6 * 3600.0
+
+
 @dataclass
 class CallOutcome:
     ok: bool
@@ -42,8 +45,11 @@ class Session:
                  *, trusted: bool = False, hidden_paths: list[str] = (),
                  instruments: list[dict] = (), devices: int | None = None):
         self.source, self.display_name, self.entrypoint = Path(source), display_name, entrypoint
+        # The reference's (trusted) worker serves every grading that shares it, a whole
+        # validation or batch: only each of its calls is limited, not its lifetime.
         self.limits = SandboxLimits(call_timeout_s=limits.call_timeout_s,
-                                    run_timeout_s=limits.run_timeout_s,
+                                    run_timeout_s=max(limits.run_timeout_s, TRUSTED_LIFETIME_S)
+                                    if trusted else limits.run_timeout_s,
                                     memory_mb=limits.memory_mb,
                                     output_bytes=limits.output_kb * 1024)
         self.trusted, self.hidden_paths = trusted, list(hidden_paths)

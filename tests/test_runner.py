@@ -90,3 +90,23 @@ def test_gradings_that_share_an_oracle_draw_their_inputs_once(monkeypatch):
     runs = [next(c for c in r.checks if c.kind == "property").details["examples_run"]
             for r in reports + [alone]]
     assert runs[0] == runs[1] >= 100 and runs[2] >= 20
+
+
+def test_a_shared_reference_outlives_one_gradings_time_limit(tmp_path):
+    # a validation or a batch keeps one reference worker for all its gradings: it must
+    # not die when one grading's run_timeout_s has passed since it started
+    import dataclasses
+    import time
+
+    task = one_task_bank(tmp_path, "import jax.numpy as jnp\n\ndef cache_independent_count(x_a, x_b):\n"
+                                   "    return jnp.sum(x_a) + jnp.sum(x_b)\n")
+    task.limits = dataclasses.replace(task.limits, run_timeout_s=1.0)
+    oracle = Oracle(task, task.seed)
+    oracle.start()
+    try:
+        first = oracle.value(inputs([(3, 1)])[0])
+        time.sleep(1.5)
+        later = oracle.value(inputs([(5, 2)])[0])
+    finally:
+        oracle.close()
+    assert first.array.shape == () and later.array.shape == ()
