@@ -86,8 +86,10 @@ def show_text(task: Task) -> str:
         else "(this task has no statement.md yet)"
     lines = [render_markdown(statement), "-" * 40,
              f"Signature: {task.signature}",
-             f"Task: {task.id} (step {task.step}: {task.step_title}, {task.difficulty})",
-             "Arguments:"]
+             f"Task: {task.id} (step {task.step}: {task.step_title}, {task.difficulty})"]
+    if task.devices:
+        lines.append(f"Devices: {task.devices}" + (f", mesh {task.mesh.describe()}" if task.mesh else ""))
+    lines.append("Arguments:")
     lines += [f"  {name}: {spec.describe()}" for name, spec in task.args.items()]
     lines.append("Checks:")
     for c in task.checks:
