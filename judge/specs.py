@@ -813,14 +813,14 @@ def _bind_partition(partition, shape, kind, mesh, r, steps) -> dict:
 
 
 def _placed(value, layout, fail):
-    from .literals import RandomArray
-
     if layout is None:
         return value
     mesh = layout["mesh"]
     sizes = dict(zip(mesh["axes"], mesh["sizes"]))
-    shape = value.shape if isinstance(value, RandomArray) else \
-        value.array.shape if isinstance(value, Leaf) else None
+    # a Leaf ($array), or a $random placeholder (literals.RandomArray, a dataclass with
+    # a shape and a sharding: not imported, literals imports this module)
+    drawn = dataclasses.is_dataclass(value) and hasattr(value, "sharding")
+    shape = value.shape if drawn else value.array.shape if isinstance(value, Leaf) else None
     if shape is None:
         fail("a sharded argument takes an array ($array or $random)")
     for axes, n in zip(layout["spec"], shape):
@@ -828,7 +828,7 @@ def _placed(value, layout, fail):
         if n % factor:
             fail(f"a dimension of {n} cannot be split over {factor} devices (axes "
                  f"{', '.join(axes)})")
-    if isinstance(value, RandomArray):
+    if drawn:
         return dataclasses.replace(value, kind="jax", sharding=layout)
     return Leaf(value.array, "jax", value.weak, layout)
 

@@ -210,9 +210,11 @@ def test_teeth_are_the_kinds_own():
 
 def test_an_instruments_setup_binds_in_the_worker_before_the_learners_file(tmp_path):
     # the learner's file replaces jax.numpy.shape; setup bound the real one first
-    task = task_with(tmp_path)
-    task.checks = [RankCheck.__new__(RankCheck)]
-    task.checks[0].id, task.checks[0].required = "rank", True
+    task_with(tmp_path)
+    bank = tmp_path / "tasks.yaml"
+    bank.write_text(bank.read_text().replace(
+        "{id: length, kind: test_length, limit: 9, options: {tag: hello}}", "{id: rank, kind: test_rank}"))
+    task = load_bank(tmp_path).get("double_it")
     report = grade(task, submit(tmp_path, """
         import jax.numpy as jnp
         jnp.shape = lambda a: (1,)
@@ -221,7 +223,7 @@ def test_an_instruments_setup_binds_in_the_worker_before_the_learners_file(tmp_p
             return x * 2
     """))
     assert report.checks[0].status == Status.PASSED, report.checks[0].message
-    assert report.checks[0].details == {"rank": 2}
+    assert report.checks[0].details["rank"] == 2
 
 
 def test_loading_every_kind_leaves_jax_out_of_the_judges_process():
