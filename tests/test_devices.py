@@ -226,6 +226,32 @@ def test_a_learner_who_breaks_jaxs_placement_gets_a_runtime_error_not_a_fake_lay
         s.close()
 
 
+@pytest.mark.parametrize("isolation", MODES)
+def test_a_learner_who_patches_jax_during_the_call_cannot_misreport_the_layout(tmp_path, isolation):
+    # after the arguments are placed, their function makes every sharding claim that
+    # device 0 holds everything: the worker reads layouts with what it bound at start
+    s = session(tmp_path, """
+        import jax
+
+        def whole_on_device_0(self, shape):
+            return {jax.devices()[0]: tuple(slice(None) for _ in shape)}
+
+        def f(x):
+            y = x + 1
+            jax.sharding.Sharding.devices_indices_map = whole_on_device_0
+            jax.sharding.NamedSharding.devices_indices_map = whole_on_device_0
+            return y
+    """, 8, isolation)
+    try:
+        assert s.load().ok
+        out = s.call({"x": sharded(8, 2)}, "call")
+        assert out.ok, out.message
+        assert [d for d, _ in out.value.sharding["shards"]] == list(range(8))
+        assert out.value.sharding["shards"][3] == [3, [[3, 4], [0, 2]]]
+    finally:
+        s.close()
+
+
 def test_the_device_count_is_set_before_jaxs_first_operation_or_refused():
     # jax_num_cpu_devices raises when it comes too late, where XLA_FLAGS would be ignored
     code = textwrap.dedent("""
