@@ -259,7 +259,7 @@ def _map_leaves(value, fn):
 
 
 def _to_float16(args):
-    return _map_leaves(args, lambda l: Leaf(l.array.astype(np.float16), l.kind)
+    return _map_leaves(args, lambda l: l.with_array(l.array.astype(np.float16))
                        if isinstance(l, Leaf) and l.array.dtype == np.float32 else l)
 
 
