@@ -73,7 +73,8 @@ class Oracle:
     def __init__(self, task: Task, seed: int):
         self.task, self.seed = task, seed
         self.session = Session(task.reference_path, task.reference_path.name, task.entrypoint,
-                               task.limits, trusted=True, instruments=task_instruments(task))
+                               task.limits, trusted=True, instruments=task_instruments(task),
+                               devices=task.devices)
         self._lock = threading.RLock()
         self._values: dict[str, Any] = {}
         self._measured: dict[tuple, CallOutcome] = {}
@@ -179,12 +180,6 @@ class Oracle:
                 future.set_exception(exc)
         return future.result()
 
-    def begin_run(self) -> None:
-        """A shared oracle serves many gradings (a batch, a service): the whole-run
-        limit of its worker counts from the latest grading's start, not its own."""
-        if self.session.alive:
-            self.session.worker.begin_run()
-
     def stop(self) -> None:
         self.session.stop()
 
@@ -211,9 +206,11 @@ class Grading:
         self.strict = strict
         self.learner = Session(self.submission, display_name or self.submission.name,
                                task.entrypoint, task.limits, hidden_paths=task.bank.hidden_paths(),
-                               instruments=task_instruments(task))
-        if worker is not None and worker.limits != self.learner.limits:
-            raise ValueError("the warm worker was started with other limits than this task's")
+                               instruments=task_instruments(task), devices=task.devices)
+        if worker is not None and (worker.limits, worker.devices) != \
+                (self.learner.limits, self.learner.devices):
+            raise ValueError("the warm worker was started with other limits or devices than "
+                             "this task's")
         self.warm_worker = worker       # started ahead of its one submission, or None
         self.own_oracle = oracle is None
         self.oracle = oracle or Oracle(task, self.seed)
@@ -317,8 +314,6 @@ class Grading:
                 self.learner.start()      # first: it imports jax while the oracle starts
             if self.own_oracle:
                 self.oracle.start()
-            else:
-                self.oracle.begin_run()
             report.checks = self._run_checks()
             specs = {c.id: c for c in self.task.checks}
             for result in report.checks:
@@ -334,6 +329,7 @@ class Grading:
             if self._pool is not None:
                 self._pool.shutdown(wait=True)
             report.isolation = self.learner.isolation
+            report.devices = self.learner.device_info
             self.learner.stop()
             if self.own_oracle:
                 self.oracle.stop()

@@ -353,8 +353,10 @@ def _seconds(x: float) -> str:
 
 class Worker:
     def __init__(self, limits: Limits, *, trusted: bool = False, hidden_paths=(),
-                 isolation: str = "auto"):
+                 isolation: str = "auto", devices: int | None = None):
         self.limits = limits
+        self.devices = devices             # a task's `devices: N`, set before jax's first op
+        self.ready_info: dict = {}         # what the worker said when it was ready
         self.trusted = trusted
         self.hidden_paths = [] if trusted else [os.path.abspath(p) for p in hidden_paths]
         self.isolation = _resolve_isolation(isolation)
@@ -414,10 +416,9 @@ class Worker:
         self._spawn_thread(self._watch_memory)
 
     def begin_run(self) -> None:
-        """Count the whole-run limit from now.  For a worker started ahead of its one
-        submission (a service's warm pool) and a trusted worker that serves many
-        gradings (a service's warm reference): the limit belongs to the grading, not to
-        the worker's age."""
+        """Count the whole-run limit from now: for a worker started ahead of its one
+        submission (a service's warm pool), the limit belongs to the grading, not to the
+        worker's age."""
         self._run_deadline = time.monotonic() + self.limits.run_timeout_s
 
     def stop(self) -> None:
@@ -506,6 +507,7 @@ class Worker:
                                 f"{err.get('type', '?')}: {err.get('message', '')}",
                                 where="start", detail=err)
         self.ready_s = time.monotonic() - self._t0
+        self.ready_info = header
         self._ready = True
 
     def _deadline(self, where: str, timeout: float | None):
@@ -739,6 +741,7 @@ class Worker:
             "lost_exit": _LOST_EXIT,
             "deny": deny,
             "scrub_paths": _scrub_paths(self.hidden_paths),
+            "devices": self.devices,
         }
 
     def _argv(self, cfg: dict) -> list[str]:

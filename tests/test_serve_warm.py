@@ -88,7 +88,7 @@ def test_a_warm_worker_that_died_is_not_handed_out(bank, tmp_path):
     pool.start()
     try:
         _until(lambda: pool.warm == pool.target == 2)
-        victim = pool._idle[task.limits][0]
+        victim = pool._idle[(task.limits, task.devices)][0]
         os.kill(victim.pid, signal.SIGKILL)
         _until(lambda: not _running(victim))
         worker = pool.take(task)

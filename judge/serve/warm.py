@@ -8,9 +8,9 @@ another.  The pool refills in the background, one spawn at a time.
 ``WarmOracles``: one reference worker per task for the task's own seed, warmed once in
 the background by grading the reference itself through it, so the inputs are drawn and
 every reference value a grading asks for is memoised before the first learner comes.
-A warm oracle is retired after ``retire_after`` gradings (a trusted worker's CPU limit is
-for its whole life, and its memo grows with every new counterexample) and replaced by
-one warmed in the background; the old one is closed once no grading uses it.
+A warm oracle is retired after ``retire_after`` gradings (its memo grows with every new
+counterexample a wrong submission shrinks to, and its worker has a lifetime limit) and
+replaced by one warmed in the background; the old one is closed once no grading uses it.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..bank import Bank, Limits, Task
+from ..bank import Bank, Task
 from ..runner import Oracle, grade
 from ..sandbox import Worker
 from ..session import Session
@@ -35,16 +35,21 @@ def sandbox_limits(task: Task):
     return Session(Path(task.reference_path), "", task.entrypoint, task.limits).limits
 
 
+def pool_key(task: Task) -> tuple:
+    """Tasks whose learner workers are interchangeable before any code is loaded."""
+    return task.limits, task.devices
+
+
 class LearnerPool:
-    """``size`` started learner workers per distinct set of task limits."""
+    """``size`` started learner workers per distinct set of task limits and devices."""
 
     def __init__(self, bank: Bank, size: int):
         self.bank, self.size = bank, size
         self.hidden = bank.hidden_paths()
-        self._limits: dict[Limits, object] = {}
+        self._limits: dict[tuple, object] = {}
         for task in bank.tasks.values():
-            self._limits.setdefault(task.limits, sandbox_limits(task))
-        self._idle: dict[Limits, deque[Worker]] = {k: deque() for k in self._limits}
+            self._limits.setdefault(pool_key(task), sandbox_limits(task))
+        self._idle: dict[tuple, deque[Worker]] = {k: deque() for k in self._limits}
         self._cond = threading.Condition()
         self._closed = False
         self.taken = 0           # gradings that got a warm worker
@@ -59,7 +64,7 @@ class LearnerPool:
     def take(self, task: Task) -> Worker | None:
         """A started worker for this task's limits, or None (the grading starts one)."""
         with self._cond:
-            idle = self._idle.get(task.limits)
+            idle = self._idle.get(pool_key(task))
             dead = []
             while idle and not _running(idle[0]):
                 dead.append(idle.popleft())      # died while it waited (the OOM killer, ...)
@@ -91,7 +96,7 @@ class LearnerPool:
                 if self._closed:
                     return
                 key = next(k for k, q in self._idle.items() if len(q) < self.size)
-            worker = Worker(self._limits[key], hidden_paths=self.hidden)
+            worker = Worker(self._limits[key], hidden_paths=self.hidden, devices=key[1])
             try:
                 worker.start()
             except Exception as exc:           # the machine is out of processes, ...
