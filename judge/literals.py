@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -28,12 +29,13 @@ class RandomArray:
     kind: str
     lo: float
     hi: float
+    sharding: dict | None = None      # where the worker places it (its argument's spec says)
 
     def make(self, rng: np.random.Generator) -> Leaf:
         from .specs import sample_values
 
         return Leaf(sample_values(dtype_from_name(self.dtype), self.shape, self.lo, self.hi, rng),
-                    self.kind)
+                    self.kind, sharding=self.sharding)
 
 
 MARKERS = ("$array", "$scalar", "$tuple", "$random")
@@ -122,9 +124,15 @@ def _call_args(r, raw, arg_names: list[str]) -> dict:
     return {n: parse_value(ar.data[n], ar, n) for n in arg_names}
 
 
-def parse_example(r, arg_names: list[str]):
-    from .bank import Example
+@dataclass(frozen=True)
+class Example:
+    """A worked example of the statement: arguments, and the answer it gives."""
+    args: dict[str, Any]            # name -> value tree
+    expect: Any                     # value tree, or ... when the statement gives none
+    note: str = ""
 
+
+def parse_example(r, arg_names: list[str]) -> Example:
     r.only(("args", "expect", "note"))
     args = _call_args(r, r.get("args", dict), arg_names)
     expect = parse_value(r.data["expect"], r, "expect") if "expect" in r.data else ...

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .scoring import score
 from .verdicts import Status, Verdict, first_of
 
 
@@ -81,8 +82,10 @@ class Report:
     strict: bool = False
     isolation: str = "process"
     isolation_layers: list = field(default_factory=list)   # what held, in a few words each
+    devices: dict | None = None      # {"count": n, "platform": name}: what the grading ran on
     title: str = ""
     verdict: Verdict = Verdict.JUDGE_ERROR
+    notes: list[str] = field(default_factory=list)   # said once, above the checks
 
     def finish(self) -> "Report":
         """Decide the verdict, and escape control characters everywhere, once: every
@@ -90,6 +93,7 @@ class Report:
         self.verdict = decide(self.checks, self.strict)
         self.submission = escape_controls(self.submission)
         self.output = escape_controls(self.output)
+        self.notes = escape_controls(self.notes)
         for c in self.checks:
             c.message = escape_controls(c.message)
             c.counterexample = escape_controls(c.counterexample)
@@ -101,13 +105,19 @@ class Report:
         return self.verdict.exit_code
 
     def to_dict(self) -> dict:
-        return {"task": self.task, "submission": self.submission, "verdict": self.verdict.value,
-                "seed": self.seed, "elapsed_s": round(self.elapsed_s, 3),
-                "judge_version": self.judge_version,
-                "checks": [c.to_dict() for c in self.checks],
-                "output": self.output,
-                "strict": self.strict, "isolation": self.isolation,
-                "isolation_layers": list(self.isolation_layers)}
+        out = {"task": self.task, "submission": self.submission, "verdict": self.verdict.value,
+               "seed": self.seed, "elapsed_s": round(self.elapsed_s, 3),
+               "judge_version": self.judge_version,
+               "checks": [c.to_dict() for c in self.checks],
+               "output": self.output,
+               "strict": self.strict, "isolation": self.isolation,
+               "isolation_layers": list(self.isolation_layers),
+               "score": score(self).to_dict()}
+        if self.devices:
+            out["devices"] = dict(self.devices)
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
 
     @classmethod
     def from_dict(cls, data: dict) -> "Report":
@@ -123,4 +133,5 @@ class Report:
                    output=data.get("output", {}), elapsed_s=data.get("elapsed_s", 0.0),
                    strict=data.get("strict", False), isolation=data.get("isolation", "process"),
                    isolation_layers=list(data.get("isolation_layers", [])),
-                   verdict=Verdict.parse(data["verdict"]))
+                   devices=data.get("devices") if isinstance(data.get("devices"), dict) else None,
+                   verdict=Verdict.parse(data["verdict"]), notes=list(data.get("notes", [])))

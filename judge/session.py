@@ -47,24 +47,30 @@ class Session:
 
     def __init__(self, source: Path, display_name: str, entrypoint: str, limits: Limits,
                  *, trusted: bool = False, hidden_paths: list[str] = (),
-                 instruments: list[dict] = (), isolation: str | None = None):
+                 instruments: list[dict] = (), devices: int | None = None,
+                 isolation: str | None = None):
         self.source, self.display_name, self.entrypoint = Path(source), display_name, entrypoint
         self.limits = limits
         self.trusted, self.hidden_paths = trusted, list(hidden_paths)
         self.isolation_asked = isolation
         self.instruments = list(instruments)    # check kinds' worker-side halves
+        self.devices = devices                  # a task's `devices: N`
         self.worker: Worker | None = None
         self.params: list[str] = []
         self.jitted: list[str] = []
         self._outputs: list[dict] = []
+        # The reference's (trusted) worker serves every grading that shares it, a whole
+        # validation or batch, or a service for hours: only each of its requests is
+        # limited, never its lifetime, so it has no run clock.
         self.clock: RunClock | None = None if trusted else RunClock(limits.run_timeout_s)
+        self.dropped: list[str] = []            # a notebook's IPython-only lines, left out
 
     # -------------------------------------------------------------- lifecycle
     def start(self, worker: Worker | None = None) -> None:
         """Start a worker now, or take one already started (a pool's, warm)."""
         if worker is None:
             worker = Worker(self.limits, trusted=self.trusted, hidden_paths=self.hidden_paths,
-                            isolation=self.isolation_asked)
+                            isolation=self.isolation_asked, devices=self.devices)
             worker.start()
         self.worker = worker
 
@@ -80,14 +86,25 @@ class Session:
     def isolation_layers(self) -> list[str]:
         return list(self.worker.layers) if self.worker else []
 
+    @property
+    def device_info(self) -> dict | None:
+        """{"count": n, "platform": name} of the worker's jax, once it started."""
+        info = self.worker.ready_info.get("devices") if self.worker else None
+        if isinstance(info, dict) and isinstance(info.get("count"), int) \
+                and isinstance(info.get("platform"), str):
+            return {"count": info["count"], "platform": info["platform"][:32]}
+        return None
+
     def load(self) -> CallOutcome:
-        from .notebooks import NotebookError, submission_source
+        from .notebooks import NotebookError, read_submission as read_notebook
 
         target = Path(self.worker.scratch) / "submission.py"
         try:
             source = read_submission(self.source, shown=self.display_name)
             if self.source.suffix == ".ipynb":        # a notebook's code cells
-                target.write_text(submission_source(self.source), encoding="utf-8")
+                notebook = read_notebook(self.source)
+                self.dropped = notebook.dropped
+                target.write_text(notebook.text, encoding="utf-8")
             else:   # the bytes as they are: Python decodes them (a coding cookie, a BOM)
                 target.write_bytes(source)
             target.chmod(0o644)

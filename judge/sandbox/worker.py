@@ -54,6 +54,7 @@ BOOTSTRAP = (
 
 POLL_S = 0.05           # how often waits and the watch look at the worker
 _WAITING_POLL_S = 0.5   # the watch of a started worker that has no submission yet
+_TRUSTED_IDLE_S = 1.0   # the watch of a trusted worker between requests (it runs nothing)
 _GRACE_S = 0.3          # after the worker died, how long a reply it wrote may still arrive
 _LOST_EXIT = 71         # the worker's exit code when its channel broke under it
 _FREE_REPLY = 1 << 20   # replies up to this size are never questioned
@@ -79,8 +80,10 @@ def size_words(n: int) -> str:
 
 class Worker:
     def __init__(self, limits: Limits, *, trusted: bool = False, hidden_paths=(),
-                 isolation: str | None = None):
+                 isolation: str | None = None, devices: int | None = None):
         self.limits = limits
+        self.devices = devices             # a task's `devices: N`, set before jax's first op
+        self.ready_info: dict = {}         # what the worker said when it was ready
         self.trusted = trusted
         self.hidden_paths = [] if trusted else [os.path.abspath(p) for p in hidden_paths]
         self.isolation = "process" if trusted else policy.resolve(isolation)
@@ -101,6 +104,7 @@ class Worker:
         self._drains: list[threading.Thread] = []
         self._stop = threading.Event()
         self._wake = threading.Event()
+        self._long_wait = False
         self._kill_lock = threading.Lock()
         self._kill_reason: str | None = None
         self._status: tuple[int, object] | None = None  # (wait status, rusage) once reaped
@@ -266,6 +270,7 @@ class Worker:
             raise WorkerFailure("exited", "the worker could not confine itself: "
                                 + "; ".join(map(str, header["confine_failed"])), where="start")
         self.ready_s = time.monotonic() - self._t0
+        self.ready_info = header
         self._ready = True
 
     def _begin(self, where: str, timeout: float | None, clock: RunClock | None, reply_limit) -> None:
@@ -287,7 +292,7 @@ class Worker:
         self._pending = {"meter": meter, "limit": max(0.0, limit), "cpu": max(0.0, cpu),
                          "wall": wall, "scope": scope, "clock": clock,
                          "run_charged": run_charged, "run_cpu": run_cpu}
-        if self._seq == 1:   # the watch may be in its long wait for a submission
+        if self._long_wait:   # the watch waits long between requests: wake it now
             self._wake.set()
 
     def _end(self, clock: RunClock | None) -> None:
@@ -516,7 +521,13 @@ class Worker:
         polls = 0
         while self._status is None:
             # a request wakes the watch at once: its limits hold from its first moment
-            self._wake.wait(POLL_S if self._seq else _WAITING_POLL_S)
+            # cheap while nothing runs: a warm worker waiting for its submission, or a
+            # trusted one between requests (a service keeps many), is looked at rarely
+            wait = POLL_S if self._pending is not None else \
+                _WAITING_POLL_S if not self._seq else _TRUSTED_IDLE_S if self.trusted else POLL_S
+            self._long_wait = wait > POLL_S
+            self._wake.wait(wait)
+            self._long_wait = False
             self._wake.clear()
             if self._stop.is_set():
                 return
@@ -619,6 +630,7 @@ class Worker:
             "deny": deny,
             "scrub_paths": scrub_paths(self.hidden_paths),
             "confine": confine,
+            "devices": self.devices,
         }
 
 
