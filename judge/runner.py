@@ -470,7 +470,12 @@ def missing_report(task: Task, submission: str, why: str, seed: int | None,
 def untouched_starter(task: Task, submission: Path) -> bool:
     """Is the submission still the task's starter (comments and blank lines aside)?"""
     from .notebooks import NotebookError, submission_source
+    from .sources import SubmissionRefused, read_submission
 
+    try:
+        read_submission(submission)   # a FIFO, a device, a link out: never opened to compare
+    except (SubmissionRefused, OSError):
+        return False
     try:
         return _tokens(submission_source(submission)) == _tokens(
             task.starter_path.read_text(encoding="utf-8"))

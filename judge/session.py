@@ -146,8 +146,24 @@ class Session:
     # -------------------------------------------------------------- calls
     def call(self, args: dict[str, Any], label: str, reply_limit=None) -> CallOutcome:
         """``reply_limit``: see Worker.request (the expected result's size bounds the reply)."""
+        misplaced = self._unplaceable(args)
+        if misplaced is not None:
+            return misplaced
         blobs: list[bytes] = []
         return self._request(_call_header(args, label, blobs), blobs, reply_limit=reply_limit)
+
+    def _unplaceable(self, args: dict[str, Any]) -> CallOutcome | None:
+        """Arguments placed on a mesh, for a worker started without devices: the judge's
+        mistake, said here (a learner's worker cannot be believed when it says that a
+        failure is the judge's: its code may have written the reply)."""
+        from .values import leaves
+
+        if self.devices is None and any(getattr(leaf, "sharding", None) is not None
+                                        for leaf in leaves(args)):
+            return CallOutcome(False, verdict=Verdict.JUDGE_ERROR, message="an argument placed "
+                               "on a mesh, for a worker started without devices (the task needs "
+                               "`devices: N`)")
+        return None
 
     def call_many(self, calls: list[dict[str, Any]], label: str) -> list[CallOutcome]:
         """Several calls in one round trip, for trusted code only: the time limit is
@@ -167,6 +183,9 @@ class Session:
     def measure(self, kind: str, args: dict[str, Any], options: dict, label: str) -> CallOutcome:
         """A check kind's instrument at ``args``: ``measured`` holds its figures, and
         ``value`` the value it kept (None when it kept none)."""
+        misplaced = self._unplaceable(args)
+        if misplaced is not None:
+            return misplaced
         blobs: list[bytes] = []
         header = dict(_call_header(args, label, blobs), op="measure", instrument=kind,
                       options=options)
