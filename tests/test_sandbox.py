@@ -301,7 +301,7 @@ def test_environment_is_scrubbed(make_worker, monkeypatch, mode):
                                "OPENBLAS_NUM_THREADS"} | bwrap_adds
     assert got["env"]["HOME"] == got["env"]["TMPDIR"] == w.home
     assert w.home == ("/tmp" if mode == "bubblewrap" else os.path.join(scratch, "tmp"))
-    assert os.path.realpath(got["cwd"]) == scratch
+    assert os.path.realpath(got["cwd"]) == os.path.realpath(w.home)   # writable, private
     assert got["env"]["JAX_PLATFORMS"] == "cpu" and got["env"]["MALLOC_ARENA_MAX"] == "2"
     assert got["stdin"] == "" and got["hash_randomization"] == 0
     assert str(REPO) not in got["path"] and "" not in got["path"]

@@ -6,7 +6,8 @@ Two modes (README, "Isolation", says what each protects against):
   (as root: uid 65534 inside a new user namespace); no further user namespaces; a
   read-only root built from only what the worker needs (the system's libraries, the
   Python installation without its site-packages, and exactly the packages the worker
-  imports); private, size-capped /tmp and /dev/shm; the submission's folder read-only.
+  imports); private, size-capped /tmp (its working folder) and /dev/shm; the
+  submission's folder read-only.
 * ``process``: no namespaces.  Landlock (when the kernel has it) confines files to the
   same view, denies TCP, and scopes signals and abstract sockets to the worker; a
   seccomp filter refuses sockets, io_uring and System V IPC; as root the worker either
@@ -268,7 +269,7 @@ def bwrap_argv(scratch: str, hidden: list[str], scratch_bytes: int, inner: list[
         if os.path.isdir(path):
             args += ["--remount-ro", path]
     args += ["--ro-bind", WORKER_DIR, WORKER_MOUNT, "--ro-bind", scratch, scratch,
-             "--chdir", scratch, "--remount-ro", "/", "--"]
+             "--chdir", "/tmp", "--remount-ro", "/", "--"]
     return args + inner
 
 
@@ -402,6 +403,7 @@ class Plan:
     layers: list[str] = field(default_factory=list)  # what holds, in a few words each
     tmpfs: list[str] = field(default_factory=list)   # in-sandbox paths whose use is memory
     writable: str | None = None   # host folder the learner may write (watched for size)
+    cwd: str | None = None        # where the worker starts (its writable folder)
     uid: int | None = None        # the worker's own uid (process mode as root)
     wrapped: bool = False         # exit 128+n means its child died of signal n
 
@@ -462,4 +464,4 @@ def plan(mode: str, *, trusted: bool, scratch: str, hidden: list[str], scratch_b
         confine["drop_path"] = list(view().listable)
         layers.append(f"landlock v{abi}")
     return Plan("process", inner(WORKER_DIR, confine), base_env(writable), popen=popen,
-                confine=confine, layers=layers, writable=writable, uid=uid)
+                confine=confine, layers=layers, writable=writable, uid=uid, cwd=writable)

@@ -89,7 +89,7 @@ class Worker:
         self.isolation = "process" if trusted else policy.resolve(isolation)
         self.layers: list[str] = []        # what held, in words (the report's detail)
         self.scratch: str | None = None    # holds the submission (read-only to the learner)
-        self.home: str | None = None       # the learner's HOME and TMPDIR, as it sees them
+        self.home: str | None = None       # the learner's cwd, HOME and TMPDIR, as it sees them
         self.ready_s: float | None = None  # spawn to ready, measured by the judge
         self._plan: policy.Plan | None = None
         self._proc: subprocess.Popen | None = None
@@ -133,8 +133,9 @@ class Worker:
                 inner=lambda worker_dir, confine: self._inner(worker_dir, confine, cmd_r, reply_w))
             self.layers = self._plan.layers
             self.home = self._plan.env["HOME"]
-            self._proc = procs.spawn(self._plan.argv, (cmd_r, reply_w), self.scratch,
-                                     self._plan.env, **self._plan.popen)
+            self._proc = procs.spawn(self._plan.argv, (cmd_r, reply_w),
+                                     self._plan.cwd or self.scratch, self._plan.env,
+                                     **self._plan.popen)
         except OSError as exc:
             self._failure = WorkerFailure("exited", f"the worker could not be started: {exc}",
                                           where="start")
