@@ -4,10 +4,10 @@ import tempfile
 
 CHUNK = b"\1" * (1 << 20)
 written = 0
-for folder in (tempfile.gettempdir(), os.getcwd()):
+for n, folder in enumerate((tempfile.gettempdir(), os.getcwd())):
     for i in range(256):
         try:
-            with open(os.path.join(folder, f"fill-{i}"), "wb") as f:
+            with open(os.path.join(folder, f"fill-{n}-{i}"), "wb") as f:
                 for _ in range(2):
                     f.write(CHUNK)
             written += 2
