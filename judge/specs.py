@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .values import numeric_leaves
 from .worker.wire import Leaf, dtype_from_name
 
 
@@ -119,11 +120,28 @@ def shape_pool(variables: list, seed: int, size: int) -> list[dict[str, Any]]:
 # ---------------------------------------------------------------- specs
 
 class Spec:
+    """One argument's spec.  ``data`` says whether its values are data the result is
+    computed from: only those scale a tolerance (``compare.Tolerance``), never counts,
+    sizes or static parameters.  Each type has its own default (``DATA``)."""
+
     type_name = "?"
-    FIELDS: tuple[str, ...] = ("type",)
+    FIELDS: tuple[str, ...] = ("type", "data", "doc")
+    DATA = True
 
     def __init__(self, r, dims: dict[str, Dim], name: str):
         self.name = name
+        self.data = r.get("data", bool, self.default_data())
+
+    def default_data(self) -> bool:
+        return self.DATA
+
+    def matches(self, value) -> bool:
+        """Could ``value`` have come from this spec?  (Which option of a ``one_of``.)"""
+        return True
+
+    def data_leaves(self, value) -> list[np.ndarray]:
+        """The numbers of ``value`` that are data (see ``data``), as arrays."""
+        return numeric_leaves(value) if self.data else []
 
     def variables(self) -> list:
         """Shape variables this spec adds to the pool (beyond named dims)."""
@@ -250,10 +268,9 @@ class ArraySpec(Spec):
 
     ``shape`` is a list (``[n, 3]``) or ``{rank: [0, 2], size: [0, 8]}`` for any rank."""
 
-    FIELDS = ("type", "kind", "dtype", "shape", "values", "min_spread", "doc")
+    FIELDS = Spec.FIELDS + ("kind", "dtype", "shape", "values", "min_spread")
 
     def __init__(self, r, dims, name):
-        super().__init__(r, dims, name)
         self.min_spread = float(r.number("min_spread", 0.0, low=0))
         self.kind = r.get("kind", str, "jax")
         if self.kind not in ("jax", "numpy"):
@@ -264,6 +281,7 @@ class ArraySpec(Spec):
                 if n not in JAX_DTYPES:
                     r.fail(f"'{n}' cannot be a JAX array with x64 off; use kind: numpy", "dtype")
         self.values = _range(r, "values", [-10.0, 10.0], dims)
+        super().__init__(r, dims, name)
         raw = r.get("shape", (list, dict))
         self.free: FreeShape | None = None
         if isinstance(raw, dict):
@@ -279,6 +297,15 @@ class ArraySpec(Spec):
                         (isinstance(d, str) and d in dims)):
                     r.fail(f"each entry is a size or a name from dims ({', '.join(dims) or 'none declared'}), got {d!r}", "shape")
             self.shape = list(raw)
+
+    def default_data(self) -> bool:
+        # integers bounded by a dimension (lengths in [0, T]) are counts, not data
+        counts = all(dtype_from_name(n).kind in "iub" for n in self.dtypes) and any(
+            isinstance(b, str) for b in self.values)
+        return not counts
+
+    def matches(self, value) -> bool:
+        return isinstance(value, Leaf) and (self.free is not None or value.array.ndim == len(self.shape))
 
     def variables(self):
         return [self.free] if self.free else []
@@ -344,7 +371,7 @@ class FreeShape(ShapeVar):
 class TypedScalarSpec(Spec):
     """A 0-d typed scalar: a NumPy scalar (np.float32(2.0)) or a JAX 0-d array."""
 
-    FIELDS = ("type", "kind", "dtype", "values", "doc")
+    FIELDS = Spec.FIELDS + ("kind", "dtype", "values")
 
     def __init__(self, r, dims, name):
         super().__init__(r, dims, name)
@@ -353,6 +380,9 @@ class TypedScalarSpec(Spec):
             r.fail("must be 'jax' or 'numpy'", "kind")
         self.dtypes = _dtype_list(r, "float32")
         self.values = _range(r, "values", [-10.0, 10.0], dims)
+
+    def matches(self, value) -> bool:
+        return isinstance(value, Leaf) and value.array.ndim == 0
 
     def _leaf(self, arr):
         return Leaf(arr, "npscalar" if self.kind == "numpy" else "jax")
@@ -373,7 +403,10 @@ class TypedScalarSpec(Spec):
 class FloatSpec(Spec):
     """A Python float."""
 
-    FIELDS = ("type", "values", "doc")
+    FIELDS = Spec.FIELDS + ("values",)
+
+    def matches(self, value) -> bool:
+        return isinstance(value, float)
 
     def __init__(self, r, dims, name):
         super().__init__(r, dims, name)
@@ -393,9 +426,13 @@ class FloatSpec(Spec):
 
 @spec_type("int")
 class IntSpec(Spec):
-    """A Python int."""
+    """A Python int: a count, a size or a static parameter unless it says ``data: true``."""
 
-    FIELDS = ("type", "values", "doc")
+    FIELDS = Spec.FIELDS + ("values",)
+    DATA = False
+
+    def matches(self, value) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool)
 
     def __init__(self, r, dims, name):
         super().__init__(r, dims, name)
@@ -418,7 +455,11 @@ class IntSpec(Spec):
 
 @spec_type("bool")
 class BoolSpec(Spec):
-    FIELDS = ("type", "doc")
+    FIELDS = Spec.FIELDS
+    DATA = False
+
+    def matches(self, value) -> bool:
+        return isinstance(value, bool)
 
     def strategy(self, assign, drawn):
         return st.booleans()
@@ -431,8 +472,22 @@ class BoolSpec(Spec):
 
 
 class _Container(Spec):
+    """A container's numbers are data as its items say; ``data`` on the container itself
+    is not read."""
+
     def _children(self) -> list[Spec]:
         raise NotImplementedError
+
+    def _parts(self, value) -> list[tuple[Spec, Any]] | None:
+        """(item spec, item value) pairs, or None when ``value`` is not shaped like this
+        spec (an example written another way): then all its numbers count."""
+        raise NotImplementedError
+
+    def data_leaves(self, value) -> list[np.ndarray]:
+        parts = self._parts(value)
+        if parts is None:
+            return numeric_leaves(value)
+        return [a for spec, v in parts for a in spec.data_leaves(v)]
 
     def variables(self):
         return [v for c in self._children() for v in c.variables()]
@@ -445,7 +500,7 @@ class _Container(Spec):
 class ListSpec(_Container):
     """A Python list of ``items``, its length an int or a dimension name."""
 
-    FIELDS = ("type", "items", "length", "min_spread", "doc")
+    FIELDS = Spec.FIELDS + ("items", "length", "min_spread")
 
     def __init__(self, r, dims, name):
         super().__init__(r, dims, name)
@@ -457,6 +512,12 @@ class ListSpec(_Container):
 
     def _children(self):
         return [self.items]
+
+    def matches(self, value) -> bool:
+        return isinstance(value, list)
+
+    def _parts(self, value):
+        return [(self.items, v) for v in value] if isinstance(value, list) else None
 
     def dims_used(self):
         return super().dims_used() | ({self.length} if isinstance(self.length, str) else set())
@@ -485,7 +546,7 @@ class ListSpec(_Container):
 class TupleSpec(_Container):
     """A Python tuple (or, with ``as: list``, a list) of fixed items."""
 
-    FIELDS = ("type", "items", "as", "doc")
+    FIELDS = Spec.FIELDS + ("items", "as")
 
     def __init__(self, r, dims, name):
         super().__init__(r, dims, name)
@@ -496,6 +557,12 @@ class TupleSpec(_Container):
 
     def _children(self):
         return self.items
+
+    def matches(self, value) -> bool:
+        return isinstance(value, (tuple, list)) and len(value) == len(self.items)
+
+    def _parts(self, value):
+        return list(zip(self.items, value)) if self.matches(value) else None
 
     def strategy(self, assign, drawn):
         return st.tuples(*(i.strategy(assign, drawn) for i in self.items)).map(self.container)
@@ -512,7 +579,7 @@ class TupleSpec(_Container):
 class DictSpec(_Container):
     """A dict with fixed string keys; ``key_orders: true`` also varies the insertion order."""
 
-    FIELDS = ("type", "fields", "key_orders", "doc")
+    FIELDS = Spec.FIELDS + ("fields", "key_orders")
 
     def __init__(self, r, dims, name):
         super().__init__(r, dims, name)
@@ -522,6 +589,12 @@ class DictSpec(_Container):
 
     def _children(self):
         return list(self.fields.values())
+
+    def matches(self, value) -> bool:
+        return isinstance(value, dict) and set(value) == set(self.fields)
+
+    def _parts(self, value):
+        return [(self.fields[k], v) for k, v in value.items()] if self.matches(value) else None
 
     def strategy(self, assign, drawn):
         base = st.fixed_dictionaries({k: s.strategy(assign, drawn) for k, s in self.fields.items()})
@@ -540,7 +613,7 @@ class DictSpec(_Container):
 class OneOfSpec(_Container):
     """Any one of ``options`` (e.g. a Python float, a NumPy scalar or a JAX scalar)."""
 
-    FIELDS = ("type", "options", "doc")
+    FIELDS = Spec.FIELDS + ("options",)
 
     def __init__(self, r, dims, name):
         super().__init__(r, dims, name)
@@ -552,6 +625,13 @@ class OneOfSpec(_Container):
 
     def _children(self):
         return self.options
+
+    def matches(self, value) -> bool:
+        return any(o.matches(value) for o in self.options)
+
+    def _parts(self, value):
+        option = next((o for o in self.options if o.matches(value)), None)
+        return [(option, value)] if option is not None else None
 
     def strategy(self, assign, drawn):
         return st.one_of(*(o.strategy(assign, drawn) for o in self.options))
@@ -603,7 +683,7 @@ class TreeSpec(Spec):
     """A nested dict of arrays (e.g. model parameters); ``like: other_arg`` reuses that
     argument's structure and leaf shapes with fresh values."""
 
-    FIELDS = ("type", "kind", "dtype", "values", "depth", "keys", "rank", "size", "like", "doc")
+    FIELDS = Spec.FIELDS + ("kind", "dtype", "values", "depth", "keys", "rank", "size", "like")
 
     def __init__(self, r, dims, name):
         super().__init__(r, dims, name)
@@ -618,6 +698,9 @@ class TreeSpec(Spec):
 
     def variables(self):
         return [] if self.like else [self.shape_var]
+
+    def matches(self, value) -> bool:
+        return isinstance(value, dict)
 
     def _build(self, structure, make_leaf):
         if isinstance(structure, dict):
@@ -682,3 +765,13 @@ class Inputs:
         """Deterministic inputs at the pool's edges: all-min, (all-empty), all-one, all-max."""
         rng = np.random.default_rng(seed)
         return [self.sample(assign, rng) for assign in pool[:edge_count(self.variables)]]
+
+
+def data_leaves(specs: dict[str, Spec], args: dict[str, Any]) -> list[np.ndarray]:
+    """The numbers of a call's arguments that are data, as the specs declare them: what a
+    tolerance scales with (an argument without a spec counts whole)."""
+    out = []
+    for name, value in args.items():
+        spec = specs.get(name)
+        out += spec.data_leaves(value) if spec is not None else numeric_leaves(value)
+    return out

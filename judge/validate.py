@@ -29,7 +29,7 @@ from .compare import compare
 from .labels import read_labels
 from .report import CheckResult, Report
 from .runner import JudgeFault, Oracle, grade
-from .specs import Inputs
+from .specs import Inputs, data_leaves
 from .values import leaves
 from .worker.wire import Leaf
 from .verdicts import Verdict
@@ -90,7 +90,7 @@ class TaskValidation:
             return
         for i, ex in stated:
             got = self.oracle.value(ex.args)
-            problem = compare(got, ex.expect, t.result, t.tolerance, ex.args)
+            problem = compare(got, ex.expect, t.result, t.tolerance, data_leaves(t.args, ex.args))
             self.items.append(item(f"example {i}", problem is None,
                                    "agrees with the reference" if problem is None else
                                    f"the statement's example {i} disagrees with the reference: "
@@ -194,7 +194,8 @@ class TaskValidation:
                 return self.items.append(item("tolerance", True, "the reference does not run on "
                                               "float16 inputs; float16 check skipped", warn=True))
             tried += 1
-            if compare(_back_to(half, exact), exact, t.result, t.tolerance, args) is None:
+            if compare(_back_to(half, exact), exact, t.result, t.tolerance,
+                       data_leaves(t.args, args)) is None:
                 passed += 1
         if not tried:
             self.items.append(item("tolerance", True, "no float32 results: float16 check not needed"))

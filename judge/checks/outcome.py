@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..compare import compare
+from ..specs import data_leaves
 from ..values import display, render
 from ..verdicts import Verdict
 
@@ -35,4 +36,5 @@ def failed_call(check, grading, args: dict[str, Any], outcome, context: str = ""
 
 
 def mismatch(grading, args, actual, expected):
-    return compare(actual, expected, grading.task.result, grading.task.tolerance, args)
+    task = grading.task
+    return compare(actual, expected, task.result, task.tolerance, data_leaves(task.args, args))
