@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .values import numeric_leaves
+from .values import is_floating, numeric_leaves
 from .worker.wire import Leaf, dtype_from_name
 
 
@@ -153,8 +153,21 @@ class Spec:
     def strategy(self, assign: dict[str, Any], drawn: dict[str, Any]) -> st.SearchStrategy:
         raise NotImplementedError
 
-    def sample(self, assign: dict[str, Any], drawn: dict[str, Any], rng) -> Any:
+    def sample(self, assign: dict[str, Any], drawn: dict[str, Any], rng,
+               edge: "Edge | None" = None) -> Any:
+        """A seeded value; at an ``edge``, at that end of the declared domain (an array
+        holds both ends where it has room for them) and in the edge's option."""
         raise NotImplementedError
+
+    def edges(self) -> list[str]:
+        """The edges this spec declares (``judge validate`` checks the drawn inputs reach
+        every one): dimensions at their ends, both signs, each dtype, each option, an
+        empty nested dict, ..."""
+        return []
+
+    def reached(self, value) -> set[str]:
+        """Which of ``edges()`` this value reaches."""
+        return set()
 
     def describe(self) -> str:
         raise NotImplementedError
@@ -189,6 +202,62 @@ def _range(r, key: str, default, dims: dict[str, Dim]):
 
 def _resolve(bound, assign) -> float:
     return assign[bound] if isinstance(bound, str) else bound
+
+
+def _value_edges(values: list, what: str = "value") -> list[str]:
+    """Both signs and both ends of a numeric value range (ends named by a dimension are
+    reached with the dimension)."""
+    lo, hi = values
+    out = []
+    if all(isinstance(b, (int, float)) for b in values):
+        if lo < 0 < hi:
+            out += ["a negative value", "a positive value"]
+        out += [f"the {what} {lo:g}", f"the {what} {hi:g}"]
+    return list(dict.fromkeys(out))
+
+
+def _values_reached(values: list, numbers: np.ndarray, what: str = "value") -> set[str]:
+    lo, hi = values
+    found = set()
+    flat = np.asarray(numbers, np.float64).reshape(-1)
+    if not flat.size or not all(isinstance(b, (int, float)) for b in values):
+        return found
+    if (flat < 0).any():
+        found.add("a negative value")
+    if (flat > 0).any():
+        found.add("a positive value")
+    found |= {f"the {what} {b:g}" for b in (lo, hi) if (flat == b).any()}
+    return found
+
+
+@dataclass(frozen=True)
+class Edge:
+    """Where an edge case sits in the declared domain: the ``end`` of every value range
+    ("low" or "high"), and which ``option`` of every ``one_of`` (modulo their number)."""
+    end: str
+    option: int = 0
+
+    def at(self, end: str | None) -> "Edge | None":
+        return None if end is None else Edge(end, self.option)
+
+
+def _at_ends(values: np.ndarray, lo, hi, edge: Edge | None) -> np.ndarray:
+    """Put the range's ends into a sampled array: both where it has two elements or more,
+    else the one the edge asks for."""
+    flat = values.reshape(-1)
+    if edge is None or not flat.size or values.dtype.kind == "b":
+        return values
+    if values.dtype.kind in "iu":
+        lo, hi = math.ceil(lo), math.floor(hi)
+    if flat.size >= 2:
+        flat[0], flat[-1] = lo, hi
+    else:
+        flat[0] = lo if edge.end == "low" else hi
+    return values
+
+
+def _prefixed(prefix: str, edges) -> list[str]:
+    return [f"{prefix}: {e}" for e in edges]
 
 
 def _dtype_list(r, default: str | None) -> list[str]:
@@ -256,10 +325,10 @@ def _reorder(pair) -> dict:
 def sample_values(dtype: np.dtype, shape: tuple, lo, hi, rng) -> np.ndarray:
     """Seeded values in [lo, hi] (floats to two decimals, so they read well)."""
     if dtype.kind == "b":
-        return rng.integers(0, 2, size=shape).astype(bool)
+        return np.asarray(rng.integers(0, 2, size=shape).astype(bool))
     if dtype.kind in "iu":
-        return rng.integers(int(math.ceil(lo)), int(math.floor(hi)) + 1, size=shape).astype(dtype)
-    return np.round(rng.uniform(lo, hi, size=shape), 2).astype(dtype)
+        return np.asarray(rng.integers(int(math.ceil(lo)), int(math.floor(hi)) + 1, size=shape).astype(dtype))
+    return np.asarray(np.round(rng.uniform(lo, hi, size=shape), 2).astype(dtype))
 
 
 @spec_type("array")
@@ -297,6 +366,7 @@ class ArraySpec(Spec):
                         (isinstance(d, str) and d in dims)):
                     r.fail(f"each entry is a size or a name from dims ({', '.join(dims) or 'none declared'}), got {d!r}", "shape")
             self.shape = list(raw)
+        self.axis_dims = {i: dims[d] for i, d in enumerate(self.shape) if isinstance(d, str)}
 
     def default_data(self) -> bool:
         # integers bounded by a dimension (lengths in [0, T]) are counts, not data
@@ -305,7 +375,37 @@ class ArraySpec(Spec):
         return not counts
 
     def matches(self, value) -> bool:
-        return isinstance(value, Leaf) and (self.free is not None or value.array.ndim == len(self.shape))
+        return (isinstance(value, Leaf) and value.kind == self.kind
+                and value.array.dtype.name in self.dtypes
+                and (self.free is not None or value.array.ndim == len(self.shape)))
+
+    def edges(self):
+        out = [f"dtype {d}" for d in self.dtypes] if len(self.dtypes) > 1 else []
+        for axis, dim in self.axis_dims.items():
+            out += [f"axis {axis} ({dim.name}) of {n}" for n in dict.fromkeys((dim.lo, dim.hi))]
+        if self.free:
+            f = self.free
+            out += [f"rank {r}" for r in dict.fromkeys((f.rank_lo, f.rank_hi))]
+            if f.size_lo == 0 and f.rank_hi >= 1:
+                out.append("an empty array")
+        if any(dtype_from_name(d).kind != "b" for d in self.dtypes):
+            out += _value_edges(self.values)
+        return out
+
+    def reached(self, value):
+        if not isinstance(value, Leaf):
+            return set()
+        a = value.array
+        found = {f"dtype {a.dtype.name}"}
+        for axis, dim in self.axis_dims.items():
+            if axis < a.ndim:
+                found.add(f"axis {axis} ({dim.name}) of {a.shape[axis]}")
+        found.add(f"rank {a.ndim}")
+        if a.size == 0 and a.ndim:
+            found.add("an empty array")
+        if a.dtype.kind in "iuf" or is_floating(a.dtype):
+            found |= _values_reached(self.values, a.astype(np.float64))
+        return found
 
     def variables(self):
         return [self.free] if self.free else []
@@ -330,10 +430,10 @@ class ArraySpec(Spec):
             arrays = arrays.filter(functools.partial(_spread_enough, spread=self.min_spread))
         return arrays.map(functools.partial(Leaf, kind=self.kind))
 
-    def sample(self, assign, drawn, rng):
+    def sample(self, assign, drawn, rng, edge=None):
         dtype = dtype_from_name(self.dtypes[int(rng.integers(0, len(self.dtypes)))])
         lo, hi = self._bounds(assign)
-        values = sample_values(dtype, self.concrete_shape(assign), lo, hi, rng)
+        values = _at_ends(sample_values(dtype, self.concrete_shape(assign), lo, hi, rng), lo, hi, edge)
         if self.min_spread and not _spread_enough(values, self.min_spread):
             values.reshape(-1)[[0, -1]] = np.asarray([lo, hi], dtype)
         return Leaf(values, self.kind)
@@ -382,7 +482,18 @@ class TypedScalarSpec(Spec):
         self.values = _range(r, "values", [-10.0, 10.0], dims)
 
     def matches(self, value) -> bool:
-        return isinstance(value, Leaf) and value.array.ndim == 0
+        return (isinstance(value, Leaf) and value.array.ndim == 0
+                and value.kind == ("npscalar" if self.kind == "numpy" else "jax")
+                and value.array.dtype.name in self.dtypes)
+
+    def edges(self):
+        return ([f"dtype {d}" for d in self.dtypes] if len(self.dtypes) > 1 else []) + \
+            _value_edges(self.values)
+
+    def reached(self, value):
+        if not isinstance(value, Leaf):
+            return set()
+        return {f"dtype {value.array.dtype.name}"} | _values_reached(self.values, value.array)
 
     def _leaf(self, arr):
         return Leaf(arr, "npscalar" if self.kind == "numpy" else "jax")
@@ -391,9 +502,10 @@ class TypedScalarSpec(Spec):
         lo, hi = _resolve(self.values[0], assign), _resolve(self.values[1], assign)
         return _arrays_of(self.dtypes, (), lo, hi).map(self._leaf)
 
-    def sample(self, assign, drawn, rng):
+    def sample(self, assign, drawn, rng, edge=None):
         lo, hi = _resolve(self.values[0], assign), _resolve(self.values[1], assign)
-        return self._leaf(sample_values(dtype_from_name(self.dtypes[0]), (), lo, hi, rng))
+        values = sample_values(dtype_from_name(self.dtypes[0]), (), lo, hi, rng)
+        return self._leaf(_at_ends(values, lo, hi, edge))
 
     def describe(self):
         return f"{'NumPy' if self.kind == 'numpy' else 'JAX'} {'|'.join(self.dtypes)} scalar"
@@ -416,9 +528,17 @@ class FloatSpec(Spec):
         lo, hi = (_resolve(b, assign) for b in self.values)
         return st.floats(lo, hi, allow_nan=False, allow_infinity=False, allow_subnormal=False)
 
-    def sample(self, assign, drawn, rng):
+    def sample(self, assign, drawn, rng, edge=None):
         lo, hi = (_resolve(b, assign) for b in self.values)
+        if edge is not None:
+            return float(lo if edge.end == "low" else hi)
         return float(round(rng.uniform(lo, hi), 2))
+
+    def edges(self):
+        return _value_edges(self.values)
+
+    def reached(self, value):
+        return _values_reached(self.values, np.asarray(value)) if self.matches(value) else set()
 
     def describe(self):
         return f"Python float in [{self.values[0]}, {self.values[1]}]"
@@ -445,9 +565,17 @@ class IntSpec(Spec):
         lo, hi = (int(_resolve(b, assign)) for b in self.values)
         return st.integers(lo, hi)
 
-    def sample(self, assign, drawn, rng):
+    def sample(self, assign, drawn, rng, edge=None):
         lo, hi = (int(_resolve(b, assign)) for b in self.values)
+        if edge is not None:
+            return lo if edge.end == "low" else hi
         return int(rng.integers(lo, hi + 1))
+
+    def edges(self):
+        return _value_edges(self.values)
+
+    def reached(self, value):
+        return _values_reached(self.values, np.asarray(value)) if self.matches(value) else set()
 
     def describe(self):
         return f"Python int in [{self.values[0]}, {self.values[1]}]"
@@ -464,8 +592,16 @@ class BoolSpec(Spec):
     def strategy(self, assign, drawn):
         return st.booleans()
 
-    def sample(self, assign, drawn, rng):
+    def sample(self, assign, drawn, rng, edge=None):
+        if edge is not None:
+            return edge.end == "high"
         return bool(rng.integers(0, 2))
+
+    def edges(self):
+        return ["True", "False"]
+
+    def reached(self, value):
+        return {str(value)} if isinstance(value, bool) else set()
 
     def describe(self):
         return "Python bool"
@@ -489,6 +625,16 @@ class _Container(Spec):
             return numeric_leaves(value)
         return [a for spec, v in parts for a in spec.data_leaves(v)]
 
+    def _label(self, child: Spec) -> str:
+        """How a child's edges are named inside this container's."""
+        raise NotImplementedError
+
+    def edges(self):
+        return [e for c in self._children() for e in _prefixed(self._label(c), c.edges())]
+
+    def reached(self, value):
+        return {e for c, v in self._parts(value) or [] for e in _prefixed(self._label(c), c.reached(v))}
+
     def variables(self):
         return [v for c in self._children() for v in c.variables()]
 
@@ -509,15 +655,31 @@ class ListSpec(_Container):
         self.length = r.get("length", (int, str))
         if isinstance(self.length, str) and self.length not in dims:
             r.fail(f"'{self.length}' is not declared in dims", "length")
+        self.dims = dims
 
     def _children(self):
         return [self.items]
 
     def matches(self, value) -> bool:
-        return isinstance(value, list)
+        return isinstance(value, list) and all(self.items.matches(v) for v in value)
 
     def _parts(self, value):
-        return [(self.items, v) for v in value] if isinstance(value, list) else None
+        return [(self.items, v) for v in value] if isinstance(value, (list, tuple)) else None
+
+    def _label(self, child):
+        return "an item"
+
+    def _length_edges(self) -> list[int]:
+        if isinstance(self.length, int):
+            return []
+        dim = self.dims[self.length]
+        return list(dict.fromkeys((dim.lo, dim.hi)))
+
+    def edges(self):
+        return [f"length {n}" for n in self._length_edges()] + super().edges()
+
+    def reached(self, value):
+        return ({f"length {len(value)}"} | super().reached(value)) if isinstance(value, list) else set()
 
     def dims_used(self):
         return super().dims_used() | ({self.length} if isinstance(self.length, str) else set())
@@ -532,8 +694,11 @@ class ListSpec(_Container):
             lists = lists.filter(functools.partial(_spread_enough, spread=self.min_spread))
         return lists
 
-    def sample(self, assign, drawn, rng):
-        out = [self.items.sample(assign, drawn, rng) for _ in range(self._n(assign))]
+    def sample(self, assign, drawn, rng, edge=None):
+        n = self._n(assign)
+        # the first item at the low end and the last at the high end, like an array's
+        out = [self.items.sample(assign, drawn, rng, edge and edge.at(
+            "low" if i == 0 and n > 1 else "high" if i == n - 1 else None)) for i in range(n)]
         if self.min_spread and len(out) >= 2 and not _spread_enough(out, self.min_spread):
             out[0], out[-1] = out[0] - self.min_spread, out[-1] + self.min_spread
         return out
@@ -559,16 +724,22 @@ class TupleSpec(_Container):
         return self.items
 
     def matches(self, value) -> bool:
-        return isinstance(value, (tuple, list)) and len(value) == len(self.items)
+        return isinstance(value, self.container) and len(value) == len(self.items) and all(
+            s.matches(v) for s, v in zip(self.items, value))
 
     def _parts(self, value):
-        return list(zip(self.items, value)) if self.matches(value) else None
+        # an example may write a tuple as a list: its items still pair by position
+        fits = isinstance(value, (tuple, list)) and len(value) == len(self.items)
+        return list(zip(self.items, value)) if fits else None
+
+    def _label(self, child):
+        return f"item {self.items.index(child)}"
 
     def strategy(self, assign, drawn):
         return st.tuples(*(i.strategy(assign, drawn) for i in self.items)).map(self.container)
 
-    def sample(self, assign, drawn, rng):
-        return self.container(i.sample(assign, drawn, rng) for i in self.items)
+    def sample(self, assign, drawn, rng, edge=None):
+        return self.container(i.sample(assign, drawn, rng, edge) for i in self.items)
 
     def describe(self):
         name = "tuple" if self.container is tuple else "list"
@@ -591,10 +762,24 @@ class DictSpec(_Container):
         return list(self.fields.values())
 
     def matches(self, value) -> bool:
-        return isinstance(value, dict) and set(value) == set(self.fields)
+        return isinstance(value, dict) and set(value) == set(self.fields) and all(
+            self.fields[k].matches(v) for k, v in value.items())
 
     def _parts(self, value):
-        return [(self.fields[k], v) for k, v in value.items()] if self.matches(value) else None
+        fits = isinstance(value, dict) and set(value) == set(self.fields)
+        return [(self.fields[k], v) for k, v in value.items()] if fits else None
+
+    def _label(self, child):
+        return f"key {next(k for k, s in self.fields.items() if s is child)!r}"
+
+    def edges(self):
+        return super().edges() + (["keys in another order"] if self.key_orders and len(self.fields) > 1 else [])
+
+    def reached(self, value):
+        found = super().reached(value)
+        if self.matches(value) and list(value) != list(self.fields):
+            found.add("keys in another order")
+        return found
 
     def strategy(self, assign, drawn):
         base = st.fixed_dictionaries({k: s.strategy(assign, drawn) for k, s in self.fields.items()})
@@ -602,8 +787,11 @@ class DictSpec(_Container):
             return base
         return st.tuples(base, st.permutations(list(self.fields))).map(_reorder)
 
-    def sample(self, assign, drawn, rng):
-        return {k: s.sample(assign, drawn, rng) for k, s in self.fields.items()}
+    def sample(self, assign, drawn, rng, edge=None):
+        out = {k: s.sample(assign, drawn, rng, edge) for k, s in self.fields.items()}
+        if self.key_orders and edge is not None and edge.end == "high":
+            out = dict(reversed(out.items()))
+        return out
 
     def describe(self):
         return "dict(" + ", ".join(f"{k}: {s.describe()}" for k, s in self.fields.items()) + ")"
@@ -633,19 +821,44 @@ class OneOfSpec(_Container):
         option = next((o for o in self.options if o.matches(value)), None)
         return [(option, value)] if option is not None else None
 
+    def _label(self, child):
+        return f"option {self.options.index(child) + 1} ({child.describe()})"
+
+    def edges(self):
+        # each option drawn, and the argument's edges over all options together (an
+        # empty array of some option, both signs in some option, ...)
+        return [self._label(o) for o in self.options] + list(dict.fromkeys(
+            e for o in self.options for e in o.edges()))
+
+    def reached(self, value):
+        found = set()
+        for option, _ in self._parts(value) or []:
+            found |= {self._label(option)} | option.reached(value)
+        return found
+
     def strategy(self, assign, drawn):
         return st.one_of(*(o.strategy(assign, drawn) for o in self.options))
 
-    def sample(self, assign, drawn, rng):
-        return self.options[int(rng.integers(0, len(self.options)))].sample(assign, drawn, rng)
+    def sample(self, assign, drawn, rng, edge=None):
+        pick = edge.option % len(self.options) if edge else int(rng.integers(0, len(self.options)))
+        return self.options[pick].sample(assign, drawn, rng, edge)
 
     def describe(self):
         return " or ".join(o.describe() for o in self.options)
 
 
+_TREE_KEYS = ("w", "b", "scale", "emb", "gamma", "beta")
+
+
+def _tree_key(i: int) -> str:
+    return _TREE_KEYS[i % len(_TREE_KEYS)] + ("" if i < len(_TREE_KEYS) else str(i))
+
+
 @dataclass(frozen=True)
 class TreeShape(ShapeVar):
-    """A nested dict structure with the shape of every leaf."""
+    """A nested dict structure with the shape of every leaf: a dict holds ``keys_lo`` to
+    ``keys_hi`` keys, nests ``depth`` levels deep at most, and its leaves have rank 0 to
+    ``rank_hi`` and sizes 0 to ``size_hi``."""
     name: str
     depth: int
     keys_lo: int
@@ -654,9 +867,30 @@ class TreeShape(ShapeVar):
     size_hi: int
 
     def candidates(self):
-        one = {"w": [1]}
-        full = self._full(self.depth)
-        return [{}, one, full]
+        """Smallest first: the emptiest tree, one leaf of size one, the odd edges (an empty
+        nested dict, a scalar leaf, a zero-size leaf), the largest tree."""
+        one_leaf = [1] * min(1, self.rank_hi)
+        out = [self._padded({}), self._padded({_tree_key(0): one_leaf})]
+        odd: list[tuple[str, Any]] = [(_tree_key(0), [])]         # a scalar leaf
+        if self.rank_hi >= 1:
+            odd.append((_tree_key(1), [0] * self.rank_hi))         # a zero-size leaf
+        if self.depth >= 1 and self.keys_lo == 0:
+            odd.append(("opt", {}))                                # an empty nested dict
+        width = max(1, self.keys_hi)
+        for i in range(0, len(odd), width):
+            out.append(self._padded(dict(odd[i:i + width])))
+        out.append(self._full(self.depth))
+        return [c for i, c in enumerate(out) if c not in out[:i]] if self.keys_hi else [{}]
+
+    def _padded(self, tree: dict) -> dict:
+        """``tree`` with leaves of size one added until it holds ``keys_lo`` keys."""
+        i = 0
+        while len(tree) < self.keys_lo:
+            key = _tree_key(i)
+            if key not in tree:
+                tree[key] = [1] * min(1, self.rank_hi)
+            i += 1
+        return tree
 
     def _full(self, depth):
         out = {}
@@ -668,8 +902,8 @@ class TreeShape(ShapeVar):
     def draw(self, rng, depth=None):
         depth = self.depth if depth is None else depth
         out = {}
-        for i in range(int(rng.integers(max(self.keys_lo, 1), self.keys_hi + 1))):
-            key = ["w", "b", "scale", "emb", "gamma", "beta"][i % 6] + ("" if i < 6 else str(i))
+        for i in range(int(rng.integers(self.keys_lo, self.keys_hi + 1))):
+            key = _tree_key(i)
             if depth > 0 and rng.random() < 0.3:
                 out[key] = self.draw(rng, depth - 1)
             else:
@@ -677,13 +911,81 @@ class TreeShape(ShapeVar):
                 out[key] = [int(rng.integers(0, self.size_hi + 1)) for _ in range(rank)]
         return out
 
+    def edges(self) -> list[str]:
+        out = []
+        if self.keys_lo == 0:
+            out.append("an empty tree")
+            if self.depth >= 1 and self.keys_hi:
+                out.append("an empty nested dict")
+        if self.keys_hi:
+            if self.depth >= 1:
+                out.append(f"dicts nested {self.depth} deep")
+            out += [f"a dict of {self.keys_hi} keys", "a scalar leaf"]
+            if self.rank_hi >= 1:
+                out += [f"a leaf of rank {self.rank_hi}", "a zero-size leaf"]
+                if self.size_hi:
+                    out.append(f"a leaf dimension of {self.size_hi}")
+        return out
+
+    @staticmethod
+    def reached(tree, top: bool = True, level: int = 0) -> set[str]:
+        found = set()
+        if not isinstance(tree, dict):
+            if isinstance(tree, Leaf):
+                a = tree.array
+                found.add("a scalar leaf" if a.ndim == 0 else f"a leaf of rank {a.ndim}")
+                if a.ndim and a.size == 0:
+                    found.add("a zero-size leaf")
+                found |= {f"a leaf dimension of {n}" for n in a.shape}
+            return found
+        if not tree:
+            found.add("an empty tree" if top else "an empty nested dict")
+        if level:
+            found.add(f"dicts nested {level} deep")
+        found.add(f"a dict of {len(tree)} keys")
+        for v in tree.values():
+            found |= TreeShape.reached(v, False, level + 1 if isinstance(v, dict) else level)
+        return found
+
+
+def _in_generated_order(keys) -> bool:
+    """Are a generated dict's keys in the order the generator writes them?"""
+    rank = {k: i for i, k in enumerate(list(_TREE_KEYS) + ["opt"] + list("abcdefgh"))}
+    order = [rank.get(str(k).rstrip("0123456789"), 99) for k in keys]
+    return order == sorted(order)
+
+
+def _tree_nodes(structure, nodes: list, shapes: list) -> None:
+    """Every dict's keys (outermost first) and every leaf's shape, in one walk."""
+    if isinstance(structure, dict):
+        nodes.append(list(structure))
+        for v in structure.values():
+            _tree_nodes(v, nodes, shapes)
+    else:
+        shapes.append(tuple(structure))
+
+
+def _assemble_tree(parts, structure, kind: str) -> dict:
+    """Leaves and key orders (drawn in ``_tree_nodes``'s walk) into a tree."""
+    arrays, orders = iter(parts[0]), iter(parts[1])
+
+    def build(node):
+        if isinstance(node, dict):
+            order = next(orders)
+            built = {k: build(v) for k, v in node.items()}
+            return {k: built[k] for k in order}
+        return Leaf(next(arrays), kind)
+    return build(structure)
+
 
 @spec_type("tree")
 class TreeSpec(Spec):
     """A nested dict of arrays (e.g. model parameters); ``like: other_arg`` reuses that
-    argument's structure and leaf shapes with fresh values."""
+    argument's structure and leaf shapes with fresh values; ``key_orders: true`` lists
+    every dict's keys in any order (each argument its own)."""
 
-    FIELDS = Spec.FIELDS + ("kind", "dtype", "values", "depth", "keys", "rank", "size", "like")
+    FIELDS = Spec.FIELDS + ("kind", "dtype", "values", "depth", "keys", "rank", "size", "like",
+                            "key_orders")
 
     def __init__(self, r, dims, name):
         super().__init__(r, dims, name)
@@ -691,6 +993,7 @@ class TreeSpec(Spec):
         self.dtypes = _dtype_list(r, "float32")
         self.values = _range(r, "values", [-10.0, 10.0], dims)
         self.like = r.get("like", str, None)
+        self.key_orders = r.get("key_orders", bool, False)
         keys = _range(r, "keys", [0, 3], {})
         self.shape_var = TreeShape(f"{self.like or name}.tree", int(r.get("depth", int, 1)),
                                    int(keys[0]), int(keys[1]), int(r.get("rank", int, 2)),
@@ -709,25 +1012,63 @@ class TreeSpec(Spec):
 
     def strategy(self, assign, drawn):
         structure = assign[self.shape_var.name]
-        leaves = []
-        self._build(structure, lambda s: leaves.append(s))
+        nodes: list = []
+        shapes: list = []
+        _tree_nodes(structure, nodes, shapes)
         dtype = dtype_from_name(self.dtypes[0])
         lo, hi = self.values
-        leaf_strats = [_array_values(dtype, s, lo, hi) for s in leaves]
+        leaf_strats = [_array_values(dtype, s, lo, hi) for s in shapes]
+        orders = [st.permutations(keys) if self.key_orders and len(keys) > 1 else st.just(keys)
+                  for keys in nodes]
+        return st.tuples(st.tuples(*leaf_strats), st.tuples(*orders)).map(
+            functools.partial(_assemble_tree, structure=structure, kind=self.kind))
 
-        def assemble(arrays):
-            it = iter(arrays)
-            return self._build(structure, lambda s: Leaf(next(it), self.kind))
-        return st.tuples(*leaf_strats).map(assemble)
-
-    def sample(self, assign, drawn, rng):
+    def sample(self, assign, drawn, rng, edge=None):
         dtype = dtype_from_name(self.dtypes[0])
-        return self._build(assign[self.shape_var.name],
-                           lambda s: Leaf(sample_values(dtype, s, *self.values, rng), self.kind))
+        lo, hi = self.values
+        tree = self._build(assign[self.shape_var.name], lambda s: Leaf(
+            _at_ends(sample_values(dtype, s, lo, hi, rng), lo, hi, edge), self.kind))
+        # at the edges, a tree shaped like another lists its keys the other way round
+        if self.key_orders and edge is not None and (edge.end == "high") != bool(self.like):
+            tree = _reversed_keys(tree)
+        return tree
+
+    def edges(self):
+        out = [] if self.like else self.shape_var.edges()
+        if self.key_orders:
+            out.append("keys in another order")
+        return out + _value_edges(self.values)
+
+    def reached(self, value):
+        if not isinstance(value, dict):
+            return set()
+        found = set() if self.like else TreeShape.reached(value)
+        nodes: list = []
+        numbers: list = []
+        _dict_nodes(value, nodes, numbers)
+        if any(not _in_generated_order(keys) for keys in nodes):
+            found.add("keys in another order")
+        flat = np.concatenate([np.ravel(n) for n in numbers]) if numbers else np.zeros(0)
+        return found | _values_reached(self.values, flat)
 
     def describe(self):
         return f"nested dict of {self.kind} {'|'.join(self.dtypes)} arrays" + (
             f" shaped like {self.like}" if self.like else "")
+
+
+def _reversed_keys(tree):
+    if isinstance(tree, dict):
+        return {k: _reversed_keys(v) for k, v in reversed(tree.items())}
+    return tree
+
+
+def _dict_nodes(tree, nodes: list, numbers: list) -> None:
+    if isinstance(tree, dict):
+        nodes.append(list(tree))
+        for v in tree.values():
+            _dict_nodes(v, nodes, numbers)
+    elif isinstance(tree, Leaf):
+        numbers.append(tree.array.astype(np.float64))
 
 
 # ---------------------------------------------------------------- whole argument lists
@@ -755,16 +1096,43 @@ class Inputs:
             return drawn
         return args()
 
-    def sample(self, assign: dict[str, Any], rng) -> dict[str, Any]:
+    def sample(self, assign: dict[str, Any], rng, edge: Edge | None = None) -> dict[str, Any]:
         drawn: dict[str, Any] = {}
         for name, spec in self.specs.items():
-            drawn[name] = spec.sample(assign, drawn, rng)
+            drawn[name] = spec.sample(assign, drawn, rng, edge)
         return drawn
 
     def edge_cases(self, pool: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
-        """Deterministic inputs at the pool's edges: all-min, (all-empty), all-one, all-max."""
+        """Deterministic inputs at the pool's edges (all-min, all-empty, all-one, ...,
+        all-max), each once per option of the widest ``one_of``; values at the ends of
+        their ranges (the low end, and at the all-max shape the high end; an array holds
+        both where it can)."""
         rng = np.random.default_rng(seed)
-        return [self.sample(assign, rng) for assign in pool[:edge_count(self.variables)]]
+        edges = pool[:edge_count(self.variables)]
+        options = max([len(s.options) for s in self._all_specs() if isinstance(s, OneOfSpec)] + [1])
+        return [self.sample(assign, rng, Edge("high" if i == len(edges) - 1 else "low", k))
+                for i, assign in enumerate(edges) for k in range(options)]
+
+    def _all_specs(self) -> list[Spec]:
+        out, todo = [], list(self.specs.values())
+        while todo:
+            spec = todo.pop()
+            out.append(spec)
+            todo += spec._children() if isinstance(spec, _Container) else []
+        return out
+
+    def unreached(self, inputs: list[dict[str, Any]]) -> dict[str, list[str]]:
+        """Per argument, the declared edges none of ``inputs`` reaches (empty when all are)."""
+        out = {}
+        for name, spec in self.specs.items():
+            found = set()
+            for args in inputs:
+                if name in args:
+                    found |= spec.reached(args[name])
+            missing = [e for e in spec.edges() if e not in found]
+            if missing:
+                out[name] = missing
+        return out
 
 
 def data_leaves(specs: dict[str, Spec], args: dict[str, Any]) -> list[np.ndarray]:

@@ -11,7 +11,10 @@ writers of `judge run` show it.  What is checked:
 * the statement's examples agree with the reference
 * every required check whose kind needs teeth is caught failing some known submission
   (each kind says what catching means: ``CheckSpec.needs_teeth`` and ``caught``)
-* the generated inputs reach the declared edges (empty and maximal sizes, both signs)
+* the generated inputs (what the property check draws and its edge cases) reach every
+  edge each argument declares, nested ones included (``Spec.edges``): each dimension at
+  both ends, both signs and the ends of a value range, each dtype and option, an empty
+  nested dict, dict keys in another order, ...
 * the tolerance rejects the reference computed in float16 where results are float32
 """
 
@@ -109,21 +112,31 @@ class TaskValidation:
             for edge in (dim.lo, dim.hi):
                 if edge not in values:
                     problems.append(f"dimension '{name}' never reaches {edge}")
-        samples = [inputs.sample(a, np.random.default_rng(i)) for i, a in enumerate(pool)]
-        for name, spec in t.args.items():
-            lo_hi = getattr(spec, "values", None)
-            if not (isinstance(lo_hi, list) and all(isinstance(v, (int, float)) for v in lo_hi)):
-                continue
-            if lo_hi[0] < 0 < lo_hi[1]:
-                vals = [l.array for s in samples for l in leaves(s[name])
-                        if isinstance(l, Leaf) and l.array.dtype.kind in "fiu"]
-                vals += [l for s in samples for l in leaves(s[name]) if isinstance(l, (int, float))]
-                flat = np.concatenate([np.ravel(np.asarray(v, np.float64)) for v in vals]) if vals else np.zeros(0)
-                if not (flat.size and (flat < 0).any() and (flat > 0).any()):
-                    problems.append(f"argument '{name}' allows both signs but the samples lack one")
+        tried = self._generated()
+        if tried is None:      # no check draws inputs: what a pool of that size would give
+            tried = [inputs.sample(a, np.random.default_rng(i)) for i, a in enumerate(pool)]
+        for name, missing in inputs.unreached(tried).items():
+            problems.append(f"argument '{name}' never reaches: {'; '.join(missing)} (widen "
+                            f"the spec's ranges, raise the check's examples or max_shapes, "
+                            f"or narrow what the spec declares)")
         self.items.append(item("domain", not problems,
-                               f"inputs reach every declared edge ({len(pool)} shapes in the pool)"
+                               f"inputs reach every declared edge ({len(tried)} inputs, "
+                               f"{len(pool)} shapes in the pool)"
                                if not problems else "; ".join(problems)))
+
+    def _generated(self) -> list | None:
+        """Every input the task's checks generate (drawn once, shared with the gradings
+        that follow), or None when no check generates any."""
+        t = self.task
+        plan = _Plan(t, t.seed)
+        found = None
+        for check in t.checks:
+            made = self.oracle.shared(("prepare", check.id, t.seed, None),
+                                      lambda: check.prepare(plan))
+            generated = check.generated_inputs(plan, made)
+            if generated is not None:
+                found = (found or []) + generated
+        return found
 
     def gradings(self) -> None:
         t = self.task
@@ -205,6 +218,14 @@ class TaskValidation:
                                f"rejects the reference computed in float16 ({tried - passed} of {tried} inputs)"
                                if ok else f"the tolerance lets the reference computed in float16 pass "
                                f"on all {tried} inputs: tighten it (mode, ulps, rtol, atol)"))
+
+
+class _Plan:
+    """What a check's ``prepare`` reads of a grading (GradingView's task, seed and
+    n_examples), for drawing a task's inputs without grading anyone."""
+
+    def __init__(self, task: Task, seed: int):
+        self.task, self.seed, self.n_examples = task, seed, None
 
 
 def _pool_size(task: Task) -> int:

@@ -126,3 +126,22 @@ def test_missing_files_are_named(tmp_path):
     report = TaskValidation(load_bank(root).get("double_it")).run()
     files = next(c for c in report.checks if c.id == "files")
     assert files.status == "failed" and "starter.py" in files.message
+
+
+def test_domain_edges_are_checked_on_the_inputs_the_checks_draw(tmp_path, monkeypatch):
+    """The edges are checked on what the property check actually tries, not on a pool's
+    samples: a check that drew only one input reaches almost none of them."""
+    import numpy as np
+
+    from judge.checks.property import PropertyCheck
+    from judge.worker.wire import Leaf
+
+    root = make_bank(tmp_path)
+    narrow = [{"x": Leaf(np.array([1.0, 2.0], np.float32), "jax")}]
+    monkeypatch.setattr(PropertyCheck, "generated_inputs", lambda self, grading, prepared: narrow)
+    validation = TaskValidation(load_bank(root).get("double_it"))
+    validation.domain_edges()
+    (domain,) = [c for c in validation.items if c.id == "domain"]
+    assert domain.status == "failed"
+    for edge in ("axis 0 (n) of 0", "axis 0 (n) of 8", "a negative value", "the value 10"):
+        assert edge in domain.message

@@ -197,6 +197,11 @@ class CheckSpec:
         result is ``grading.prepared(self.id)``.  None: nothing to prepare."""
         return None
 
+    def generated_inputs(self, grading: GradingView, prepared) -> list | None:
+        """Every input this check generates, given what ``prepare`` returned (None: it
+        generates none); `judge validate` checks that they reach each declared edge."""
+        return None
+
     def run(self, grading: GradingView) -> "CheckResult | Later":
         """The learner's calls, then the result; or, where the result needs reference
         values still being computed, ``Later(finish)``: the grading calls ``finish()``

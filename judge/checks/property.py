@@ -129,13 +129,17 @@ class PropertyCheck(CheckSpec):
         self._search(grading, inputs.strategy(pool), n_examples, collect)()
         return drawn
 
+    def generated_inputs(self, grading, prepared):
+        inputs, pool, _ = self._plan(grading)
+        return list(prepared or []) + inputs.edge_cases(pool, grading.seed)
+
     def run(self, grading):
         trial = _Trial(self, grading, *self._plan(grading))
         drawn = grading.prepared(self.id)
         if drawn is None:
             return trial.outcome(trial.search)
         # the learner's calls now, the comparisons once the reference has caught up
-        calls = trial.call_ahead(drawn)
+        calls = trial.call_ahead(list(drawn) + trial.edge_cases())
         return Later(functools.partial(trial.outcome,
                                        functools.partial(trial.check_ahead, calls)))
 
@@ -186,7 +190,6 @@ class _Trial:
                 if out is None:
                     raise _OutOfTime()
                 self.judge(args, pending, out)
-            self.edges()
         except (_Raised, _Wrong):
             self.search()
 
@@ -198,12 +201,14 @@ class _Trial:
         self.check._search(self.grading, self.inputs.strategy(self.pool), self.n_examples, test)()
         self.edges()
 
+    def edge_cases(self) -> list:
+        return self.inputs.edge_cases(self.pool, self.grading.seed)
+
     def edges(self):
-        # Hypothesis draws each pool entry with near certainty; whatever edge it missed
-        # is tried now.  (Explicit @example inputs would never be shrunk.)
-        for edge in self.inputs.edge_cases(self.pool, self.grading.seed):
-            if _shape_key(edge) not in self.shapes:
-                self.test(edge)
+        # The pool's edge shapes with values at the ends of their ranges, always tried
+        # after what hypothesis drew.  (Explicit @example inputs would never be shrunk.)
+        for edge in self.edge_cases():
+            self.test(edge)
 
     def details(self):
         return {"seed": self.grading.seed, "examples_run": self.calls,
