@@ -7,7 +7,7 @@ from typing import Any
 from ..compare import compare
 from ..specs import data_leaves
 from ..values import display, render
-from ..verdicts import Verdict
+from ..verdicts import Status, Verdict
 
 
 def call_text(entrypoint: str, args: dict[str, Any]) -> str:
@@ -27,6 +27,10 @@ def failed_call(check, grading, args: dict[str, Any], outcome, context: str = ""
     """A CheckResult for a call that raised, timed out, crashed or ran out of memory."""
     if outcome.message.startswith("not run:"):       # the grading stopped calling it
         return check.result("error", outcome.message, verdict=outcome.verdict)
+    if outcome.verdict == Verdict.WRONG_ANSWER:       # it answered, wrongly (an input changed)
+        return check.result(Status.FAILED, f"{context}{call_text(grading.task.entrypoint, args)}: "
+                            f"{outcome.message}", counterexample=counterexample(args),
+                            verdict=Verdict.WRONG_ANSWER)
     what = {Verdict.TIME_LIMIT_EXCEEDED: "ran out of time", Verdict.MEMORY_LIMIT_EXCEEDED: "ran out of memory",
             Verdict.RUNTIME_ERROR: "failed"}.get(outcome.verdict, "failed")
     message = f"{context}{call_text(grading.task.entrypoint, args)} {what}: {outcome.message}"

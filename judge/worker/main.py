@@ -285,6 +285,93 @@ def _leaf_value(leaf):
     return jax.device_put(leaf.array)
 
 
+class _Arguments:
+    """A call's arguments as the learner's function receives them, and what they were
+    before the call: JAX code is pure, so a function that changes its caller's NumPy
+    array or list in place (``x -= x[0]``) gives a wrong answer, even when the value it
+    returns is right."""
+
+    def __init__(self, header: dict, blobs: list[bytes], names: list[str]):
+        from . import wire
+
+        self.args = [_to_argument(wire.decode(a, blobs)) for a in header.get("args", [])]
+        self.kwargs = {k: _to_argument(wire.decode(v, blobs))
+                       for k, v in header.get("kwargs", {}).items()}
+        self.names = [names[i] if i < len(names) else f"argument {i + 1}"
+                      for i in range(len(self.args))]
+        self._before = [_snapshot(v) for v in self.args] + [_snapshot(v) for v in self.kwargs.values()]
+
+    def changed(self) -> str | None:
+        """How the call changed an argument in place, in a learner's words; None if not."""
+        values = self.args + list(self.kwargs.values())
+        names = self.names + list(self.kwargs)
+        for name, value, before in zip(names, values, self._before):
+            what = _change(value, before, name)
+            if what:
+                return (f"your function changed its argument {what}. The caller's data is "
+                        f"corrupted even when the value returned is right: JAX code is pure, "
+                        f"so compute new values (`x = x - x[0]`, not `x -= x[0]`; "
+                        f"`sorted(x)`, not `x.sort()`)")
+        return None
+
+
+def _snapshot(value, depth: int = 0):
+    """What a mutable argument holds now (None for what cannot change in place)."""
+    import numpy as np
+
+    if depth > 50:
+        return None
+    if isinstance(value, np.ndarray):
+        return ("array", value.copy())
+    if type(value) in (list, tuple, dict):
+        items = list(value.items()) if type(value) is dict else list(enumerate(value))
+        return (type(value), [(k, v, _snapshot(v, depth + 1)) for k, v in items])
+    return None
+
+
+def _same_item(a, b) -> bool:
+    if isinstance(b, (bool, int, float, complex, str, type(None))):
+        return type(a) is type(b) and (a == b or (a != a and b != b))
+    return a is b
+
+
+def _change(value, before, path: str) -> str | None:
+    import numpy as np
+
+    if before is None:
+        return None
+    if before[0] == "array":
+        old = before[1]
+        if value.shape != old.shape or value.dtype != old.dtype:
+            return (f"`{path}` (a NumPy array) in place: it was {old.dtype}{list(old.shape)} "
+                    f"before the call and {value.dtype}{list(value.shape)} after")
+        same = (value == old) | ((value != value) & (old != old))
+        if not np.all(same):
+            idx = tuple(int(i) for i in np.argwhere(~np.asarray(same))[0])
+            where = f"[{', '.join(map(str, idx))}]" if idx else ""
+            return (f"`{path}` (a NumPy array) in place: {path}{where} was {old[idx].item()!r} "
+                    f"before the call and {value[idx].item()!r} after")
+        return None
+    kind, items = before
+    noun = {list: "a list", tuple: "a tuple", dict: "a dict"}[kind]
+    if kind is dict:
+        if list(value.keys()) != [k for k, _, _ in items]:
+            return f"`{path}` ({noun}) in place: its keys were {[k for k, _, _ in items]} and are {list(value)} after"
+    elif len(value) != len(items):
+        return f"`{path}` ({noun}) in place: it had {len(items)} items and has {len(value)} after"
+    for key, item, sub in items:
+        now = value[key]
+        inner = f"{path}[{key!r}]"
+        if not _same_item(now, item):
+            if isinstance(item, (bool, int, float, complex, str, type(None))):
+                return f"`{path}` ({noun}) in place: {inner} was {item!r} before the call and {now!r} after"
+            return f"`{path}` ({noun}) in place: {inner} was replaced"
+        what = _change(now, sub, inner)
+        if what:
+            return what
+    return None
+
+
 def _block(tree) -> None:
     import jax
 
@@ -410,6 +497,7 @@ class Loop:
         self.token, self.cmd_fd, self.reply_fd, self.t0 = token, cmd_fd, reply_fd, t0
         self.lost_exit = lost_exit  # exit code telling the judge the channel broke
         self.module = self.entry = self.learner = None
+        self.params: list[str] = []          # the entrypoint's parameter names
         self.probe, self.syncs = _NoProbe(), _NoSyncs()
         self.probe_error: str | None = None
         self.instruments: dict = {}
@@ -538,6 +626,7 @@ class Loop:
         if not callable(entry):
             return _invalid(f"{name!r} in {shown} is a {type(entry).__name__}, not a function")
         self.entry = entry
+        self.params = _param_names(entry)
         return None
 
     # -- call
@@ -554,16 +643,16 @@ class Loop:
 
         if self.entry is None:
             return _judge_error("call before a successful load"), []
-        args = [_to_argument(wire.decode(a, blobs)) for a in header.get("args", [])]
-        kwargs = {k: _to_argument(wire.decode(v, blobs)) for k, v in header.get("kwargs", {}).items()}
+        arguments = _Arguments(header, blobs, self.params)
         probe, syncs = ((self.probe, self.syncs) if header.get("probe", True)
                         else (_NoProbe(), _NoSyncs()))
         probe.begin_call(header.get("label", "call"))
         syncs.begin()
         out_blobs = [] if out_blobs is None else out_blobs
+        start = len(out_blobs)
         t = time.perf_counter()
         try:
-            result = self.entry(*args, **kwargs)
+            result = self.entry(*arguments.args, **arguments.kwargs)
             with _quietly(syncs.paused()):
                 _block(result)
             elapsed = time.perf_counter() - t
@@ -575,7 +664,23 @@ class Loop:
         _flush_learner_output()
         reply["traces"] = probe.end_call()
         reply["syncs"] = syncs.end()
+        self._unless_changed(arguments, reply, out_blobs, start)
         return reply, out_blobs
+
+    def _unless_changed(self, arguments: "_Arguments", reply: dict, out_blobs: list,
+                        start: int) -> None:
+        """A call that changed an argument in place answered wrongly, whatever it returned."""
+        if not reply.get("ok"):
+            return
+        try:
+            changed = arguments.changed()
+        except BaseException as exc:      # an argument the learner turned into something odd
+            changed = f"your function changed its arguments in place ({type(exc).__name__})"
+        if changed:
+            del out_blobs[start:]
+            reply.pop("result", None)
+            reply.update(ok=False, error={"category": "wrong", "type": "WrongResult",
+                                          "message": changed, "traceback": "", "line": None})
 
     def _measure(self, header: dict, blobs: list[bytes]) -> tuple[dict, list[bytes]]:
         """A check kind's instrument at one input: its measurement (JSON), and the value
@@ -585,8 +690,8 @@ class Loop:
         instrument = self.instruments.get(header.get("instrument"))
         if self.entry is None or instrument is None:
             return _judge_error(f"no instrument {header.get('instrument')!r} loaded"), []
-        args = [_to_argument(wire.decode(a, blobs)) for a in header.get("args", [])]
-        kwargs = {k: _to_argument(wire.decode(v, blobs)) for k, v in header.get("kwargs", {}).items()}
+        arguments = _Arguments(header, blobs, self.params)
+        args, kwargs = arguments.args, arguments.kwargs
         ctx = MeasureContext(self.entry, self.learner.path if self.learner else None)
         self.probe.begin_call(header.get("label", "measure"))
         self.syncs.begin()
@@ -612,6 +717,7 @@ class Loop:
         _flush_learner_output()
         reply["traces"] = self.probe.end_call()
         reply["syncs"] = self.syncs.end()
+        self._unless_changed(arguments, reply, out_blobs, 0)
         return reply, out_blobs
 
     def _encode_result(self, result, blobs: list[bytes], syncs) -> dict:
