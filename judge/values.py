@@ -144,3 +144,39 @@ def _num(x) -> str:
     if isinstance(x, (float, np.floating)):
         return np.format_float_positional(x, trim="0") if np.isfinite(x) else str(float(x))
     return repr(x.item() if isinstance(x, np.generic) else x)
+
+
+def first_difference(a, b, path: str = "") -> str | None:
+    """Where two value trees differ bit for bit (None when they are identical): a
+    NaN payload, -0.0 against 0.0, a dtype, a weak type or a container type counts."""
+    where = f" at {path}" if path else ""
+    if type(a) is not type(b):
+        return f"{kind_phrase(a)} then {kind_phrase(b)}{where}"
+    if isinstance(a, dict):
+        if list(a) != list(b):
+            return f"keys {list(a)} then {list(b)}{where}"
+        return next(filter(None, (first_difference(a[k], b[k], f"{path}[{k!r}]") for k in a)), None)
+    if isinstance(a, (list, tuple)):
+        if len(a) != len(b):
+            return f"{len(a)} items then {len(b)}{where}"
+        return next(filter(None, (first_difference(x, y, f"{path}[{i}]")
+                                  for i, (x, y) in enumerate(zip(a, b)))), None)
+    if isinstance(a, Leaf):
+        x, y = a.array, b.array
+        if (a.kind, a.weak, x.dtype, x.shape) != (b.kind, b.weak, y.dtype, y.shape):
+            return f"{kind_phrase(a)} then {kind_phrase(b)}{where}"
+        xb = np.ascontiguousarray(x).view(np.uint8).reshape(x.shape + (-1,)) if x.size else x
+        yb = np.ascontiguousarray(y).view(np.uint8).reshape(y.shape + (-1,)) if y.size else y
+        if x.size == 0 or np.array_equal(xb, yb):
+            return None
+        if x.ndim == 0:
+            return f"{_num(x[()])} then {_num(y[()])}{where}"
+        idx = tuple(int(i) for i in np.argwhere((xb != yb).any(axis=-1))[0])
+        return f"{_num(x[idx])} then {_num(y[idx])}{where}, element {idx}"
+    if isinstance(a, float):
+        same = np.float64(a).tobytes() == np.float64(b).tobytes()
+        return None if same else f"{_num(a)} then {_num(b)}{where}"
+    if isinstance(a, Opaque):
+        return None if (a.type_name, a.text) == (b.type_name, b.text) else \
+            f"{a.text[:40]} then {b.text[:40]}{where}"
+    return None if a == b else f"{short(a, 40)} then {short(b, 40)}{where}"
