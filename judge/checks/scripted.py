@@ -143,7 +143,7 @@ class RetraceCheck(ScriptedCheck):
     def summary(self, used, budget, source, n_calls, passed):
         what = {"traces": "trace", "compiles": "compile", "retraces": "retrace"}[self.measure]
         verdict = "within" if passed else "over"
-        who = "your code (eager operations included)" if self.include_eager else "your jitted code"
+        who = "your code (eager operations included)" if self.include_eager else "your compiled code"
         if self.measure == "retraces":
             again = "traced or compiled again" if self.include_eager else "traced again"
             return (f"{who} {again} {used} time{'' if used == 1 else 's'} over {n_calls} scripted "
