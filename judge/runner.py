@@ -71,7 +71,7 @@ class Oracle:
         self.session = Session(task.reference_path, task.reference_path.name, task.entrypoint,
                                task.limits, trusted=True, instruments=task_instruments(task))
         self._lock = threading.RLock()
-        self._values: dict[str, Any] = {}
+        self._outcomes: dict[str, CallOutcome] = {}    # its values, traces and syncs
         self._measured: dict[tuple, CallOutcome] = {}
         self._scripts: dict[str, ScriptRun] = {}
         self._shared: dict[Any, Future] = {}
@@ -127,19 +127,25 @@ class Oracle:
 
     def values(self, calls: list[dict[str, Any]], chunk: int = 32) -> list[Any]:
         """The reference's values for many inputs, a few dozen per round trip."""
+        return [out.value for out in self.outcomes(calls, chunk)]
+
+    def outcomes(self, calls: list[dict[str, Any]], chunk: int = 32) -> list[CallOutcome]:
+        """The reference's outcomes for many inputs (values, and the traces and syncs of
+        the first time each input was called), a few dozen per round trip.  Inputs that
+        are equal share one outcome object."""
         keys = [args_key(args) for args in calls]
         with self._lock:
-            missing = list({k: args for k, args in zip(keys, calls) if k not in self._values}.items())
+            missing = list({k: args for k, args in zip(keys, calls) if k not in self._outcomes}.items())
             if missing:
                 self._ensure()
             for i in range(0, len(missing), chunk):
                 part = missing[i:i + chunk]
-                outs = self.session.call_many([args for _, args in part], "reference")
+                outs = self.session.call_many([args for _, args in part], "reference", probe=True)
                 for (key, _), out in zip(part, outs):
                     if not out.ok:
                         raise JudgeFault(f"the reference fails on these inputs: {out.message}")
-                    self._values[key] = out.value
-            return [self._values[k] for k in keys]
+                    self._outcomes[key] = out
+            return [self._outcomes[k] for k in keys]
 
     def measure(self, kind: str, args: dict[str, Any], options: dict) -> CallOutcome:
         """A check kind's instrument on the reference at ``args`` (memoised)."""
@@ -205,11 +211,20 @@ class Grading:
         self.loaded: CallOutcome | None = None
         self._preparing: Future | None = None
         self.timed_out: CallOutcome | None = None
+        self._calls: dict[str, list] = {}            # label -> [(args, CallOutcome)]
 
     # -------------------------------------------------------------- used by checks
     # (checks see only these, through checks.base.GradingView)
     def learner_call(self, args: dict[str, Any], label: str) -> CallOutcome:
-        return self._on_learner(lambda: self.learner.call(args, label))
+        out = self._on_learner(lambda: self.learner.call(args, label))
+        self._calls.setdefault(label, []).append((args, out))
+        return out
+
+    def learner_calls(self, label: str) -> list[tuple[dict[str, Any], CallOutcome]]:
+        return list(self._calls.get(label, []))
+
+    def reference_outcomes(self, calls: list[dict[str, Any]]) -> list[CallOutcome]:
+        return self.oracle.outcomes(calls)
 
     def learner_measure(self, kind: str, args: dict[str, Any], options: dict,
                         label: str) -> CallOutcome:

@@ -115,11 +115,13 @@ class Session:
         blobs: list[bytes] = []
         return self._request(_call_header(args, label, blobs), blobs)
 
-    def call_many(self, calls: list[dict[str, Any]], label: str) -> list[CallOutcome]:
+    def call_many(self, calls: list[dict[str, Any]], label: str,
+                  probe: bool = False) -> list[CallOutcome]:
         """Several calls in one round trip, for trusted code only: the time limit is
-        the batch's (the sum of the calls'), not each call's."""
+        the batch's (the sum of the calls'), not each call's.  ``probe``: each call's
+        traces and syncs come back too."""
         blobs: list[bytes] = []
-        header = {"op": "calls", "calls": [_call_header(args, label, blobs, probe=False)
+        header = {"op": "calls", "calls": [_call_header(args, label, blobs, probe=probe)
                                            for args in calls]}
         out = self._request(header, blobs, timeout=self._timeout() * len(calls))
         if not out.ok:

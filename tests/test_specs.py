@@ -45,8 +45,11 @@ def test_generated_arrays_follow_the_pool_and_the_value_range():
 def test_edge_cases_are_empty_one_and_max():
     dims = {"n": Dim("n", 0, 64)}
     inputs = Inputs({"x": spec({"type": "array", "shape": ["n"]}, dims)}, dims)
-    edges = inputs.edge_cases(inputs.pool(0, 6), 0)
-    assert [e["x"].array.shape for e in edges] == [(0,), (1,), (64,)]
+    pool = inputs.pool(0, 6)
+    edges = inputs.edge_cases(pool, 0)
+    assert [e["x"].array.shape for e in edges[:3]] == [(0,), (1,), (64,)]
+    # then every other shape of the pool once
+    assert [e["x"].array.shape[0] for e in edges] == [p["n"] for p in pool]
 
 
 def test_value_range_may_name_a_dimension():

@@ -32,6 +32,9 @@ from ..verdicts import Status, Verdict
 
 CHECK_KINDS: dict[str, type["CheckSpec"]] = {}
 
+# the label of the learner's calls on generated inputs (the property check's)
+GENERATED = "property"
+
 
 def check_kind(name: str):
     def register(cls):
@@ -126,6 +129,16 @@ class GradingView(Protocol):
     def script_calls(self, name: str) -> list[dict[str, Any]]:
         """The arguments of a named script's calls, seeded: the same values for the
         learner and the reference (fresh arrays in the worker on every call)."""
+
+    def learner_calls(self, label: str) -> list:
+        """Every ``learner_call`` made so far with that label, as ``(args, CallOutcome)``
+        in order (the property check's, labelled ``GENERATED``, are the calls on
+        generated inputs that the scripted checks also weigh)."""
+
+    def reference_outcomes(self, calls: list[dict[str, Any]]) -> list:
+        """The reference's ``CallOutcome`` for each input (its value, and the traces and
+        syncs of the first time the reference was called with it); equal inputs share
+        one outcome object.  Raises JudgeFault when the reference fails."""
 
     def expected_soon(self, args: dict[str, Any]) -> Future:
         """The reference's value at ``args``, computed while the learner's runs."""

@@ -22,7 +22,7 @@ import tempfile
 
 from ..specs import Inputs
 from ..values import first_difference, render
-from .base import CheckSpec, Later, check_kind
+from .base import GENERATED, CheckSpec, Later, check_kind
 from .outcome import call_text, counterexample, failed_call, mismatch
 from ..verdicts import Status, Verdict
 
@@ -63,6 +63,9 @@ def warm_up_for_threads() -> None:
     run parses source with ast, which two threads must not do at once (CPython 3.11)."""
     h = _hypothesis()
     import hypothesis.extra.numpy  # noqa: F401  (imported lazily by specs otherwise: in a thread)
+    from ..specs import _arguments
+
+    _arguments()                   # made in this thread, not in a grading's
 
     @h.settings(max_examples=1, database=None, verbosity=h.Verbosity.quiet)
     @h.given(h.strategies.integers())
@@ -111,7 +114,7 @@ class _OutOfTime(BaseException):
 class PropertyCheck(CheckSpec):
     phase = 2
     FIELDS = CheckSpec.FIELDS + ("examples", "max_shapes", "deterministic")
-    LABEL = "property"      # the label of its learner calls (the scripted checks read them)
+    LABEL = GENERATED       # the label of its learner calls (the scripted checks read them)
 
     def __init__(self, r, scripts):
         super().__init__(r, scripts)
