@@ -23,6 +23,7 @@ import numpy as np
 
 from . import __version__
 from .bank import Task
+from .compile_log import CompileLog, open_log
 from .checks.base import CheckView, Later, instruments_of
 from .report import CheckResult, Report
 from .session import CallOutcome, Session
@@ -212,6 +213,8 @@ class Grading:
         self._preparing: Future | None = None
         self.timed_out: CallOutcome | None = None
         self._calls: dict[str, list] = {}            # label -> [(args, CallOutcome)]
+        self.tampered: list[str] = []     # what the learner's code did to the instruments
+        self._compile_log: CompileLog | None = None
 
     # -------------------------------------------------------------- used by checks
     # (checks see only these, through checks.base.GradingView)
@@ -249,12 +252,38 @@ class Grading:
                                        f"({self.timed_out.message})")
         if not self.learner.alive:
             reloaded = self.learner.restart()
+            self._watch_compiles(reloaded)
             if not reloaded.ok:
                 return reloaded
         out = request()
         if out.verdict == Verdict.TIME_LIMIT_EXCEEDED and out.fatal:
             self.timed_out = out
+        self._check_instruments(out)
         return out
+
+    def _watch_compiles(self, loaded: CallOutcome) -> None:
+        """Count XLA's compiles in the learner's worker from outside it (see compile_log)."""
+        if self._compile_log is not None:
+            self._compile_log.close()
+        value = loaded.value if loaded.ok and isinstance(loaded.value, dict) else {}
+        worker = self.learner.worker
+        self._compile_log = open_log(worker.scratch if worker else None, value.get("compile_log"))
+        self._check_instruments(loaded)
+
+    def _check_instruments(self, out: CallOutcome) -> None:
+        """What the worker found changed of its instruments, and XLA's count of compiles
+        against the probe's: more compiles than the probe saw means it was blinded."""
+        found = list(out.tampered)
+        log = self._compile_log
+        if log is not None and out.compiles_seen is not None:
+            compiled = log.count()
+            if log.problem:
+                found.append(log.problem)
+            elif compiled > out.compiles_seen and not any(t.startswith("XLA compiled") for t in self.tampered):
+                found.append(f"XLA compiled {compiled} program{'s' if compiled != 1 else ''} in "
+                             f"your worker where the judge's probe saw {out.compiles_seen} (the "
+                             f"probe was blinded)")
+        self.tampered += [t for t in found if t not in self.tampered]
 
     def prepared(self, check_id: str) -> Any:
         """What that check's ``prepare`` made (waiting for it), or None."""
@@ -318,6 +347,8 @@ class Grading:
             if self._pool is not None:
                 self._pool.shutdown(wait=True)
             report.isolation = self.learner.isolation
+            if self._compile_log is not None:
+                self._compile_log.close()
             self.learner.stop()
             if self.own_oracle:
                 self.oracle.stop()
@@ -332,6 +363,7 @@ class Grading:
         # while the workers import jax and the learner's first checks run
         self._preparing = in_background(self._prepare, "prepare")
         self.loaded = self.learner.load()
+        self._watch_compiles(self.loaded)
         if not self.loaded.ok:
             load = CheckResult(id="load", kind="load", required=True, status="error",
                                message=load_message(self.loaded),
@@ -351,7 +383,18 @@ class Grading:
         for check in sorted(self.task.checks, key=lambda c: c.phase):
             if isinstance(results[check.id], Later):
                 results[check.id] = results[check.id].finish()
-        return [results[c.id] for c in self.task.checks]
+        return [results[c.id] for c in self.task.checks] + self._instruments_result()
+
+    def _instruments_result(self) -> list[CheckResult]:
+        if not self.tampered:
+            return []
+        return [CheckResult(
+            id="instruments", kind="instruments", required=True, status="error",
+            message="your code tampered with the judge's instruments: " + "; ".join(self.tampered[:4])
+                    + ". The performance checks cannot trust what they measured, so the "
+                      "submission is graded as a runtime error; remove the code that touches "
+                      "the judge's probe, jax's monitoring listeners or the patched functions",
+            details={"changes": self.tampered}, verdict=Verdict.RUNTIME_ERROR)]
 
     def _prepare(self) -> dict[str, Any]:
         prepared = {}

@@ -34,6 +34,8 @@ class CallOutcome:
     message: str = ""
     traceback: str = ""
     fatal: bool = False          # the worker is gone
+    tampered: list = field(default_factory=list)   # what the code changed of the judge's instruments
+    compiles_seen: int | None = None   # compiles the worker's probe has seen so far
 
 
 class Session:
@@ -168,6 +170,13 @@ class Session:
     def _outcome(self, reply, rblobs: list[bytes], op: str, load: bool = False) -> CallOutcome:
         if not isinstance(reply, dict):
             return CallOutcome(False, verdict=Verdict.RUNTIME_ERROR, message="malformed reply", fatal=True)
+        out = self._outcome_of(reply, rblobs, op, load)
+        out.tampered = [str(t)[:300] for t in _list_of(reply.get("tampered"))][:10]
+        seen = reply.get("compiles_seen")
+        out.compiles_seen = seen if isinstance(seen, int) and not isinstance(seen, bool) else None
+        return out
+
+    def _outcome_of(self, reply: dict, rblobs: list[bytes], op: str, load: bool) -> CallOutcome:
         if not reply.get("ok"):
             err = reply.get("error") if isinstance(reply.get("error"), dict) else {}
             category = str(err.get("category", "exception"))
@@ -212,3 +221,7 @@ def _num(v) -> float:
 
 def _list(v) -> list:
     return [x for x in v if isinstance(x, dict)] if isinstance(v, list) else []
+
+
+def _list_of(v) -> list:
+    return [x for x in v if isinstance(x, str)] if isinstance(v, list) else []

@@ -95,7 +95,9 @@ def boot(config_json: str) -> None:
     cmd_fd, reply_fd = _move_fd(cfg["cmd_fd"]), _move_fd(cfg["reply_fd"])
     _hide_judge(cfg)
     try:
-        Loop(token, cmd_fd, reply_fd, t0, cfg["lost_exit"]).run()
+        # a worker that keeps the judge and the references out holds a learner's code:
+        # its compiles are also counted by XLA where the judge watches
+        Loop(token, cmd_fd, reply_fd, t0, cfg["lost_exit"], compile_log=bool(cfg.get("deny"))).run()
     except BaseException:
         # Something the learner left behind (a thread's interrupt_main, a signal handler)
         # broke the loop itself: end quietly with the code the judge reads as that.
@@ -164,6 +166,36 @@ def _quietly(cm):
                 cm.__exit__(None, None, None)
             except Exception:
                 pass
+
+
+def _log_compiles() -> str | None:
+    """Have XLA write a record of every program it compiles into a folder of the worker's
+    own (before jax starts: it reads XLA_FLAGS once); the judge counts them from outside
+    (judge/compile_log.py).  None when there is nowhere to write."""
+    folder = os.path.join(os.environ.get("TMPDIR") or os.getcwd(), ".jj-xla")
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError:
+        return None
+    os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} --xla_dump_to={folder}".strip()
+    return folder
+
+
+def _report_instruments(reply, watch: list) -> None:
+    """Put into a reply what changed of the instruments and how many compiles the probe
+    has seen (its count is cross-checked with XLA's by the judge)."""
+    if not isinstance(reply, dict):
+        return
+    if watch[0] is None:
+        reply["tampered"] = ["the worker's check of the judge's instruments was removed"]
+        return
+    changes = watch[0].changes()
+    if changes:
+        reply["tampered"] = changes
+    try:
+        reply["compiles_seen"] = int(watch[1]())
+    except Exception:
+        reply.setdefault("tampered", []).append("the judge's probe could not be read")
 
 
 def _make_probes(path: str):
@@ -493,7 +525,8 @@ def _compile_instrument(spec: dict):
 # ---------------------------------------------------------------- the loop
 
 class Loop:
-    def __init__(self, token: bytes, cmd_fd: int, reply_fd: int, t0: float, lost_exit: int):
+    def __init__(self, token: bytes, cmd_fd: int, reply_fd: int, t0: float, lost_exit: int,
+                 compile_log: bool = False):
         self.token, self.cmd_fd, self.reply_fd, self.t0 = token, cmd_fd, reply_fd, t0
         self.lost_exit = lost_exit  # exit code telling the judge the channel broke
         self.module = self.entry = self.learner = None
@@ -501,6 +534,9 @@ class Loop:
         self.probe, self.syncs = _NoProbe(), _NoSyncs()
         self.probe_error: str | None = None
         self.instruments: dict = {}
+        self.compile_log: str | None = "" if compile_log else None   # XLA's record, once set up
+        # [the instruments' check, the probe's compile count], set when the probes are made
+        self._watch: list = [None, None]
 
     def run(self) -> None:
         from . import wire
@@ -508,6 +544,10 @@ class Loop:
         ready = self._warm_up()
         self._send(0, ready, [])
         seq = 1
+        # bound now, before any learner code runs: replacing the loop's methods later
+        # does not change what this loop calls after every request
+        handle, send, watch = self._handle, self._send, self._watch
+        armed = False
         while True:
             try:
                 header, blobs = wire.read_frame(self.cmd_fd, self.token, seq)
@@ -515,8 +555,11 @@ class Loop:
                 os._exit(0)  # the judge closed the channel: nobody to answer
             except (OSError, wire.WireError):
                 os._exit(self.lost_exit)  # the learner's code broke it
-            reply, out_blobs = self._handle(header, blobs)
-            self._send(seq, reply, out_blobs)
+            reply, out_blobs = handle(header, blobs)
+            if watch[0] is not None or armed:
+                armed = True
+                _report_instruments(reply, watch)
+            send(seq, reply, out_blobs)
             if header.get("op") == "exit":
                 _flush_learner_output()
                 os._exit(0)
@@ -525,6 +568,8 @@ class Loop:
     def _warm_up(self) -> dict:
         """Import numpy and jax now, while the judge computes its references."""
         try:
+            if self.compile_log is not None:
+                self.compile_log = _log_compiles()
             import jax
             import jax.numpy  # noqa: F401
 
@@ -579,6 +624,7 @@ class Loop:
         self.learner = Learner(path, header.get("display_name") or os.path.basename(path))
         if header.get("probe"):
             self.probe, self.syncs, self.probe_error = _make_probes(path)
+            self._arm(self.probe, self.syncs)
         # before the learner's file runs, so they hold jax's own functions
         self.instruments = {str(spec["name"]): _compile_instrument(spec)
                             for spec in header.get("instruments", [])}
@@ -589,7 +635,22 @@ class Loop:
         if error is not None:
             return {"ok": False, "error": error}, []
         return {"ok": True, "params": _param_names(self.entry),
-                "jitted": _jitted_names(self.module), "probe_error": self._probe_error()}, []
+                "jitted": _jitted_names(self.module), "probe_error": self._probe_error(),
+                "compile_log": self.compile_log or None}, []
+
+    def _arm(self, probe, syncs) -> None:
+        """Record the instruments as installed, before the learner's file runs."""
+        from .integrity import Instruments
+
+        real_probe = getattr(probe, "_real", None)
+        real_syncs = getattr(syncs, "_real", None)
+        guards = {"the worker's probe": (self, "probe", probe),
+                  "the worker's sync counter": (self, "syncs", syncs)}
+        try:
+            self._watch[0] = Instruments(real_probe, real_syncs, guards)
+            self._watch[1] = real_probe.compiles_seen if real_probe is not None else (lambda: 0)
+        except Exception as exc:     # a jax layout change: the check is missing, not the learner's fault
+            self.probe_error = (self.probe_error or "") + f" instruments unchecked: {type(exc).__name__}: {exc}"
 
     def _import(self, path: str) -> dict | None:
         spec = importlib.util.spec_from_file_location("submission", path)

@@ -196,15 +196,22 @@ def _patch(owner, name: str, replacement) -> None:
     setattr(owner, name, replacement)
 
 
-def patches_in_place() -> list[str]:
+def installed() -> tuple[list, bool]:
+    """What the counter patched (to check later with ``patches_in_place``)."""
+    return list(_restore), _buffer_hook.installed
+
+
+def patches_in_place(patches: tuple[list, bool] | None = None) -> list[str]:
     """The patched attributes that no longer hold the counter's replacement (a learner
-    restored or replaced them), and the buffer hook if it was taken out."""
+    restored or replaced them), and the buffer hook if it was taken out; of ``patches``
+    (``installed()``'s answer), or of what is patched now."""
+    patched, hooked = patches if patches is not None else installed()
     moved = []
-    for owner, name, _, replacement in _restore:
+    for owner, name, _, replacement in patched:
         now = vars(owner).get(name, _MISSING) if isinstance(owner, type) else getattr(owner, name, _MISSING)
         if now is not replacement:
             moved.append(f"{getattr(owner, '__name__', type(owner).__name__)}.{name}")
-    if _buffer_hook.installed and not _buffer_hook.in_place():
+    if hooked and not _buffer_hook.in_place():
         moved.append("the buffer-protocol hook of jax arrays")
     return moved
 
@@ -257,7 +264,8 @@ class _BufferHook:
         self.installed = True
 
     def in_place(self) -> bool:
-        return self._slot.value == ctypes.cast(self._callback, ctypes.c_void_p).value
+        return self._callback is not None and \
+            self._slot.value == ctypes.cast(self._callback, ctypes.c_void_p).value
 
     def remove(self) -> None:
         if self.installed:
