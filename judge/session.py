@@ -30,6 +30,7 @@ class CallOutcome:
     traces: list = field(default_factory=list)
     syncs: list = field(default_factory=list)
     measured: dict = field(default_factory=dict)   # a check kind's instrument's figures
+    kept: bool = False           # the instrument kept a value (``value``) to be compared
     verdict: str | None = None
     message: str = ""
     traceback: str = ""
@@ -54,6 +55,7 @@ class Session:
         self.jitted: list[str] = []
         self._outputs: list[dict] = []
         self.deadline: float | None = None      # monotonic; the whole grading's limit
+        self.dropped: list[str] = []            # a notebook's IPython-only lines, left out
 
     # -------------------------------------------------------------- lifecycle
     def start(self) -> None:
@@ -69,12 +71,14 @@ class Session:
         return self.worker.isolation if self.worker else "process"
 
     def load(self) -> CallOutcome:
-        from .notebooks import NotebookError, submission_source
+        from .notebooks import NotebookError, read_submission
 
         target = Path(self.worker.scratch) / "submission.py"
         try:
             if self.source.suffix == ".ipynb":        # a notebook's code cells
-                target.write_text(submission_source(self.source), encoding="utf-8")
+                notebook = read_submission(self.source)
+                self.dropped = notebook.dropped
+                target.write_text(notebook.text, encoding="utf-8")
             else:   # the bytes as they are: Python decodes them (a coding cookie, a BOM)
                 target.write_bytes(self.source.read_bytes())
         except NotebookError as exc:
@@ -196,7 +200,7 @@ class Session:
                                message=f"the worker sent a malformed result ({exc})")
         return CallOutcome(True, value=value, elapsed_s=_num(reply.get("elapsed_s")),
                            traces=_list(reply.get("traces")), syncs=_list(reply.get("syncs")),
-                           measured=measured)
+                           measured=measured, kept=op == "measure" and "result" in reply)
 
 
 def _call_header(args: dict[str, Any], label: str, blobs: list[bytes], probe: bool = True) -> dict:

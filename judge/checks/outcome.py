@@ -6,8 +6,25 @@ from typing import Any
 
 from ..compare import compare
 from ..specs import data_leaves
-from ..values import display, render
+from ..values import display, leaves, render
+from ..worker.wire import Leaf
 from ..verdicts import Status, Verdict
+
+
+def call_label(args) -> str:
+    parts = []
+    for name, value in args.items():
+        if isinstance(value, Leaf):
+            a = value.array
+            parts.append(f"{name} {a.dtype}{list(a.shape)}" if value.kind == "jax"
+                         else f"{name} {'np.' if value.kind != 'jax' else ''}{a.dtype}{list(a.shape)}")
+        elif isinstance(value, (list, tuple, dict)):
+            kinds = {type(l).__name__ if not isinstance(l, Leaf) else l.array.dtype.name
+                     for l in leaves(value)}
+            parts.append(f"{name} {type(value).__name__} of {len(value)} ({', '.join(sorted(kinds))})")
+        else:
+            parts.append(f"{name}={render(value)}")
+    return ", ".join(parts)
 
 
 def call_text(entrypoint: str, args: dict[str, Any]) -> str:

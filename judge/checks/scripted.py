@@ -12,27 +12,10 @@ from __future__ import annotations
 
 import functools
 
-from ..values import leaves, render
 from ..worker.wire import Leaf
 from .base import GENERATED, CheckSpec, Later, check_kind
-from .outcome import counterexample, failed_call, mismatch
+from .outcome import call_label, counterexample, failed_call, mismatch
 from ..verdicts import Status, Verdict
-
-
-def call_label(args) -> str:
-    parts = []
-    for name, value in args.items():
-        if isinstance(value, Leaf):
-            a = value.array
-            parts.append(f"{name} {a.dtype}{list(a.shape)}" if value.kind == "jax"
-                         else f"{name} {'np.' if value.kind != 'jax' else ''}{a.dtype}{list(a.shape)}")
-        elif isinstance(value, (list, tuple, dict)):
-            kinds = {type(l).__name__ if not isinstance(l, Leaf) else l.array.dtype.name
-                     for l in leaves(value)}
-            parts.append(f"{name} {type(value).__name__} of {len(value)} ({', '.join(sorted(kinds))})")
-        else:
-            parts.append(f"{name}={render(value)}")
-    return ", ".join(parts)
 
 
 def shape_signature(args, keep=()) -> str:
