@@ -11,6 +11,7 @@ import jax
 import numpy as np
 import pytest
 
+from isolation_modes import MODES
 from judge.compile_log import MARK, CompileLog, open_log
 from judge.worker.integrity import Instruments
 from judge.worker.probe import Probe
@@ -145,11 +146,18 @@ def test_a_blinded_probe_is_caught_by_xlas_count(tmp_path):
     grading._compile_log.close()
 
 
-def test_a_learners_worker_writes_a_compile_log_the_judge_can_watch(tmp_path):
-    """End to end: the learner's worker has XLA record its compiles inside its scratch,
-    and the judge's count follows the probe's call by call."""
+@pytest.mark.parametrize("mode", MODES)
+def test_a_learners_worker_writes_a_compile_log_the_judge_can_watch(tmp_path, monkeypatch, mode):
+    """End to end, in every isolation mode: the learner's worker has XLA record its
+    compiles inside its scratch, and the judge's count follows the probe's call by call."""
+    import functools
+
+    from judge import session as session_module
     from judge.bank import Limits
     from judge.session import Session
+
+    monkeypatch.setattr(session_module, "Worker",
+                        functools.partial(session_module.Worker, isolation=mode))
 
     submission = tmp_path / "s.py"
     submission.write_text("import jax\n\ndef f(x):\n    return jax.jit(lambda v: v * 2)(x)\n")
