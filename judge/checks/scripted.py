@@ -42,7 +42,6 @@ class ScriptedCheck(CheckSpec):
     phase = 0
     failure_verdict = Verdict.INEFFICIENT
     FIELDS = CheckSpec.FIELDS + ("script", "budget", "slack", "may_be_static")
-    noun = "?"          # what is counted ("trace", "pull")
 
     def __init__(self, r, scripts):
         super().__init__(r, scripts)
@@ -123,13 +122,14 @@ class ScriptedCheck(CheckSpec):
             if self.may_be_static else 0
         used, where = self.weigh(calls, firsts, shapes)
         budget = allowance + static
-        parts = ([f"{allowance} as on the script"] if allowance else []) + (
+        parts = ([f"{allowance} of headroom, as on the script"] if allowance else []) + (
             [f"{static} for new values of {', '.join(self.may_be_static)}, which may be static"]
             if static else [])
         passed = used <= budget
         over = (f"the {len(calls)} generated inputs of the property check "
                 f"({len(set(shapes))} distinct shapes)")
-        message = self.generated_summary(used, budget, " plus ".join(parts) or "none", over, passed)
+        source = f" ({' plus '.join(parts)})" if parts else ""
+        message = self.generated_summary(used, budget, source, over, passed)
         if not passed and where:
             explain = self.explain_excess([(i, calls[i - 1][0], calls[i - 1][1]) for i in where])
             if explain:
@@ -143,7 +143,7 @@ class ScriptedCheck(CheckSpec):
         ``shapes[i]``: the call's shape signature), and the calls (1-based) that did."""
         raise NotImplementedError
 
-    def generated_summary(self, used, budget, allowance, over, passed) -> str:
+    def generated_summary(self, used, budget, source, over, passed) -> str:
         raise NotImplementedError
 
     def explain_excess(self, calls) -> str:
@@ -269,11 +269,11 @@ class RetraceCheck(ScriptedCheck):
         used = max(0, waste - waste_ref) + max(0, len(mine_at) - len(theirs_at))
         return used, sorted(set(wasted_at) | set(more_shapes)) if used else []
 
-    def generated_summary(self, used, budget, allowance, over, passed):
+    def generated_summary(self, used, budget, source, over, passed):
         verdict = "within" if passed else "over"
         what = "compiled" if self.measure == "compiles" or self.include_eager else "traced"
-        return (f"over {over} your code {what} {_plural(used, 'time')} more than the reference "
-                f"on the same inputs, {verdict} the budget of {budget} ({allowance})")
+        return (f"on {over}: your code {what} {_plural(used, 'time')} more than the reference "
+                f"did on the same inputs, {verdict} the budget of {budget}{source}")
 
     def explain_excess(self, calls):
         lines = self.extra_traces([(args, out) for _, args, out in calls], "generated input",
@@ -380,11 +380,11 @@ class SyncCheck(ScriptedCheck):
                 where.append(i)
         return used, where
 
-    def generated_summary(self, used, budget, allowance, over, passed):
+    def generated_summary(self, used, budget, source, over, passed):
         verdict = "within" if passed else "over"
-        return (f"over {over} your code pulled values back to the host {_plural(used, 'time')} "
-                f"more than the reference on the same inputs, {verdict} the budget of {budget} "
-                f"({allowance})")
+        return (f"on {over}: your code pulled values back to the host {_plural(used, 'time')} "
+                f"more than the reference did on the same inputs, {verdict} the budget of "
+                f"{budget}{source}")
 
     def explain_excess(self, calls):
         return self.explain([(args, out) for _, args, out in calls], None, False,
