@@ -70,10 +70,11 @@ class ScriptRun:
 class Oracle:
     """The reference solution of one task, in a fresh trusted worker; thread-safe."""
 
-    def __init__(self, task: Task, seed: int):
+    def __init__(self, task: Task, seed: int, *, x64: bool = False):
         self.task, self.seed = task, seed
         self.session = Session(task.reference_path, task.reference_path.name, task.entrypoint,
-                               task.limits, trusted=True, instruments=task_instruments(task))
+                               task.limits, trusted=True, instruments=task_instruments(task),
+                               x64=x64)
         self._lock = threading.RLock()
         self._outcomes: dict[str, CallOutcome] = {}    # its values, traces and syncs
         self._measured: dict[tuple, CallOutcome] = {}

@@ -42,7 +42,7 @@ class CallOutcome:
 class Session:
     def __init__(self, source: Path, display_name: str, entrypoint: str, limits,
                  *, trusted: bool = False, hidden_paths: list[str] = (),
-                 instruments: list[dict] = ()):
+                 instruments: list[dict] = (), x64: bool = False):
         self.source, self.display_name, self.entrypoint = Path(source), display_name, entrypoint
         self.limits = SandboxLimits(call_timeout_s=limits.call_timeout_s,
                                     run_timeout_s=limits.run_timeout_s,
@@ -50,6 +50,7 @@ class Session:
                                     output_bytes=limits.output_kb * 1024)
         self.trusted, self.hidden_paths = trusted, list(hidden_paths)
         self.instruments = list(instruments)    # check kinds' worker-side halves
+        self.x64 = x64                           # jax with 64-bit types (trusted code only)
         self.worker: Worker | None = None
         self.params: list[str] = []
         self.jitted: list[str] = []
@@ -88,7 +89,7 @@ class Session:
                                message=f"{self.display_name} cannot be read: {exc}")
         out = self._request({"op": "load", "path": str(target), "display_name": self.display_name,
                              "entrypoint": self.entrypoint, "probe": True,
-                             "instruments": self.instruments}, load=True)
+                             "instruments": self.instruments, "x64": self.x64}, load=True)
         if out.ok:
             self.params = list(out.value.get("params", []))
             self.jitted = list(out.value.get("jitted", []))

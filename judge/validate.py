@@ -19,6 +19,8 @@ writers of `judge run` show it.  What is checked:
   nested dict, dict keys in another order, ...
 * the tolerance rejects the reference computed in float16 where results are float32,
   on most inputs (a tolerance that one input in twenty catches is loose on the rest)
+* and accepts the reference computed in float64 on every generated input (a more
+  accurate answer is not a wrong one)
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import numpy as np
 
 from . import __version__
 from .bank import Task
+from .checks.outcome import call_text
 from .checks.property import warm_up_for_threads
 from .compare import compare
 from .labels import read_labels
@@ -42,6 +45,7 @@ from .worker.wire import Leaf
 from .verdicts import Verdict
 
 FLOAT16_SAMPLES = 24
+ACCURACY_SAMPLES = 48
 PLACEHOLDER = re.compile(r"\bTODO\b")
 
 
@@ -70,6 +74,7 @@ class TaskValidation:
                 self.domain_edges()
                 self.gradings()
                 self.float16_tolerance()
+                self.float64_accuracy()
             except JudgeFault as fault:
                 self.items.append(item("reference", False, f"the reference fails: {fault}"))
             finally:
@@ -235,6 +240,39 @@ class TaskValidation:
                 passed += 1
         self.items.append(float16_item(tried, tried - passed))
 
+    def float64_accuracy(self) -> None:
+        """A more accurate answer is not a wrong one: the reference computed in float64
+        (jax's 64-bit mode, float64 copies of its float32 inputs), cast back, must pass
+        the tolerance on every generated input, so that no task hinges on float32
+        rounding noise (a constant input normalised by its standard deviation, ...)."""
+        t = self.task
+        tried = [args for args in (self._generated() or [])
+                 if any(isinstance(l, Leaf) and l.array.dtype == np.float32 and l.array.size
+                        for l in leaves(args))][:ACCURACY_SAMPLES]
+        if not tried:
+            return self.items.append(item("accuracy", True, "no float32 inputs: float64 check not needed"))
+        precise = Oracle(t, t.seed, x64=True)
+        precise.start()
+        try:
+            exact = self.oracle.values(tried)
+            try:
+                better = precise.values([_to_float64(args) for args in tried])
+            except JudgeFault:
+                return self.items.append(item("accuracy", True, "the reference does not run in "
+                                              "64-bit mode; float64 check skipped", warn=True))
+        finally:
+            precise.close()
+        rejected = [args for args, e, b in zip(tried, exact, better)
+                    if compare(_back_to(b, e), e, t.result, t.tolerance, data_leaves(t.args, args))]
+        self.items.append(item(
+            "accuracy", not rejected,
+            f"accepts the reference computed in float64 on all {len(tried)} inputs" if not rejected
+            else f"the tolerance rejects the reference computed in float64 on {len(rejected)} of "
+                 f"{len(tried)} generated inputs (first: {call_text(t.entrypoint, rejected[0])}): a more "
+                 f"accurate answer is not a wrong one. Widen the tolerance, or keep the inputs "
+                 f"where float32 rounding decides out of the domain (min_spread) and say so in "
+                 f"the statement"))
+
 
 def float16_item(tried: int, rejected: int) -> CheckResult:
     """The tolerance is tight when it rejects the float16 answer on most inputs."""
@@ -278,6 +316,11 @@ def _map_leaves(value, fn):
     if isinstance(value, (list, tuple)):
         return type(value)(_map_leaves(v, fn) for v in value)
     return fn(value)
+
+
+def _to_float64(args):
+    return _map_leaves(args, lambda l: Leaf(l.array.astype(np.float64), l.kind)
+                       if isinstance(l, Leaf) and l.array.dtype == np.float32 else l)
 
 
 def _to_float16(args):
