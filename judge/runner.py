@@ -74,7 +74,7 @@ class Oracle:
         self.task, self.seed = task, seed
         self.session = Session(task.reference_path, task.reference_path.name, task.entrypoint,
                                task.limits, trusted=True, instruments=task_instruments(task),
-                               x64=x64)
+                               devices=task.devices, x64=x64)
         self._lock = threading.RLock()
         self._outcomes: dict[str, CallOutcome] = {}    # its values, traces and syncs
         self._measured: dict[tuple, CallOutcome] = {}
@@ -207,7 +207,7 @@ class Grading:
         self.strict = strict
         self.learner = Session(self.submission, display_name or self.submission.name,
                                task.entrypoint, task.limits, hidden_paths=task.bank.hidden_paths(),
-                               instruments=task_instruments(task))
+                               instruments=task_instruments(task), devices=task.devices)
         self.own_oracle = oracle is None
         self.oracle = oracle or Oracle(task, self.seed)
         self.deadline = 0.0
@@ -358,6 +358,7 @@ class Grading:
             if self._pool is not None:
                 self._pool.shutdown(wait=True)
             report.isolation = self.learner.isolation
+            report.devices = self.learner.device_info
             if self._compile_log is not None:
                 self._compile_log.close()
             self.learner.stop()

@@ -5,14 +5,15 @@ import numpy as np
 import pytest
 
 from judge.worker import wire
-from judge.worker.main import _Arguments
+from judge.worker.main import _Arguments, _to_argument
 from judge.worker.wire import Leaf
 
 
 def arguments(*values, names=("x", "y")):
+    """The arguments as the worker hands them to the learner: through the wire."""
     blobs: list[bytes] = []
-    header = {"args": [wire.encode(v, blobs) for v in values], "kwargs": {}}
-    return _Arguments(header, blobs, list(names))
+    nodes = [wire.encode(v, blobs) for v in values]
+    return _Arguments([_to_argument(wire.decode(n, blobs)) for n in nodes], {}, list(names))
 
 
 def test_a_numpy_array_changed_in_place_is_named_with_the_element():
