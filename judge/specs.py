@@ -73,7 +73,7 @@ def draw_size(rng: np.random.Generator, lo: int, hi: int) -> int:
     """A size in [lo, hi], log-uniformly: as many small sizes as large ones, because
     small sizes are where programs special-case (no padding below 32, one row sliced
     by hand) and the pool holds only a few."""
-    return min(hi, lo + int((hi - lo + 1) ** rng.random()) - 1)
+    return min(hi, lo + int((hi - lo + 2) ** rng.random()) - 1)
 
 
 def parse_dims(r) -> dict[str, Dim]:
