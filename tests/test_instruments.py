@@ -177,3 +177,19 @@ def test_a_learners_worker_writes_a_compile_log_the_judge_can_watch(tmp_path, mo
         log.close()
     finally:
         session.close()
+
+
+def test_a_tampered_grading_earns_no_performance_points():
+    from judge.report import CheckResult, Report
+    from judge.scoring import score
+
+    def check(id, kind, status, points, **kw):
+        return CheckResult(id=id, kind=kind, required=True, status=status, message="",
+                           details={"points": points}, **kw)
+    checks = [check("property", "property", "passed", 2), check("retrace", "retrace", "passed", 1),
+              check("instruments", "instruments", "error", 0, verdict="runtime_error")]
+    report = Report(task="t", submission="s", seed=1, judge_version="x", checks=checks)
+    result = score(report)
+    assert (result.earned, result.maximum) == (2, 3)     # the values' points; no retrace point
+    clean = Report(task="t", submission="s", seed=1, judge_version="x", checks=checks[:2])
+    assert (score(clean).earned, score(clean).maximum) == (3, 3)
