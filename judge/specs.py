@@ -247,17 +247,23 @@ def _value_edges(values: list, what: str = "value") -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _values_reached(values: list, numbers: np.ndarray, what: str = "value") -> set[str]:
+def _values_reached(values: list, numbers, what: str = "value") -> set[str]:
+    """Which value edges ``numbers`` reach; an end is reached when a number equals it as
+    the numbers' own dtype holds it (0.01 as a float32 is 0.0099999998)."""
     lo, hi = values
     found = set()
-    flat = np.asarray(numbers, np.float64).reshape(-1)
-    if not flat.size or not all(isinstance(b, (int, float)) for b in values):
+    numbers = np.asarray(numbers)
+    if not numbers.size or not all(isinstance(b, (int, float)) for b in values):
         return found
+    flat = numbers.astype(np.float64).reshape(-1)
     if (flat < 0).any():
         found.add("a negative value")
     if (flat > 0).any():
         found.add("a positive value")
-    found |= {f"the {what} {b:g}" for b in (lo, hi) if (flat == b).any()}
+    for b in (lo, hi):
+        as_held = float(np.asarray(b).astype(numbers.dtype)) if is_floating(numbers.dtype) else b
+        if (flat == as_held).any():
+            found.add(f"the {what} {b:g}")
     return found
 
 
@@ -451,7 +457,7 @@ class ArraySpec(Spec):
         if a.size == 0 and a.ndim:
             found.add("an empty array")
         if a.dtype.kind in "iuf" or is_floating(a.dtype):
-            found |= _values_reached(self.values, a.astype(np.float64))
+            found |= _values_reached(self.values, a)
         return found
 
     def variables(self):
@@ -1154,7 +1160,7 @@ def _dict_nodes(tree, nodes: list, numbers: list) -> None:
         for v in tree.values():
             _dict_nodes(v, nodes, numbers)
     elif isinstance(tree, Leaf):
-        numbers.append(tree.array.astype(np.float64))
+        numbers.append(tree.array)
 
 
 # ---------------------------------------------------------------- arguments on a mesh
@@ -1333,15 +1339,19 @@ class Inputs:
         """Deterministic inputs at the pool's edges (all-min, all-empty, all-one, ...,
         all-max), each once per option of the widest ``one_of``, values at the ends of
         their ranges (the low end, and at the all-max shape the high end; an array holds
-        both where it can); then one input of every other shape of the pool."""
+        both where it can)."""
         rng = np.random.default_rng(seed)
         edges = pool[:edge_count(self.variables)]
         options = max([len(s.options) for s in self._all_specs() if isinstance(s, OneOfSpec)] + [1])
-        cases = [self.sample(assign, rng, Edge("high" if i == len(edges) - 1 else "low", k))
-                 for i, assign in enumerate(edges) for k in range(options)]
-        # and every other shape of the pool once: hypothesis favours the pool's first
-        # entries, and a budget measured on generated inputs needs them all
-        return cases + [self.sample(assign, rng) for assign in pool[len(edges):]]
+        return [self.sample(assign, rng, Edge("high" if i == len(edges) - 1 else "low", k))
+                for i, assign in enumerate(edges) for k in range(options)]
+
+    def pool_cases(self, pool: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
+        """One seeded input of every shape of the pool beyond its edges: hypothesis
+        favours the pool's first entries, and a budget measured on generated inputs must
+        see every shape the reference sees."""
+        rng = np.random.default_rng([seed, 1])
+        return [self.sample(assign, rng) for assign in pool[edge_count(self.variables):]]
 
     def _all_specs(self) -> list[Spec]:
         out, todo = [], list(self.specs.values())

@@ -154,7 +154,8 @@ class PropertyCheck(CheckSpec):
 
     def generated_inputs(self, grading, prepared):
         inputs, pool, _ = self._plan(grading)
-        return list(prepared or []) + inputs.edge_cases(pool, grading.seed)
+        return list(prepared or []) + inputs.edge_cases(pool, grading.seed) + \
+            inputs.pool_cases(pool, grading.seed)
 
     def run(self, grading):
         trial = _Trial(self, grading, *self._plan(grading))
@@ -162,7 +163,10 @@ class PropertyCheck(CheckSpec):
         if drawn is None:
             return trial.outcome(trial.search)
         # the learner's calls now, the comparisons once the reference has caught up
-        calls = trial.call_ahead(list(drawn) + trial.edge_cases())
+        drawn_shapes = {_shape_key(args) for args in drawn}
+        unseen = [args for args in trial.inputs.pool_cases(trial.pool, grading.seed)
+                  if _shape_key(args) not in drawn_shapes]
+        calls = trial.call_ahead(list(drawn) + trial.edge_cases() + unseen)
         again = trial.call_again(calls) if self.deterministic else []
         return Later(functools.partial(trial.outcome,
                                        functools.partial(trial.check_ahead, calls, again)))
