@@ -586,6 +586,7 @@ class Loop:
     def _warm_up(self) -> dict:
         """Import numpy and jax now, while the judge computes its references."""
         try:
+            flags = os.environ.get("XLA_FLAGS")
             if self.compile_log is not None:
                 self.compile_log = _log_compiles()
             import jax
@@ -595,6 +596,12 @@ class Loop:
                 from .devices import Devices
                 self.devices = Devices(jax, int(self.device_count))
             found = jax.devices()
+            # XLA read its flags once, now: a process the learner's code starts must not
+            # write into the judge's compile log
+            if flags is None:
+                os.environ.pop("XLA_FLAGS", None)
+            else:
+                os.environ["XLA_FLAGS"] = flags
         except BaseException as exc:
             return {"op": "ready", "ok": False,
                     "error": {"type": type(exc).__name__, "message": _text(exc)}}
