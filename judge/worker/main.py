@@ -183,6 +183,17 @@ def _log_compiles() -> str | None:
     return folder
 
 
+_RUNS_LEARNER_CODE = ("load", "call", "calls", "measure")
+
+
+class _Unchecked:
+    """Stands for the instruments' check where it could not be made (a probe_error says
+    why): nothing to report, and no compile count to cross-check."""
+
+    def changes(self) -> list:
+        return []
+
+
 def _report_instruments(reply, watch: list) -> None:
     """Put into a reply what changed of the instruments and how many compiles the probe
     has seen (its count is cross-checked with XLA's by the judge)."""
@@ -195,7 +206,9 @@ def _report_instruments(reply, watch: list) -> None:
     if changes:
         reply["tampered"] = changes
     try:
-        reply["compiles_seen"] = int(watch[1]())
+        seen = watch[1]()
+        if seen is not None:
+            reply["compiles_seen"] = int(seen)
     except Exception:
         reply.setdefault("tampered", []).append("the judge's probe could not be read")
 
@@ -573,9 +586,11 @@ class Loop:
                 os._exit(0)  # the judge closed the channel: nobody to answer
             except (OSError, wire.WireError):
                 os._exit(self.lost_exit)  # the learner's code broke it
+            # a probed load installs the instruments before the learner's file runs: from
+            # then on they are checked after every request that runs the learner's code
+            armed = armed or (header.get("op") == "load" and bool(header.get("probe")))
             reply, out_blobs = handle(header, blobs)
-            if watch[0] is not None or armed:
-                armed = True
+            if armed and header.get("op") in _RUNS_LEARNER_CODE:
                 _report_instruments(reply, watch)
             send(seq, reply, out_blobs)
             if header.get("op") == "exit":
@@ -684,6 +699,7 @@ class Loop:
             self._watch[1] = real_probe.compiles_seen if real_probe is not None else (lambda: 0)
         except Exception as exc:     # a jax layout change: the check is missing, not the learner's fault
             self.probe_error = (self.probe_error or "") + f" instruments unchecked: {type(exc).__name__}: {exc}"
+            self._watch[0], self._watch[1] = _Unchecked(), (lambda: None)
 
     def _import(self, path: str) -> dict | None:
         spec = importlib.util.spec_from_file_location("submission", path)
