@@ -696,7 +696,7 @@ class Loop:
                   "the worker's sync counter": (self, "syncs", syncs)}
         try:
             self._watch[0] = Instruments(real_probe, real_syncs, guards)
-            self._watch[1] = real_probe.compiles_seen if real_probe is not None else (lambda: 0)
+            self._watch[1] = real_probe.compiles_seen if real_probe is not None else (lambda: None)
         except Exception as exc:     # a jax layout change: the check is missing, not the learner's fault
             self.probe_error = (self.probe_error or "") + f" instruments unchecked: {type(exc).__name__}: {exc}"
             self._watch[0], self._watch[1] = _Unchecked(), (lambda: None)
