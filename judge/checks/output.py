@@ -1,0 +1,186 @@
+"""``output``: what the learner's function prints on each call of a script.
+
+A value check (failing it is ``wrong_answer``): a task whose function must print a line
+on every call (a log line, a progress report) states a pattern and how many matching
+lines each call prints.  The instrument runs each scripted call with the worker's
+standard output (fd 1) captured, and waits for JAX's asynchronous effects
+(``jax.debug.print``) before it stops capturing; the judge counts the lines.  The point
+of such a task is usually the trace-time trap: a Python ``print`` inside a jitted
+function runs only while JAX traces it, so a call that reuses a cached trace prints
+nothing.  The check therefore clears JAX's caches before its first call, so that it sees
+the same thing whatever ran before it (a fresh process would).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from .base import CheckSpec, Later, check_kind, instrument
+from .outcome import counterexample, failed_call, mismatch
+from .scripted import call_label
+from ..verdicts import Status
+
+CAPTURE_LIMIT = 64 * 1024      # bytes kept per call; more than that is a failure in itself
+SHOWN_LINES = 20               # lines of one call sent back and shown
+
+
+def capture_output(ctx, args, kwargs, options,
+                   os=__import__("os"), sys=__import__("sys"),
+                   temporary_file=__import__("tempfile").TemporaryFile,
+                   block_until_ready=__import__("jax").block_until_ready,
+                   effects_barrier=__import__("jax").effects_barrier,
+                   clear_caches=__import__("jax").clear_caches):
+    """In the worker: call the function with fd 1 captured; return what it printed.
+    Bound as defaults when the worker compiles this, before the learner's file runs."""
+    limit = int(options.get("limit", 65536))
+
+    def flush():
+        for stream in (sys.stdout, sys.__stdout__):
+            try:
+                stream.flush()
+            except BaseException:
+                pass
+
+    if options.get("fresh"):
+        clear_caches()
+    flush()                              # what was printed before belongs to no call
+    saved = os.dup(1)
+    with temporary_file() as sink:
+        os.dup2(sink.fileno(), 1)
+        try:
+            value = ctx.function(*args, **kwargs)
+            try:
+                block_until_ready(value)
+            except BaseException:
+                pass                     # not arrays: nothing to wait for
+            effects_barrier()            # jax.debug.print runs asynchronously
+        finally:
+            flush()
+            os.dup2(saved, 1)
+            os.close(saved)
+            size = sink.seek(0, 2)
+            sink.seek(0)
+            data = sink.read(limit)
+            view = memoryview(data)
+            while view:                  # the learner's output still reaches the report
+                try:
+                    view = view[os.write(1, view):]
+                except OSError:
+                    break
+    ctx.keep(value)
+    return {"stdout": data.decode("utf-8", "replace"), "bytes": size}
+
+
+@check_kind("output")
+class OutputCheck(CheckSpec):
+    """Each call of ``script`` prints exactly ``count`` lines that match ``pattern``."""
+
+    phase = 1        # after the scripted performance checks: its calls fill caches too
+    FIELDS = CheckSpec.FIELDS + ("script", "pattern", "count")
+    INSTRUMENT = instrument(capture_output)
+
+    def __init__(self, r, scripts):
+        super().__init__(r, scripts)
+        self.script = r.get("script", str)
+        if self.script not in scripts:
+            r.fail(f"no script named '{self.script}' (scripts: {', '.join(scripts) or 'none'})",
+                   "script")
+        self.pattern_text = r.get("pattern", str)
+        try:
+            self.pattern = re.compile(self.pattern_text)
+        except re.error as exc:
+            r.fail(f"not a regular expression: {exc}", "pattern")
+        self.count = int(r.number("count", 1, low=0))
+
+    def run(self, grading):
+        calls = grading.script_calls(self.script)
+        outcomes = []
+        for i, args in enumerate(calls):
+            options = {"limit": CAPTURE_LIMIT + 1, "fresh": i == 0}
+            out = grading.learner_measure(self.kind, args, options, f"output:{self.script}")
+            outcomes.append(out)
+            if not out.ok:
+                break
+        return Later(functools.partial(self.judge, grading, calls, outcomes))
+
+    def judge(self, grading, calls, outcomes):
+        n = len(calls)
+        for i, (args, out) in enumerate(zip(calls, outcomes), 1):
+            if not out.ok:
+                return failed_call(self, grading, args, out, f"scripted call {i} of {n}: ")
+        ref = grading.reference_script(self.script)
+        for i, (args, out) in enumerate(zip(calls, outcomes), 1):
+            expected = ref.outcomes[i - 1].value
+            problem = mismatch(grading, args, out.value, expected)
+            if problem:
+                return self.failed(f"scripted call {i} ({call_label(args)}): {problem.message}",
+                                   counterexample=counterexample(args, expected, out.value))
+        printed = [_Printed.of(out.measured, self.pattern) for out in outcomes]
+        labels = [call_label(args) for args in calls]
+        details = {"pattern": self.pattern_text, "count": self.count, "calls": labels,
+                   "matching": [p.matching for p in printed],
+                   "lines": [p.lines[:SHOWN_LINES] for p in printed]}
+        wrong = [i for i, p in enumerate(printed) if p.matching != self.count or p.too_much]
+        what = f"{_lines(self.count)} matching `{self.pattern_text}`"
+        if not wrong:
+            return self.result(Status.PASSED, f"each of the {n} scripted calls printed {what}",
+                               details=details)
+        first = wrong[0]
+        p = printed[first]
+        got = (f"more than {CAPTURE_LIMIT // 1024} KiB" if p.too_much
+               else _lines(p.matching) + (" matching" if p.matching else ""))
+        message = [f"scripted call {first + 1} of {n} ({labels[first]}) printed {got}; "
+                   f"every call must print {what}"]
+        message.append("  lines matching, call by call: "
+                       + " ".join(f"{i}:{q.matching}" for i, q in enumerate(printed, 1)))
+        message += self.cause(printed, labels)
+        return self.failed("\n".join(message), details=details)
+
+    def cause(self, printed, labels) -> list[str]:
+        """The usual reason for what was seen, in a learner's words."""
+        counts = [p.matching for p in printed]
+        seen: dict[str, int] = {}
+        silent_repeat = None
+        for i, (label, c) in enumerate(zip(labels, counts)):
+            if label in seen and c < self.count <= counts[seen[label]]:
+                silent_repeat = (seen[label], i)
+                break
+            seen.setdefault(label, i)
+        if silent_repeat:
+            a, b = silent_repeat
+            return [f"  call {a + 1} printed and call {b + 1}, with the same shapes and dtypes, "
+                    f"did not: a Python print inside a jitted function runs only while JAX "
+                    f"traces it, and call {b + 1} reused that trace. jax.debug.print runs on "
+                    f"every call; so does a print outside the jitted function"]
+        if any(c > self.count for c in counts):
+            return ["  too many lines: a print that runs while tracing and a jax.debug.print "
+                    "that runs at every call both fire on a call that traces"]
+        if not any(counts):
+            others = next((p.lines[0] for p in printed if p.lines), None)
+            if others is None:
+                return ["  nothing reached standard output: a Python print inside a jitted "
+                        "function runs only while JAX traces it (this check starts from empty "
+                        "caches, so at least the first call should have printed if the print "
+                        "is there); print to standard output, not to stderr or a logger"]
+            return [f"  no line matches (the first line printed was {others[:80]!r}): "
+                    f"the line must match `{self.pattern_text}`"]
+        return []
+
+
+class _Printed:
+    """One call's captured output: its lines and how many match."""
+
+    def __init__(self, lines: list[str], matching: int, too_much: bool):
+        self.lines, self.matching, self.too_much = lines, matching, too_much
+
+    @classmethod
+    def of(cls, measured: dict, pattern: re.Pattern) -> "_Printed":
+        text = measured.get("stdout") if isinstance(measured.get("stdout"), str) else ""
+        size = measured.get("bytes") if isinstance(measured.get("bytes"), int) else 0
+        lines = text.splitlines()
+        return cls(lines, sum(1 for line in lines if pattern.search(line)), size > CAPTURE_LIMIT)
+
+
+def _lines(n: int) -> str:
+    return {0: "no line", 1: "one line"}.get(n, f"{n} lines")
