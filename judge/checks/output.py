@@ -153,9 +153,15 @@ class OutputCheck(CheckSpec):
                     f"did not: a Python print inside a jitted function runs only while JAX "
                     f"traces it, and call {b + 1} reused that trace. jax.debug.print runs on "
                     f"every call; so does a print outside the jitted function"]
-        if any(c > self.count for c in counts):
-            return ["  too many lines: a print that runs while tracing and a jax.debug.print "
-                    "that runs at every call both fire on a call that traces"]
+        over = [i for i, c in enumerate(counts) if c > self.count]
+        if over:
+            firsts = set(seen.values())
+            if set(over) <= firsts and len(over) < len(counts):
+                return ["  too many lines only on calls with new shapes: a print that runs "
+                        "while tracing and one that runs on every call (jax.debug.print, or a "
+                        "print outside jit) both fire on a call that traces"]
+            return ["  too many lines: the line is printed more than once per call (by two "
+                    "prints, say one inside the jitted function and one outside it)"]
         if not any(counts):
             others = next((p.lines[0] for p in printed if p.lines), None)
             if others is None:
