@@ -218,6 +218,12 @@ class Grading:
     def reference_measure(self, kind: str, args: dict[str, Any], options: dict) -> CallOutcome:
         return self.oracle.measure(kind, args, options)
 
+    def reference_measure_soon(self, kind: str, args: dict[str, Any], options: dict) -> Future:
+        return self._reference_pool().submit(self.oracle.measure, kind, args, options)
+
+    def script_calls(self, name: str) -> list[dict[str, Any]]:
+        return script_calls(self.task, name, self.seed)
+
     def _on_learner(self, request) -> CallOutcome:
         """One request to the learner's worker: a fresh worker if the last one died,
         and none at all once a call ran out of time."""

@@ -19,7 +19,7 @@ FAILURE_VERDICTS = {"timeout": Verdict.TIME_LIMIT_EXCEEDED, "memory": Verdict.ME
 ERROR_VERDICTS = {"exception": Verdict.RUNTIME_ERROR, "exit": Verdict.RUNTIME_ERROR,
                   "memory": Verdict.MEMORY_LIMIT_EXCEEDED, "invalid_submission": Verdict.INVALID_SUBMISSION,
                   "timeout": Verdict.TIME_LIMIT_EXCEEDED, "judge": Verdict.JUDGE_ERROR,
-                  "unmeasurable": Verdict.JUDGE_ERROR}
+                  "unmeasurable": Verdict.JUDGE_ERROR, "wrong": Verdict.WRONG_ANSWER}
 
 
 @dataclass
@@ -197,7 +197,7 @@ def _error_text(err: dict) -> str:
     message = str(err.get("message", "")).strip()
     etype = str(err.get("type", "")).strip()
     line = err.get("line")
-    own = etype in ("", "InvalidSubmission")       # the worker's own words need no type
+    own = etype in ("", "InvalidSubmission", "WrongResult", "Unmeasurable")   # the worker's own words
     text = message or etype if own or etype in message else f"{etype}: {message}"
     if isinstance(line, int) and "line" not in text:
         text += f" (line {line})"

@@ -12,7 +12,7 @@ import pytest
 
 from judge.bank import load_bank
 from judge.checks.base import (CHECK_KINDS, GRADING_VIEW_MEMBERS, CheckSpec, CheckView,
-                               GradingView, check_kind, instrument)
+                               GradingView, ScriptMeasureCheck, check_kind, instrument)
 from judge.report import CheckResult
 from judge.runner import Grading, Oracle, grade
 from judge.verdicts import Status, Verdict
@@ -200,3 +200,113 @@ def test_teeth_are_the_kinds_own():
     assert not check.caught(passed) and not check.caught(wrong) and check.caught(slow)
     example = CHECK_KINDS["example"].__new__(CHECK_KINDS["example"])
     assert not example.needs_teeth and CHECK_KINDS["property"].needs_teeth
+
+
+# ---------------------------------------------------------------- kinds that measure a script
+
+def measure_traced_size(ctx, args, kwargs, options, make_jaxpr=__import__("jax").make_jaxpr):
+    """Runs in the worker: the number of top-level equations of the traced call, with
+    the call's Python numbers static (``ctx.traceable``)."""
+    fn, arrays = ctx.traceable(args, kwargs)
+    closed = make_jaxpr(fn)(*arrays)
+    ctx.keep(fn(*arrays))
+    return {"equations": len(closed.jaxpr.eqns), "arrays": len(arrays)}
+
+
+@check_kind("test_traced")
+class TracedCheck(ScriptMeasureCheck):
+    doing = "while the judge traced it"
+    usual_cause = "too many operations"
+    INSTRUMENT = instrument(measure_traced_size)
+
+    def judge(self, grading, calls):
+        sizes = [c.mine["equations"] for c in calls]
+        details = {"sizes": sizes, "reference": [c.reference["equations"] for c in calls],
+                   "labels": [c.label for c in calls], "arrays": [c.mine["arrays"] for c in calls]}
+        if any(c.mine["equations"] > c.reference["equations"] for c in calls):
+            return self.failed(f"{sizes}: {self.cause}", details=details)
+        return self.result(Status.PASSED, "fine", details=details)
+
+
+SCRIPTED_BANK = """
+tasks:
+  - id: power
+    title: x to the n
+    step: 1
+    dims: {m: [0, 8]}
+    args:
+      x: {type: array, dtype: float32, shape: [m], values: [-2, 2]}
+      n: {type: int, values: [0, 3]}
+    scripts:
+      two:
+        - {args: {x: {$random: {shape: [4]}}, n: 2}}
+        - {args: {x: {$random: {shape: [3]}}, n: 3}}
+    checks:
+      - {id: traced, kind: test_traced, script: two CAUSE}
+"""
+
+
+def scripted_task(tmp_path: Path, cause: str = ""):
+    (tmp_path / "reference").mkdir(exist_ok=True)
+    (tmp_path / "tasks" / "power").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "reference" / "power.py").write_text(
+        "import jax.numpy as jnp\n\ndef power(x, n):\n    out = jnp.ones_like(x)\n"
+        "    for _ in range(n):\n        out = out * x\n    return out\n")
+    (tmp_path / "tasks.yaml").write_text(
+        SCRIPTED_BANK.replace(" CAUSE", f", cause: {cause}" if cause else ""))
+    return load_bank(tmp_path).get("power")
+
+
+def test_a_script_is_measured_call_by_call_with_python_numbers_static(tmp_path):
+    # `range(n)` needs a concrete n: traceable keeps the call's Python int as it is
+    check = grade(scripted_task(tmp_path), submit(tmp_path, """
+        import jax.numpy as jnp
+
+        def power(x, n):
+            return x ** n
+    """)).checks[0]
+    assert check.status == Status.PASSED, check.message
+    assert check.details["sizes"] == [1, 1] and check.details["reference"] == [3, 4]   # ones_like, then n multiplications
+    assert check.details["arrays"] == [1, 1]
+    assert check.details["labels"][0].startswith("x float32[4]")
+
+
+def test_a_measured_failure_names_the_tasks_cause(tmp_path):
+    report = grade(scripted_task(tmp_path, cause="a loop of multiplications"), submit(tmp_path, """
+        import jax.numpy as jnp
+
+        def power(x, n):
+            out = jnp.ones_like(x) + 0.0
+            for _ in range(n):
+                out = (out * x) + 0.0
+            return out
+    """))
+    assert report.verdict == Verdict.INEFFICIENT
+    assert "a loop of multiplications" in report.checks[0].message
+
+
+def test_a_measured_value_must_agree_with_the_reference(tmp_path):
+    report = grade(scripted_task(tmp_path), submit(tmp_path, """
+        def power(x, n):
+            return x * n
+    """))
+    assert report.verdict == Verdict.WRONG_ANSWER, report.checks[0].message
+    assert report.checks[0].message.startswith("scripted call 1 of 2")
+    assert report.checks[0].counterexample["expected"] != report.checks[0].counterexample["actual"]
+
+
+def test_a_result_the_instrument_cannot_take_is_a_wrong_answer_not_a_judge_error(tmp_path):
+    report = grade(scripted_task(tmp_path), submit(tmp_path, """
+        def power(x, n):
+            return "x to the n"
+    """))
+    assert report.verdict == Verdict.WRONG_ANSWER, report.checks[0].message
+    assert "returned a str" in report.checks[0].message
+
+
+def test_the_same_script_calls_for_learner_and_reference(tmp_path):
+    task = scripted_task(tmp_path)
+    view = CheckView(Grading(task, submit(tmp_path, RIGHT)))
+    first, again = view.script_calls("two"), view.script_calls("two")
+    assert [c["n"] for c in first] == [2, 3]
+    assert (first[0]["x"].array == again[0]["x"].array).all()

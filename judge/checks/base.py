@@ -67,10 +67,14 @@ class Instrument:
     ``options`` (JSON), and returns a JSON-able dict: the measurement.  ``ctx`` offers
     ``ctx.function`` (the learner's, or in the reference's worker the reference's,
     entrypoint), ``ctx.keep(value)`` (send this value back too, encoded like a call's
-    result: the judge then compares it), and ``ctx.unmeasurable(why)`` (the figure
-    cannot be had here: a judge error, never the learner's fault).  An exception raised
-    from the learner's own code is the learner's runtime error; any other is the
-    judge's.
+    result: the judge then compares it), ``ctx.unmeasurable(why)`` (the figure
+    cannot be had here: a judge error, never the learner's fault), ``ctx.wrong(why)``
+    (what the learner's function gave cannot be measured: their wrong answer),
+    ``ctx.traceable(args, kwargs)`` (``fn, arrays``: the call as a function of its array
+    leaves, Python numbers static, its result checked, for jax's transformations) and
+    ``ctx.source_file`` (the file the entrypoint came from, to name its lines).  An
+    exception raised from the learner's own code is the learner's runtime error; any
+    other is the judge's.
     """
 
     name: str
@@ -119,6 +123,14 @@ class GradingView(Protocol):
     def reference_measure(self, kind: str, args: dict[str, Any], options: dict) -> Any:
         """The same measurement of the reference (memoised; raises JudgeFault when the
         reference cannot be measured)."""
+
+    def reference_measure_soon(self, kind: str, args: dict[str, Any], options: dict) -> Future:
+        """``reference_measure`` in the background, while the learner's worker works; its
+        ``result()`` raises JudgeFault when the reference cannot be measured."""
+
+    def script_calls(self, name: str) -> list[dict[str, Any]]:
+        """The arguments of a named script's calls, seeded: the same values for the
+        learner and the reference (fresh arrays in the worker on every call)."""
 
     def expected_soon(self, args: dict[str, Any]) -> Future:
         """The reference's value at ``args``, computed while the learner's runs."""
@@ -216,6 +228,93 @@ class CheckSpec:
     def failed(self, message: str, **kw) -> CheckResult:
         """This check's failure, with the verdict the kind declares."""
         return self.result(Status.FAILED, message, verdict=self.failure_verdict, **kw)
+
+
+# ---------------------------------------------------------------- kinds that measure a script
+
+@dataclass
+class Measured:
+    """One call of a script, measured by the kind's instrument in both workers."""
+
+    index: int                  # 1-based, in the script
+    args: dict[str, Any]
+    label: str                  # the call's arguments in a few words ("x float32[8], ...")
+    mine: dict                  # the instrument's figures for the learner's function
+    reference: dict             # and for the reference's
+
+
+class ScriptMeasureCheck(CheckSpec):
+    """The shared half of a performance kind that runs its instrument on every call of a
+    script (``script:``), in the learner's worker and, meanwhile, the reference's.
+
+    A call that fails is reported as such (with what the judge was doing: ``doing``); a
+    value the instrument kept that disagrees with the reference's is a wrong answer (the
+    measured program must be the one that computes the right value); then ``judge``
+    weighs the figures of every call.  A subclass declares ``INSTRUMENT``, ``doing``,
+    ``usual_cause`` (the default of the task's ``cause:`` field, in a learner's words),
+    ``options(task)`` (JSON for the instrument) and ``judge(grading, calls)``."""
+
+    phase = 1                   # after the scripted checks have read a fresh worker
+    failure_verdict = Verdict.INEFFICIENT
+    FIELDS = CheckSpec.FIELDS + ("script", "cause")
+    doing = "measuring your function"
+    usual_cause = ""
+
+    def __init__(self, r, scripts: dict):
+        super().__init__(r, scripts)
+        self.script = r.get("script", str)
+        if self.script not in scripts:
+            r.fail(f"no script named '{self.script}' (scripts: {', '.join(scripts) or 'none'})",
+                   "script")
+        self.arg_names = list(scripts[self.script][0])
+        self._cause = r.get("cause", str, "")
+
+    @property
+    def cause(self) -> str:
+        """The usual cause of this check's failure, as the task states it (or the kind)."""
+        return self._cause or self.usual_cause
+
+    def options(self, task) -> dict:
+        return {}
+
+    def run(self, grading: GradingView):
+        calls = grading.script_calls(self.script)
+        options = self.options(grading.task)
+        theirs = [grading.reference_measure_soon(self.kind, args, options) for args in calls]
+        mine = []
+        for args in calls:
+            mine.append(grading.learner_measure(self.kind, args, options,
+                                                f"{self.kind}:{self.script}"))
+            if not mine[-1].ok:
+                break
+        return Later(functools.partial(self._finish, grading, calls, mine, theirs))
+
+    def _finish(self, grading, calls, mine, theirs) -> CheckResult:
+        from .outcome import counterexample, failed_call, mismatch
+        from .scripted import call_label
+
+        measured = []
+        for i, (args, out) in enumerate(zip(calls, mine), 1):
+            where = f"scripted call {i} of {len(calls)}"
+            if not out.ok and out.verdict == Verdict.WRONG_ANSWER:
+                return self.result(Status.FAILED, f"{where} ({call_label(args)}): {out.message}",
+                                   counterexample=counterexample(args),
+                                   verdict=Verdict.WRONG_ANSWER)
+            if not out.ok:
+                return failed_call(self, grading, args, out, f"{where}, {self.doing}: ")
+            ref = theirs[i - 1].result()
+            problem = mismatch(grading, args, out.value, ref.value)
+            if problem:
+                return self.result(
+                    Status.FAILED, f"{where} ({call_label(args)}), {self.doing}: "
+                                   f"{problem.message}",
+                    counterexample=counterexample(args, ref.value, out.value),
+                    verdict=Verdict.WRONG_ANSWER)
+            measured.append(Measured(i, args, call_label(args), out.measured, ref.measured))
+        return self.judge(grading, measured)
+
+    def judge(self, grading: GradingView, calls: list[Measured]) -> CheckResult:
+        raise NotImplementedError
 
 
 @functools.lru_cache(maxsize=1)

@@ -300,13 +300,46 @@ class _Unmeasurable(Exception):
     """An instrument cannot give its figure here (not the learner's fault)."""
 
 
+class _WrongResult(Exception):
+    """What the learner's function returned cannot be measured (a string where arrays
+    belong, ...): the learner's wrong answer, not the instrument's failure."""
+
+
+class _Slot:
+    """Where the n-th array leaf of a call's arguments goes back (see ``traceable``)."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int):
+        self.index = index
+
+
+def _is_array(value) -> bool:
+    """A JAX or NumPy array, a NumPy scalar, or a tracer standing for one."""
+    return hasattr(value, "shape") and hasattr(value, "dtype") and not isinstance(value, type)
+
+
+def _not_traceable(result, depth: int = 0) -> str | None:
+    """What in ``result`` jax's transformations cannot take as an output, or None."""
+    if depth > 50:
+        return "a structure nested more than 50 deep"
+    if result is None or _is_array(result) or isinstance(result, (int, float, complex)):
+        return None
+    if isinstance(result, (list, tuple)):
+        return next(filter(None, (_not_traceable(v, depth + 1) for v in result)), None)
+    if isinstance(result, dict):
+        return next(filter(None, (_not_traceable(v, depth + 1) for v in result.values())), None)
+    return f"a {type(result).__name__}"
+
+
 class MeasureContext:
     """What an instrument (a check kind's worker-side half, judge/checks/base.py) gets."""
 
     _NOTHING = object()
 
-    def __init__(self, function):
+    def __init__(self, function, source_file: str | None = None):
         self.function = function
+        self.source_file = source_file      # the file the entrypoint was loaded from
         self.kept = self._NOTHING
 
     def keep(self, value) -> None:
@@ -315,6 +348,51 @@ class MeasureContext:
 
     def unmeasurable(self, why: str):
         raise _Unmeasurable(str(why))
+
+    def wrong(self, why: str):
+        """The learner's function gave something that cannot be measured: their wrong
+        answer (verdict wrong_answer), in ``why``'s words."""
+        raise _WrongResult(str(why))
+
+    def traceable(self, args, kwargs):
+        """``fn, arrays``: the call as a function of its array leaves alone, for jax's
+        transformations (``jax.make_jaxpr(fn)(*arrays)``, ``jax.jit(fn).lower(*arrays)``,
+        ``jax.vjp(fn, *arrays)``).  Every other leaf (a Python number, a string, None)
+        stays as the call gives it, static as jit would need it.  What ``fn`` returns is
+        checked first: anything but arrays, numbers and None in lists, tuples and dicts
+        is the learner's wrong answer (``wrong``), never a jax error in the instrument."""
+        arrays: list = []
+
+        def hollow(value, depth=0):
+            if depth > 50:
+                return value
+            if type(value) in (list, tuple):
+                return type(value)(hollow(v, depth + 1) for v in value)
+            if type(value) is dict:
+                return {k: hollow(v, depth + 1) for k, v in value.items()}
+            if _is_array(value):
+                arrays.append(value)
+                return _Slot(len(arrays) - 1)
+            return value
+
+        def fill(value, values):
+            if type(value) in (list, tuple):
+                return type(value)(fill(v, values) for v in value)
+            if type(value) is dict:
+                return {k: fill(v, values) for k, v in value.items()}
+            return values[value.index] if isinstance(value, _Slot) else value
+
+        skeleton_args, skeleton_kwargs = hollow(list(args)), hollow(dict(kwargs))
+        function = self.function
+
+        def fn(*values):
+            result = function(*fill(skeleton_args, values), **fill(skeleton_kwargs, values))
+            bad = _not_traceable(result)
+            if bad is not None:
+                raise _WrongResult(f"the function returned {bad} where arrays or numbers "
+                                   f"belong, so the judge cannot measure it")
+            return result
+        return fn, arrays
 
 
 def _compile_instrument(spec: dict):
@@ -509,7 +587,7 @@ class Loop:
             return _judge_error(f"no instrument {header.get('instrument')!r} loaded"), []
         args = [_to_argument(wire.decode(a, blobs)) for a in header.get("args", [])]
         kwargs = {k: _to_argument(wire.decode(v, blobs)) for k, v in header.get("kwargs", {}).items()}
-        ctx = MeasureContext(self.entry)
+        ctx = MeasureContext(self.entry, self.learner.path if self.learner else None)
         self.probe.begin_call(header.get("label", "measure"))
         self.syncs.begin()
         out_blobs: list[bytes] = []
@@ -521,6 +599,9 @@ class Loop:
                 reply = dict(encoded, measured=measured) if encoded["ok"] else encoded
         except _Unmeasurable as exc:
             reply = {"ok": False, "error": {"category": "unmeasurable", "type": "Unmeasurable",
+                                            "message": _text(exc), "traceback": "", "line": None}}
+        except _WrongResult as exc:
+            reply = {"ok": False, "error": {"category": "wrong", "type": "WrongResult",
                                             "message": _text(exc), "traceback": "", "line": None}}
         except BaseException as exc:
             # the learner's code raised inside the instrument (a tracer turned into a
