@@ -262,14 +262,11 @@ class Grading:
     def time_left(self) -> float:
         return self.deadline - time.monotonic()
 
-    def script_calls(self, name: str) -> list[dict[str, Any]]:
-        return script_calls(self.task, name, self.seed)
-
     def learner_script(self, name: str) -> ScriptRun:
         """The learner's run of a scripted call sequence (once, however many checks
         read it)."""
         if name not in self._scripts:
-            run = ScriptRun(self.script_calls(name))
+            run = ScriptRun(script_calls(self.task, name, self.seed))
             for args in run.calls:
                 out = self.learner_call(args, f"script:{name}")
                 run.outcomes.append(out)

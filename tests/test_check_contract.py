@@ -14,7 +14,7 @@ from judge.bank import load_bank
 from judge.checks.base import (CHECK_KINDS, GRADING_VIEW_MEMBERS, CheckSpec, CheckView,
                                GradingView, ScriptMeasureCheck, check_kind, instrument)
 from judge.report import CheckResult
-from judge.runner import Grading, Oracle, grade
+from judge.runner import Grading, grade
 from judge.verdicts import Status, Verdict
 
 
@@ -70,10 +70,6 @@ tasks:
     args:
       x: {type: array, dtype: float32, shape: [n], values: [-10, 10]}
     result: {type: array, dtype: same}
-    scripts:
-      twice:
-        - {args: {x: {$random: {shape: [3]}}}, repeat: 2}
-        - {args: {x: {$random: {shape: [0]}}}}
     checks:
       - {id: length, kind: test_length, limit: LIMIT, options: OPTIONS}
 """
@@ -159,32 +155,11 @@ def test_checks_see_only_the_grading_view(tmp_path):
         view.seed = 3
 
 
-def test_a_check_reads_a_scripts_calls_as_the_scripted_runs_make_them(tmp_path):
-    # a kind that makes a script's calls itself (through learner_measure) gets the very
-    # arguments the learner's and the reference's scripted runs use, for this seed
-    task = task_with(tmp_path)
-    grading = Grading(task, submit(tmp_path, RIGHT))
-    calls = CheckView(grading).script_calls("twice")
-    assert [c["x"].array.shape for c in calls] == [(3,), (3,), (0,)]
-    again = CheckView(Grading(task, submit(tmp_path, RIGHT))).script_calls("twice")
-    assert all((a["x"].array == b["x"].array).all() for a, b in zip(calls, again))
-    other = CheckView(Grading(task, submit(tmp_path, RIGHT), seed=task.seed + 1)).script_calls("twice")
-    assert not (other[0]["x"].array == calls[0]["x"].array).all()
-    oracle = Oracle(task, grading.seed)
-    oracle.start()
-    try:
-        run = oracle.script("twice")
-        assert all((a["x"].array == b["x"].array).all() for a, b in zip(calls, run.calls))
-    finally:
-        oracle.close()
-
-
 def test_the_runner_has_every_member_of_the_view(tmp_path):
     grading = Grading(task_with(tmp_path), submit(tmp_path, RIGHT))
     missing = [m for m in GRADING_VIEW_MEMBERS if not hasattr(grading, m)]
     assert not missing, f"Grading lacks {missing} of GradingView"
-    assert {"learner_call", "learner_measure", "reference_measure", "script_calls",
-            "time_left"} \
+    assert {"learner_call", "learner_measure", "reference_measure", "time_left"} \
         <= GRADING_VIEW_MEMBERS
     assert GradingView.__doc__
 

@@ -103,11 +103,6 @@ class GradingView(Protocol):
     def learner_call(self, args: dict[str, Any], label: str) -> Any:
         """Call the learner's function (a ``session.CallOutcome``; never raises)."""
 
-    def script_calls(self, name: str) -> list[dict[str, Any]]:
-        """The arguments of each call of a named script, as this grading's seed makes
-        them (the same calls ``learner_script`` and ``reference_script`` make), for a
-        check that makes the calls itself (through ``learner_measure``)."""
-
     def learner_script(self, name: str) -> Any:
         """The learner's run of a named script (a ``runner.ScriptRun``), made once
         however many checks read it."""
