@@ -8,18 +8,16 @@ standard output (fd 1) captured, and waits for JAX's asynchronous effects
 of such a task is usually the trace-time trap: a Python ``print`` inside a jitted
 function runs only while JAX traces it, so a call that reuses a cached trace prints
 nothing.  The check therefore clears JAX's caches before its first call, so that it sees
-the same thing whatever ran before it (a fresh process would).
+the same thing whatever ran before it (a fresh process would).  The reference's worker
+runs the same calls beside, for the values they are compared with.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 
-from .base import CheckSpec, Later, check_kind, instrument
-from .outcome import counterexample, failed_call, mismatch
-from .scripted import call_label
-from ..verdicts import Status
+from .base import ScriptMeasureCheck, check_kind, instrument
+from ..verdicts import Status, Verdict
 
 CAPTURE_LIMIT = 64 * 1024      # bytes kept per call; more than that is a failure in itself
 SHOWN_LINES = 20               # lines of one call sent back and shown
@@ -73,19 +71,16 @@ def capture_output(ctx, args, kwargs, options,
 
 
 @check_kind("output")
-class OutputCheck(CheckSpec):
+class OutputCheck(ScriptMeasureCheck):
     """Each call of ``script`` prints exactly ``count`` lines that match ``pattern``."""
 
-    phase = 1        # after the scripted performance checks: its calls fill caches too
-    FIELDS = CheckSpec.FIELDS + ("script", "pattern", "count")
+    failure_verdict = Verdict.WRONG_ANSWER      # printing the wrong thing is a wrong answer
+    FIELDS = ScriptMeasureCheck.FIELDS + ("pattern", "count")
     INSTRUMENT = instrument(capture_output)
+    doing = "capturing what it prints"
 
     def __init__(self, r, scripts):
         super().__init__(r, scripts)
-        self.script = r.get("script", str)
-        if self.script not in scripts:
-            r.fail(f"no script named '{self.script}' (scripts: {', '.join(scripts) or 'none'})",
-                   "script")
         self.pattern_text = r.get("pattern", str)
         try:
             self.pattern = re.compile(self.pattern_text)
@@ -93,31 +88,16 @@ class OutputCheck(CheckSpec):
             r.fail(f"not a regular expression: {exc}", "pattern")
         self.count = int(r.number("count", 1, low=0))
 
-    def run(self, grading):
-        calls = grading.script_calls(self.script)
-        outcomes = []
-        for i, args in enumerate(calls):
-            options = {"limit": CAPTURE_LIMIT + 1, "fresh": i == 0}
-            out = grading.learner_measure(self.kind, args, options, f"output:{self.script}")
-            outcomes.append(out)
-            if not out.ok:
-                break
-        return Later(functools.partial(self.judge, grading, calls, outcomes))
+    def options(self, task) -> dict:
+        return {"limit": CAPTURE_LIMIT + 1}
 
-    def judge(self, grading, calls, outcomes):
+    def call_options(self, options, index):
+        return dict(options, fresh=index == 1)
+
+    def judge(self, grading, calls):
         n = len(calls)
-        for i, (args, out) in enumerate(zip(calls, outcomes), 1):
-            if not out.ok:
-                return failed_call(self, grading, args, out, f"scripted call {i} of {n}: ")
-        ref = grading.reference_script(self.script)
-        for i, (args, out) in enumerate(zip(calls, outcomes), 1):
-            expected = ref.outcomes[i - 1].value
-            problem = mismatch(grading, args, out.value, expected)
-            if problem:
-                return self.failed(f"scripted call {i} ({call_label(args)}): {problem.message}",
-                                   counterexample=counterexample(args, expected, out.value))
-        printed = [_Printed.of(out.measured, self.pattern) for out in outcomes]
-        labels = [call_label(args) for args in calls]
+        printed = [_Printed.of(c.mine, self.pattern) for c in calls]
+        labels = [c.label for c in calls]
         details = {"pattern": self.pattern_text, "count": self.count, "calls": labels,
                    "matching": [p.matching for p in printed],
                    "lines": [p.lines[:SHOWN_LINES] for p in printed]}
@@ -134,10 +114,12 @@ class OutputCheck(CheckSpec):
                    f"every call must print {what}"]
         message.append("  lines matching, call by call: "
                        + " ".join(f"{i}:{q.matching}" for i, q in enumerate(printed, 1)))
-        message += self.cause(printed, labels)
+        message += self.explain(printed, labels)
+        if self.cause:
+            message.append(f"  {self.cause}")
         return self.failed("\n".join(message), details=details)
 
-    def cause(self, printed, labels) -> list[str]:
+    def explain(self, printed, labels) -> list[str]:
         """The usual reason for what was seen, in a learner's words."""
         counts = [p.matching for p in printed]
         seen: dict[str, int] = {}
