@@ -369,6 +369,36 @@ class TypedScalarSpec(Spec):
         return f"{'NumPy' if self.kind == 'numpy' else 'JAX'} {'|'.join(self.dtypes)} scalar"
 
 
+def key_leaf(seed: int) -> Leaf:
+    """The typed PRNG key ``jax.random.key(seed)`` as it crosses the channel: its raw
+    threefry2x32 data, which for 0 <= seed < 2**32 is [0, seed] (made without jax, which
+    the judge never imports; the worker wraps it back into a key)."""
+    return Leaf(np.array([0, seed], dtype=np.uint32), "key")
+
+
+@spec_type("key")
+class KeySpec(Spec):
+    """A typed PRNG key, ``jax.random.key(seed)``, its seed drawn from ``values``."""
+
+    FIELDS = ("type", "values", "doc")
+
+    def __init__(self, r, dims, name):
+        super().__init__(r, dims, name)
+        self.values = _range(r, "values", [0, 2**31 - 1], {})
+        if not (0 <= self.values[0] <= self.values[1] < 2**32
+                and all(isinstance(v, int) for v in self.values)):
+            r.fail("seeds are integers with 0 <= low <= high < 2**32", "values")
+
+    def strategy(self, assign, drawn):
+        return st.integers(*self.values).map(key_leaf)
+
+    def sample(self, assign, drawn, rng):
+        return key_leaf(int(rng.integers(self.values[0], self.values[1] + 1)))
+
+    def describe(self):
+        return "a JAX random key (jax.random.key(seed))"
+
+
 @spec_type("float")
 class FloatSpec(Spec):
     """A Python float."""
