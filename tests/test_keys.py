@@ -4,6 +4,7 @@ the channel as its raw threefry2x32 data and reaches the function as the typed k
 
 from __future__ import annotations
 
+import io
 import textwrap
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from judge.specs import Inputs, key_leaf
 from judge.values import display, numeric_leaves, render
 from judge.verdicts import Status, Verdict
 from judge.worker import wire
+from judge.writers.text import write as write_text
 
 BANK = """
 tasks:
@@ -122,6 +124,9 @@ def test_another_stream_is_a_wrong_answer_shown_with_the_key_as_code(tmp_path):
     assert "noisy(key=jax.random.key(42)" in checks["examples"].message
     assert checks["examples"].counterexample["args"]["key"] == {
         "kind": "key", "key": "jax.random.key(42)"}
+    text = io.StringIO()
+    write_text(report, text)
+    assert "key = jax.random.key(42)\n" in text.getvalue()
 
 
 @pytest.mark.parametrize("fields, body, words", [

@@ -15,6 +15,8 @@ def _paint(text: str, code: str, color: bool) -> str:
 
 def _value(v) -> str:
     """A counterexample value (already in display form) as one readable line."""
+    if isinstance(v, dict) and v.get("kind") == "key":
+        return v["key"]                 # jax.random.key(42)
     if isinstance(v, dict) and "dtype" in v:
         body = v.get("value", v.get("values"))
         more = f" ... ({v['values_truncated']} in all)" if v.get("values_truncated") else ""
