@@ -30,6 +30,7 @@ class CallOutcome:
     traces: list = field(default_factory=list)
     syncs: list = field(default_factory=list)
     measured: dict = field(default_factory=dict)   # a check kind's instrument's figures
+    kept: bool = False           # the instrument kept a value (``value``) to be compared
     verdict: str | None = None
     message: str = ""
     traceback: str = ""
@@ -185,7 +186,7 @@ class Session:
                                message=f"the worker sent a malformed result ({exc})")
         return CallOutcome(True, value=value, elapsed_s=_num(reply.get("elapsed_s")),
                            traces=_list(reply.get("traces")), syncs=_list(reply.get("syncs")),
-                           measured=measured)
+                           measured=measured, kept=op == "measure" and "result" in reply)
 
 
 def _call_header(args: dict[str, Any], label: str, blobs: list[bytes], probe: bool = True) -> dict:

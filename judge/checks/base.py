@@ -253,7 +253,8 @@ class ScriptMeasureCheck(CheckSpec):
     phase = 1                   # after the scripted checks have read a fresh worker
     failure_verdict = Verdict.INEFFICIENT
     FIELDS = CheckSpec.FIELDS + ("script", "cause")
-    doing = "measuring your function"
+    doing = "measured"           # what the instrument does to the function, in a few words
+    error_hint = ""              # added to a runtime error met while measuring
     usual_cause = ""
 
     def __init__(self, r, scripts: dict):
@@ -305,13 +306,17 @@ class ScriptMeasureCheck(CheckSpec):
                                    counterexample=counterexample(args),
                                    verdict=Verdict.WRONG_ANSWER)
             if not out.ok:
-                return failed_call(self, grading, args, out, f"{where}, {self.doing}: ")
+                failed = failed_call(self, grading, args, out, f"{where}, {self.doing}: ")
+                if out.verdict == Verdict.RUNTIME_ERROR and self.error_hint:
+                    failed.message += f"\n{self.error_hint}"
+                return failed
             ref = theirs[i - 1].result()
-            problem = mismatch(grading, args, out.value, ref.value)
+            problem = mismatch(grading, args, out.value, ref.value) if out.kept else None
             if problem:
                 return self.result(
-                    Status.FAILED, f"{where} ({call_label(args)}), {self.doing}: "
-                                   f"{problem.message}",
+                    Status.FAILED, f"{where} ({call_label(args)}): what the judge measured "
+                                   f"({self.doing}) computes another value than the "
+                                   f"reference: {problem.message}",
                     counterexample=counterexample(args, ref.value, out.value),
                     verdict=Verdict.WRONG_ANSWER)
             measured.append(Measured(i, args, call_label(args), out.measured, ref.measured))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import importlib.abc
 import importlib.util
 import inspect
@@ -388,6 +389,8 @@ class MeasureContext:
         skeleton_args, skeleton_kwargs = hollow(list(args)), hollow(dict(kwargs))
         function = self.function
 
+        # wraps: jax's messages then name the learner's function and file, not this one
+        @functools.wraps(function, assigned=("__name__", "__qualname__", "__doc__"), updated=())
         def fn(*values):
             result = function(*fill(skeleton_args, values), **fill(skeleton_kwargs, values))
             bad = _not_traceable(result)

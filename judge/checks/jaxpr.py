@@ -1,0 +1,334 @@
+"""``jaxpr``: how big the learner's traced program is, and which primitives it uses.
+
+On every call of a script the worker traces the learner's function with
+``jax.make_jaxpr`` (Python numbers static), counts its equations, those inside nested
+programs included (``jit``, ``scan``, ``while``, ``cond`` branches, ``checkpoint``,
+custom derivative rules), and runs the traced program itself, op by op: its value must
+be the reference's, so the program measured is the one that computes the answer (a
+function that notices it is being traced cannot show the judge a small wrong program).
+
+Budgets (``budget:``):
+
+* ``no_growth``: the size does not grow with the calls' size beyond what a right answer
+  needs.  Between any two calls, from size s to a larger size S (s > 0), the program may
+  gain at most ``slack + per_doubling * log2(S / s)`` equations: a program that does not
+  depend on the size passes, one that grows with its logarithm (a parallel
+  ``lax.associative_scan``, 10 to 25 equations a level) passes, and a Python loop
+  unrolled over the size (at least one equation per step) fails once the script spans a
+  wide enough range (8 to 200: 192 equations gained against 32 * 4.6 = 148 allowed).  A
+  smaller call (k = 0) may have a smaller program.
+* a number: at most that many equations on every call (plus ``slack``);
+* ``reference``: at most the reference's count on the same call, plus ``slack``.
+
+``forbid`` and ``require`` list primitive names (``while``, ``scan``, ``pure_callback``,
+...): a forbidden one must appear nowhere in the program, a required one in the program
+of every call whose size is not 0.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from ..verdicts import Status
+from .base import ScriptMeasureCheck, check_kind, instrument
+
+BUDGETS = ("no_growth", "reference")
+SIZE = re.compile(r"^(?:len\((?P<len>\w+)\)|(?P<arg>\w+)(?:\.shape\[(?P<axis>\d+)\])?)$")
+
+
+def measure_program(ctx, args, kwargs, options, make_jaxpr=__import__("jax").make_jaxpr,
+                    jaxprs_in_params=__import__("jax.extend.core").extend.core.jaxprs_in_params,
+                    jaxpr_as_fun=__import__("jax.extend.core").extend.core.jaxpr_as_fun,
+                    tree_structure=__import__("jax").tree_util.tree_structure,
+                    getline=__import__("linecache").getline,
+                    realpath=__import__("os").path.realpath,
+                    disable_jit=__import__("jax").disable_jit, lines_sent=40):
+    """Runs in the worker: the traced program's size, its primitives, and the lines of
+    the learner's file its equations come from; the program's own value is kept."""
+    fn, arrays = ctx.traceable(args, kwargs)
+    closed, out_shape = make_jaxpr(fn, return_shape=True)(*arrays)
+
+    try:    # where an equation comes from: jax's own (private) view of its traceback
+        from jax._src.source_info_util import user_frame
+    except Exception:
+        user_frame = None
+    mine = realpath(ctx.source_file) if ctx.source_file else None
+    primitives: dict = {}
+    lines: dict = {}
+    first_line: dict = {}
+
+    def line_of(eqn):
+        if user_frame is None or mine is None:
+            return None
+        try:
+            frame = user_frame(eqn.source_info.traceback)
+            if frame is not None and realpath(frame.file_name) == mine:
+                return int(frame.start_line)
+        except Exception:
+            pass
+        return None
+
+    def count(jaxpr, depth=0):
+        if depth > 100:
+            ctx.unmeasurable("the program nests more than 100 levels deep")
+        total = 0
+        for eqn in jaxpr.eqns:
+            total += 1
+            name = str(eqn.primitive.name)
+            primitives[name] = primitives.get(name, 0) + 1
+            line = line_of(eqn)
+            if line is not None:
+                lines[line] = lines.get(line, 0) + 1
+                first_line.setdefault(name, line)
+            for sub in jaxprs_in_params(eqn.params):
+                total += count(sub, depth + 1)
+        return total
+
+    equations = count(closed.jaxpr)
+    # the traced program's own value, op by op: compiling an unrolled program of
+    # thousands of equations would take seconds, and the size is all this check weighs
+    with disable_jit():
+        flat = jaxpr_as_fun(closed)(*arrays)
+    ctx.keep(tree_structure(out_shape).unflatten(flat))
+    busiest = sorted(lines.items(), key=lambda kv: -kv[1])[:lines_sent]
+    code = {str(line): getline(ctx.source_file, line).strip()[:160]
+            for line, _ in busiest[:8]} if ctx.source_file else {}
+    return {"equations": equations, "primitives": primitives,
+            "lines": {str(line): n for line, n in busiest}, "code": code,
+            "first_line": {k: v for k, v in first_line.items()}}
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _listing(values: list[str]) -> str:
+    return values[0] if len(values) == 1 else ", ".join(values[:-1]) + " and " + values[-1]
+
+
+@check_kind("jaxpr")
+class JaxprCheck(ScriptMeasureCheck):
+    FIELDS = ScriptMeasureCheck.FIELDS + ("budget", "slack", "per_doubling", "forbid", "require",
+                                          "size", "size_name")
+    INSTRUMENT = instrument(measure_program)
+    doing = "traced with jax.make_jaxpr"
+    error_hint = ("The judge measures the program jax traces from your function: code that "
+                  "needs concrete values (np.asarray(x), float(x), an `if` on an array's "
+                  "value) cannot be traced; use jax.numpy and jax.lax.")
+    usual_cause = ("a Python loop over an array dimension is unrolled into the program when "
+                   "it is traced, one copy of its body per step; use lax.scan, "
+                   "lax.fori_loop or vmap")
+
+    def __init__(self, r, scripts):
+        super().__init__(r, scripts)
+        budget = r.get("budget", (int, str), None, what="no_growth, reference or a number")
+        if isinstance(budget, str) and budget not in BUDGETS:
+            r.fail(f"expected no_growth, reference or a number, got '{budget}'", "budget")
+        if isinstance(budget, int) and budget < 0:
+            r.fail("must be at least 0", "budget")
+        self.budget = budget
+        self.slack = int(r.number("slack", 0, low=0))
+        self.per_doubling = float(r.number("per_doubling", 32, low=0))
+        self.forbid = self._primitives(r, "forbid")
+        self.require = self._primitives(r, "require")
+        if budget is None and not (self.forbid or self.require):
+            r.fail("a jaxpr check needs a budget (no_growth, reference or a number), "
+                   "forbid or require", "budget")
+        self.size = r.get("size", str, None)
+        if self.size is not None:
+            m = SIZE.match(self.size)
+            name = m and (m.group("len") or m.group("arg"))
+            if not m or name not in self.arg_names:
+                r.fail(f"expected ARG, len(ARG) or ARG.shape[AXIS] for an argument of the "
+                       f"script's calls ({', '.join(self.arg_names)}), got '{self.size}'", "size")
+        self.size_name = r.get("size_name", str, self.size or "size")
+
+    @staticmethod
+    def _primitives(r, key: str) -> list[str]:
+        names = r.get(key, list, [])
+        if not all(isinstance(n, str) and n for n in names):
+            r.fail("must be a list of primitive names (scan, while, dot_general, ...)", key)
+        return names
+
+    # ------------------------------------------------------------ sizes of calls
+    def size_of(self, args) -> int:
+        from ..values import leaves
+        from ..worker.wire import Leaf
+
+        if self.size is None:       # the largest dimension or list length of the call
+            found = [0]
+            for value in args.values():
+                if isinstance(value, list):
+                    found.append(len(value))
+                found += [max(l.array.shape, default=0) for l in leaves(value)
+                          if isinstance(l, Leaf)]
+            return max(found)
+        m = SIZE.match(self.size)
+        if m.group("len"):
+            return len(args[m.group("len")])
+        value = args[m.group("arg")]
+        if m.group("axis") is not None:
+            shape = value.array.shape if isinstance(value, Leaf) else ()
+            axis = int(m.group("axis"))
+            return int(shape[axis]) if axis < len(shape) else 0
+        if isinstance(value, Leaf):
+            return int(value.array.size)
+        return len(value) if isinstance(value, (list, tuple, dict)) else int(value)
+
+    def at(self, size: int) -> str:
+        return f"{self.size_name}={size}"
+
+    # ------------------------------------------------------------ the verdict
+    def judge(self, grading, calls):
+        sizes = [self.size_of(c.args) for c in calls]
+        counts = [int(c.mine["equations"]) for c in calls]
+        refs = [int(c.reference["equations"]) for c in calls]
+        details = {"calls": [
+            {"call": c.label, "size": s, "equations": n, "reference_equations": r,
+             "primitives": dict(sorted(c.mine["primitives"].items(), key=lambda kv: -kv[1])[:12])}
+            for c, s, n, r in zip(calls, sizes, counts, refs)],
+            "budget": self.budget, "slack": self.slack, "size": self.size_name}
+        if self.budget == "no_growth":
+            details["per_doubling"] = self.per_doubling
+        problems = [p for p in (self.forbidden(calls, sizes), self.missing(calls, sizes),
+                                self.over_budget(calls, sizes, counts, refs)) if p]
+        if problems:
+            return self.failed("\n".join(problems), details=details)
+        return self.result(Status.PASSED, self.summary(sizes, counts, refs), details=details)
+
+    def program_sizes(self, sizes, counts) -> str:
+        by_size: dict[int, set] = {}
+        for s, n in zip(sizes, counts):
+            by_size.setdefault(s, set()).add(n)
+        if len({n for ns in by_size.values() for n in ns}) == 1:
+            return f"{_plural(counts[0], 'equation')} at {self.size_name}=" + _listing(
+                [str(s) for s in sorted(by_size)])
+        parts = [f"{'/'.join(str(n) for n in sorted(ns))} at {self.at(s)}"
+                 for s, ns in sorted(by_size.items())]
+        return _listing([parts[0].replace(" at ", " equations at ", 1)] + parts[1:])
+
+    def summary(self, sizes, counts, refs) -> str:
+        text = f"your program has {self.program_sizes(sizes, counts)} " \
+               f"(the reference's: {self.program_sizes(sizes, refs)})"
+        if self.budget == "no_growth":
+            text += f"; it does not grow with {self.size_name} beyond what a right answer needs"
+        elif self.budget is not None:
+            text += f", within the budget of {self.limit_words(sizes, refs)}"
+        if self.forbid:
+            text += f"; no {_listing([f'`{p}`' for p in self.forbid])}"
+        if self.require:
+            text += f"; it uses {_listing([f'`{p}`' for p in self.require])}"
+        return text
+
+    def limit_words(self, sizes, refs) -> str:
+        slack = f" plus a slack of {self.slack}" if self.slack else ""
+        if self.budget == "reference":
+            return f"the reference's count on each call{slack}"
+        return f"{self.budget} equations{slack} (set by the task)"
+
+    def over_budget(self, calls, sizes, counts, refs) -> str:
+        if self.budget is None:
+            return ""
+        if self.budget == "no_growth":
+            return self.growth(calls, sizes, counts, refs)
+        for c, s, n, r in zip(calls, sizes, counts, refs):
+            limit = (r if self.budget == "reference" else self.budget) + self.slack
+            if n > limit:
+                source = (f"the reference's {r}" if self.budget == "reference"
+                          else f"the task's budget of {self.budget}") + (
+                    f" plus a slack of {self.slack}" if self.slack else "")
+                return (f"your program has {_plural(n, 'equation')} at {self.at(s)} "
+                        f"(scripted call {c.index}: {c.label}), over {source}"
+                        f"{self.biggest(c)}.\nUsual cause: {self.cause}.")
+        return ""
+
+    def growth(self, calls, sizes, counts, refs) -> str:
+        worst = None
+        for i, (si, ni) in enumerate(zip(sizes, counts)):
+            for j, (sj, nj) in enumerate(zip(sizes, counts)):
+                if 0 < si < sj:
+                    allowed = self.slack + self.per_doubling * math.log2(sj / si)
+                    excess = (nj - ni) - allowed
+                    if excess > 0 and (worst is None or excess > worst[0]):
+                        worst = (excess, i, j, allowed)
+        if worst is None:
+            return ""
+        _, i, j, allowed = worst
+        small, large = calls[i], calls[j]
+        text = (f"your program grows with {self.size_name}: it has "
+                f"{self.program_sizes(sizes, counts)} (the reference's: "
+                f"{self.program_sizes(sizes, refs)}). From {self.at(sizes[i])} to "
+                f"{self.at(sizes[j])} it gains {counts[j] - counts[i]} equations, where a "
+                f"program that does not grow with {self.size_name}, or grows with its "
+                f"logarithm, gains at most {int(allowed)}.")
+        grew = self.grown(small.mine["primitives"], large.mine["primitives"])
+        if grew:
+            name, before, after = grew
+            text += f" `{name}` grew most, from {before} to {after}"
+            line = self.grown_line(small.mine, large.mine)
+            text += (f"; most of the new equations come from {line}." if line else ".")
+        return text + f"\nUsual cause: {self.cause}."
+
+    @staticmethod
+    def grown(before: dict, after: dict):
+        diffs = [(after.get(k, 0) - before.get(k, 0), k) for k in set(before) | set(after)]
+        diffs = [d for d in diffs if d[0] > 0]
+        if not diffs:
+            return None
+        _, name = max(diffs, key=lambda d: (d[0], d[1]))
+        return name, before.get(name, 0), after.get(name, 0)
+
+    @staticmethod
+    def grown_line(before: dict, after: dict) -> str:
+        old, new = before.get("lines", {}), after.get("lines", {})
+        diffs = [(n - old.get(line, 0), line) for line, n in new.items()]
+        diffs = [d for d in diffs if d[0] > 0]
+        if not diffs:
+            return ""
+        _, line = max(diffs, key=lambda d: (d[0], -int(d[1])))
+        code = after.get("code", {}).get(line)
+        return f"line {line} of your file" + (f": `{code}`" if code else "")
+
+    @staticmethod
+    def biggest(call) -> str:
+        prims = sorted(call.mine["primitives"].items(), key=lambda kv: -kv[1])[:3]
+        text = "; most common: " + ", ".join(f"`{k}` x{n}" for k, n in prims) if prims else ""
+        lines = sorted(call.mine.get("lines", {}).items(), key=lambda kv: -kv[1])
+        if lines:
+            line, n = lines[0]
+            code = call.mine.get("code", {}).get(line)
+            text += f"; {n} of them from line {line} of your file" + (f": `{code}`" if code else "")
+        return text
+
+    def forbidden(self, calls, sizes) -> str:
+        for c, s in zip(calls, sizes):
+            used = [p for p in self.forbid if c.mine["primitives"].get(p)]
+            if used:
+                p = used[0]
+                line = c.mine.get("first_line", {}).get(p)
+                code = c.mine.get("code", {}).get(str(line)) if line else None
+                where = f", first from line {line} of your file" + (f": `{code}`" if code else "") \
+                    if line else ""
+                return (f"your program uses `{p}` ({_plural(c.mine['primitives'][p], 'time')} at "
+                        f"{self.at(s)}{where}), which this task rules out "
+                        f"(forbidden: {', '.join(f'`{f}`' for f in self.forbid)})."
+                        + self.stated_cause())
+        return ""
+
+    def missing(self, calls, sizes) -> str:
+        for c, s in zip(calls, sizes):
+            if s == 0:
+                continue
+            absent = [p for p in self.require if not c.mine["primitives"].get(p)]
+            if absent:
+                top = sorted(c.mine["primitives"].items(), key=lambda kv: -kv[1])[:6]
+                return (f"your program at {self.at(s)} has no `{absent[0]}`, which this task "
+                        f"requires (it has: {', '.join(f'`{k}` x{n}' for k, n in top) or 'nothing'})."
+                        + self.stated_cause())
+        return ""
+
+    def stated_cause(self) -> str:
+        """For a forbidden or missing primitive only the task knows the usual cause."""
+        why = self._cause or self.doc
+        return f"\nUsual cause: {why.rstrip('.')}." if why else ""
