@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -156,21 +157,36 @@ def parse_spec(r, dims: dict[str, Dim], name: str | None = None) -> Spec:
     return cls(r, dims, name)
 
 
+_DIM_BOUND = re.compile(r"^\s*(-)?\s*([A-Za-z_]\w*)\s*(?:([+-])\s*(\d+))?\s*$")
+
+
 def _range(r, key: str, default, dims: dict[str, Dim]):
-    """[low, high]; an end may name a dimension (entries in [0, T])."""
+    """[low, high]; an end may name a dimension, negated or offset by an integer
+    (entries in [0, T]; indices in [-n - 3, n + 3])."""
     raw = r.get(key, list, default)
     if not (isinstance(raw, list) and len(raw) == 2):
         r.fail("must be [low, high]", key)
     for end in raw:
-        ok = (isinstance(end, str) and end in dims) or (
+        m = _DIM_BOUND.match(end) if isinstance(end, str) else None
+        ok = (m is not None and m.group(2) in dims) or (
             isinstance(end, (int, float)) and not isinstance(end, bool))
         if not ok:
-            r.fail(f"an end must be a number or a dimension name, got {end!r}", key)
+            r.fail(f"an end must be a number or a dimension name (n, n + 3, -n - 3), "
+                   f"got {end!r}", key)
     return list(raw)
 
 
+def _bound_dim(bound: str) -> str:
+    """The dimension an end of a range names ('n' in '-n - 3')."""
+    return _DIM_BOUND.match(bound).group(2)
+
+
 def _resolve(bound, assign) -> float:
-    return assign[bound] if isinstance(bound, str) else bound
+    if not isinstance(bound, str):
+        return bound
+    negate, name, sign, offset = _DIM_BOUND.match(bound).groups()
+    value = -assign[name] if negate else assign[name]
+    return value + (int(offset) if sign == "+" else -int(offset)) if offset else value
 
 
 def _dtype_list(r, default: str | None) -> list[str]:
@@ -299,7 +315,7 @@ class ArraySpec(Spec):
 
     def dims_used(self):
         used = {d for d in self.shape if isinstance(d, str)}
-        return used | {b for b in self.values if isinstance(b, str)}
+        return used | {_bound_dim(b) for b in self.values if isinstance(b, str)}
 
     def concrete_shape(self, assign) -> tuple:
         if self.free:
@@ -599,7 +615,7 @@ class IntSpec(Spec):
         self.values = _range(r, "values", [0, 10], dims)
 
     def dims_used(self):
-        return {b for b in self.values if isinstance(b, str)}
+        return {_bound_dim(b) for b in self.values if isinstance(b, str)}
 
     def strategy(self, assign, drawn):
         lo, hi = (int(_resolve(b, assign)) for b in self.values)

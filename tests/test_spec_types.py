@@ -107,3 +107,35 @@ def test_bad_pytree_fields_are_named():
         spec(dict(PYTREE, containers=["set"]))
     with pytest.raises(BankError, match="width"):
         spec(dict(PYTREE, width=[3, 1]))
+
+
+def test_a_value_range_may_be_a_dimension_negated_or_offset():
+    from judge.specs import Dim
+
+    dims = {"n": Dim("n", 0, 6), "k": Dim("k", 0, 4)}
+    inputs = Inputs({
+        "x": spec({"type": "array", "shape": ["n"]}, dims),
+        "idx": spec({"type": "array", "dtype": "int32", "shape": ["k"],
+                     "values": ["-n - 3", "n+3"]}, dims, name="idx")}, dims)
+    seen = set()
+
+    @settings(max_examples=150, database=None, derandomize=True)
+    @given(inputs.strategy(inputs.pool(2, 8)))
+    def check(args):
+        n = args["x"].array.shape[0]
+        idx = args["idx"].array
+        assert ((idx >= -n - 3) & (idx <= n + 3)).all()
+        seen.update((n, int(i)) for i in idx)
+    check()
+    assert (0, -3) in seen and (0, 3) in seen          # n = 0 still has indices to ignore
+    assert any(i == -n - 3 for n, i in seen if n) and any(i == n + 3 for n, i in seen if n)
+
+
+def test_a_bad_dimension_bound_is_named():
+    import pytest
+    from judge.bank import BankError
+    from judge.specs import Dim
+
+    with pytest.raises(BankError, match="n \\+ 3, -n - 3"):
+        spec({"type": "array", "dtype": "int32", "shape": [2], "values": ["2n", 3]},
+             {"n": Dim("n", 0, 3)})
