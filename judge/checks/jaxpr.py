@@ -339,9 +339,13 @@ class JaxprCheck(ScriptMeasureCheck):
                 code = c.mine.get("code", {}).get(str(line)) if line else None
                 where = f", first from line {line} of your file" + (f": `{code}`" if code else "") \
                     if line else ""
+                cause = (f"\nUsual cause: 64-bit mode turned on (jax_enable_x64) and values "
+                         f"converted to {d}; accelerators run 64-bit arithmetic slowly or not at "
+                         f"all, so keep the computation in 32 bits." if d.endswith("64")
+                         else self.stated_cause())
                 return (f"your program computes in {d} ({_plural(c.mine['dtypes'][d], 'value')} "
                         f"at {self.at(s)}{where}), which this task rules out (forbidden: "
-                        f"{', '.join(self.forbid_dtypes)})." + self.stated_cause())
+                        f"{', '.join(self.forbid_dtypes)})." + cause)
         return ""
 
     def missing(self, calls, sizes) -> str:
