@@ -169,6 +169,21 @@ def test_bytes_written_to_fd_1_directly_count_too(tmp_path):
     assert report.verdict == Verdict.ACCEPTED, checks["prints"].message
 
 
+def test_a_closed_standard_output_is_the_learners_business_not_a_judge_error(tmp_path):
+    # closed at import: print then fails inside the call (the learner's error), and
+    # os.write-free code simply prints nothing
+    report, checks = run(tmp_path, """
+        import os
+        import jax.numpy as jnp
+        os.close(1)
+
+        def logged_sum(x):
+            return jnp.sum(x)
+    """)
+    assert report.verdict == Verdict.WRONG_ANSWER, checks["prints"].message
+    assert checks["prints"].details["matching"] == [0] * 6
+
+
 def test_a_flood_of_output_in_one_call_fails(tmp_path):
     report, checks = run(tmp_path, """
         import jax.numpy as jnp
@@ -203,13 +218,17 @@ def test_the_learners_exception_is_a_runtime_error(tmp_path):
     assert "no sums today" in checks["prints"].message
 
 
-def test_patching_jax_after_load_does_not_blind_the_instrument(tmp_path):
-    # the instrument bound jax's functions before the learner's file ran
+def test_patching_jax_or_os_after_load_does_not_blind_the_instrument(tmp_path):
+    # the instrument bound jax's and os's functions before the learner's file ran
     report, checks = run(tmp_path, """
+        import os
         import jax
         import jax.numpy as jnp
         jax.effects_barrier = lambda: None
         jax.clear_caches = lambda: None
+        def broken(*args):
+            raise OSError("patched")
+        os.dup = os.dup2 = os.memfd_create = os.lseek = broken
 
         @jax.jit
         def logged_sum(x):

@@ -23,14 +23,20 @@ CAPTURE_LIMIT = 64 * 1024      # bytes kept per call; more than that is a failur
 SHOWN_LINES = 20               # lines of one call sent back and shown
 
 
-def capture_output(ctx, args, kwargs, options,
-                   os=__import__("os"), sys=__import__("sys"),
+def capture_output(ctx, args, kwargs, options, sys=__import__("sys"),
+                   dup=__import__("os").dup, dup2=__import__("os").dup2,
+                   close=__import__("os").close, write=__import__("os").write,
+                   read=__import__("os").read, lseek=__import__("os").lseek,
+                   open_fd=__import__("os").open, devnull=__import__("os").devnull,
+                   write_only=__import__("os").O_WRONLY,
+                   memfd_create=getattr(__import__("os"), "memfd_create", None),
                    temporary_file=__import__("tempfile").TemporaryFile,
                    block_until_ready=__import__("jax").block_until_ready,
                    effects_barrier=__import__("jax").effects_barrier,
                    clear_caches=__import__("jax").clear_caches):
     """In the worker: call the function with fd 1 captured; return what it printed.
-    Bound as defaults when the worker compiles this, before the learner's file runs."""
+    Everything it uses is bound here, when the worker compiles it, before the learner's
+    file runs: a learner who patches os or jax later changes nothing in it."""
     limit = int(options.get("limit", 65536))
 
     def flush():
@@ -43,9 +49,22 @@ def capture_output(ctx, args, kwargs, options,
     if options.get("fresh"):
         clear_caches()
     flush()                              # what was printed before belongs to no call
-    saved = os.dup(1)
-    with temporary_file() as sink:
-        os.dup2(sink.fileno(), 1)
+    try:
+        saved = dup(1)
+    except OSError:                      # the learner closed fd 1: it is closed again after
+        saved = None
+        null = open_fd(devnull, write_only)
+        if null != 1:                    # (it took the lowest free descriptor)
+            dup2(null, 1)
+            close(null)
+    if memfd_create is not None:
+        sink, keep = memfd_create("judge-output", 0), None
+    else:
+        keep = temporary_file()
+        sink = dup(keep.fileno())
+    chunks, size = [], 0
+    try:
+        dup2(sink, 1)
         try:
             value = ctx.function(*args, **kwargs)
             try:
@@ -55,17 +74,31 @@ def capture_output(ctx, args, kwargs, options,
             effects_barrier()            # jax.debug.print runs asynchronously
         finally:
             flush()
-            os.dup2(saved, 1)
-            os.close(saved)
-            size = sink.seek(0, 2)
-            sink.seek(0)
-            data = sink.read(limit)
-            view = memoryview(data)
-            while view:                  # the learner's output still reaches the report
-                try:
-                    view = view[os.write(1, view):]
-                except OSError:
+            if saved is None:
+                close(1)
+            else:
+                dup2(saved, 1)
+                close(saved)
+            size = lseek(sink, 0, 2)
+            lseek(sink, 0, 0)
+            got = 0
+            while got < limit:
+                chunk = read(sink, min(limit - got, 1 << 16))
+                if not chunk:
                     break
+                chunks.append(chunk)
+                got += len(chunk)
+    finally:
+        close(sink)
+        if keep is not None:
+            keep.close()
+    data = b"".join(chunks)
+    view = memoryview(data if saved is not None else b"")
+    while view:                          # the learner's output still reaches the report
+        try:
+            view = view[write(1, view):]
+        except OSError:
+            break
     ctx.keep(value)
     return {"stdout": data.decode("utf-8", "replace"), "bytes": size}
 
