@@ -59,8 +59,8 @@ class Instrument:
     ``function`` is defined in the kind's own module but runs inside the worker: the
     judge sends its source when the submission is loaded, and the worker compiles it
     before it imports the learner's file, so what the function binds as default
-    arguments (``make_jaxpr=__import__("jax").make_jaxpr``) is jax's own, whatever the
-    learner's code replaces later.  The worker never imports the judge, so the function
+    arguments (``shape=__import__("numpy").shape``) or in its ``setup`` is the real
+    one, whatever the learner's code replaces later.  The worker never imports the judge, so the function
     must be self-contained: its imports and helpers inside its body (or bound as
     defaults), its only inputs its arguments.  It is called as ``function(ctx, args, kwargs, options)``
     with the call's arguments as the learner's function receives them and the check's
@@ -71,22 +71,33 @@ class Instrument:
     cannot be had here: a judge error, never the learner's fault), ``ctx.wrong(why)``
     (what the learner's function gave cannot be measured: their wrong answer),
     ``ctx.traceable(args, kwargs)`` (``fn, arrays``: the call as a function of its array
-    leaves, Python numbers static, its result checked, for jax's transformations) and
-    ``ctx.source_file`` (the file the entrypoint came from, to name its lines).  An
-    exception raised from the learner's own code is the learner's runtime error; any
-    other is the judge's.
+    leaves, Python numbers static, its result checked, for jax's transformations),
+    ``ctx.source_file`` (the file the entrypoint came from, to name its lines) and
+    ``ctx.bound`` (what ``setup`` returned).  An exception raised from the learner's own
+    code is the learner's runtime error; any other is the judge's.
+
+    Default arguments are evaluated where the function is defined too, in the judge's
+    process, which never imports jax.  What the instrument needs of jax (or of anything
+    the judge does not import) it binds in ``setup``: a second self-contained function,
+    shipped with it and called once in the worker when the instrument is compiled,
+    before the learner's file runs; its return value is ``ctx.bound``.
     """
 
     name: str
     function: str
     source: str
+    setup: str = ""
 
 
-def instrument(function) -> "Instrument":
+def instrument(function, setup=None) -> "Instrument":
     """Declare ``function`` (a module-level function of the kind's module) as the kind's
-    worker-side half: ``INSTRUMENT = instrument(measure_it)`` in the class; the kind's
-    name is filled in when it registers."""
-    return Instrument("", function.__name__, textwrap.dedent(inspect.getsource(function)))
+    worker-side half: ``INSTRUMENT = instrument(measure_it)`` in the class, or
+    ``instrument(measure_it, setup=bind_jax)``; the kind's name is filled in when it
+    registers."""
+    source = textwrap.dedent(inspect.getsource(function))
+    if setup is not None:
+        source = textwrap.dedent(inspect.getsource(setup)) + "\n\n" + source
+    return Instrument("", function.__name__, source, setup.__name__ if setup is not None else "")
 
 
 # ---------------------------------------------------------------- the grading, as checks see it

@@ -38,15 +38,28 @@ BUDGETS = ("no_growth", "reference")
 SIZE = re.compile(r"^(?:len\((?P<len>\w+)\)|(?P<arg>\w+)(?:\.shape\[(?P<axis>\d+)\])?)$")
 
 
-def measure_program(ctx, args, kwargs, options, make_jaxpr=__import__("jax").make_jaxpr,
-                    jaxprs_in_params=__import__("jax.extend.core").extend.core.jaxprs_in_params,
-                    jaxpr_as_fun=__import__("jax.extend.core").extend.core.jaxpr_as_fun,
-                    tree_structure=__import__("jax").tree_util.tree_structure,
-                    getline=__import__("linecache").getline,
-                    realpath=__import__("os").path.realpath,
-                    disable_jit=__import__("jax").disable_jit, lines_sent=40):
+def bind_jax():
+    """Runs in the worker before the learner's file (the judge's process never imports
+    jax): the functions the instrument uses, whatever the learner's code replaces later."""
+    import linecache
+    import os
+
+    import jax
+    import jax.extend.core
+
+    return {"make_jaxpr": jax.make_jaxpr, "jaxprs_in_params": jax.extend.core.jaxprs_in_params,
+            "jaxpr_as_fun": jax.extend.core.jaxpr_as_fun,
+            "tree_structure": jax.tree_util.tree_structure, "getline": linecache.getline,
+            "realpath": os.path.realpath, "disable_jit": jax.disable_jit}
+
+
+def measure_program(ctx, args, kwargs, options, lines_sent=40):
     """Runs in the worker: the traced program's size, its primitives, and the lines of
     the learner's file its equations come from; the program's own value is kept."""
+    bound = ctx.bound
+    make_jaxpr, jaxprs_in_params = bound["make_jaxpr"], bound["jaxprs_in_params"]
+    jaxpr_as_fun, tree_structure = bound["jaxpr_as_fun"], bound["tree_structure"]
+    getline, realpath, disable_jit = bound["getline"], bound["realpath"], bound["disable_jit"]
     fn, arrays = ctx.traceable(args, kwargs)
     closed, out_shape = make_jaxpr(fn, return_shape=True)(*arrays)
 
@@ -119,7 +132,7 @@ def _listing(values: list[str]) -> str:
 class JaxprCheck(ScriptMeasureCheck):
     FIELDS = ScriptMeasureCheck.FIELDS + ("budget", "slack", "per_doubling", "forbid", "require",
                                           "forbid_dtypes", "size", "size_name")
-    INSTRUMENT = instrument(measure_program)
+    INSTRUMENT = instrument(measure_program, setup=bind_jax)
     doing = "traced with jax.make_jaxpr"
     error_hint = ("The judge measures the program jax traces from your function: code that "
                   "needs concrete values (np.asarray(x), float(x), an `if` on an array's "

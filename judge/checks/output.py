@@ -23,20 +23,34 @@ CAPTURE_LIMIT = 64 * 1024      # bytes kept per call; more than that is a failur
 SHOWN_LINES = 20               # lines of one call sent back and shown
 
 
-def capture_output(ctx, args, kwargs, options, sys=__import__("sys"),
-                   dup=__import__("os").dup, dup2=__import__("os").dup2,
-                   close=__import__("os").close, write=__import__("os").write,
-                   read=__import__("os").read, lseek=__import__("os").lseek,
-                   open_fd=__import__("os").open, devnull=__import__("os").devnull,
-                   write_only=__import__("os").O_WRONLY,
-                   memfd_create=getattr(__import__("os"), "memfd_create", None),
-                   temporary_file=__import__("tempfile").TemporaryFile,
-                   block_until_ready=__import__("jax").block_until_ready,
-                   effects_barrier=__import__("jax").effects_barrier,
-                   clear_caches=__import__("jax").clear_caches):
+def bind_capture():
+    """Runs in the worker before the learner's file (the judge's process never imports
+    jax): what the capture uses, whatever the learner's code replaces later."""
+    import os
+    import sys
+    import tempfile
+
+    import jax
+
+    return {"sys": sys, "dup": os.dup, "dup2": os.dup2, "close": os.close, "write": os.write,
+            "read": os.read, "lseek": os.lseek, "open": os.open, "devnull": os.devnull,
+            "write_only": os.O_WRONLY, "memfd_create": getattr(os, "memfd_create", None),
+            "temporary_file": tempfile.TemporaryFile,
+            "block_until_ready": jax.block_until_ready, "effects_barrier": jax.effects_barrier,
+            "clear_caches": jax.clear_caches}
+
+
+def capture_output(ctx, args, kwargs, options):
     """In the worker: call the function with fd 1 captured; return what it printed.
-    Everything it uses is bound here, when the worker compiles it, before the learner's
-    file runs: a learner who patches os or jax later changes nothing in it."""
+    Everything it uses was bound by ``bind_capture`` before the learner's file ran: a
+    learner who patches os or jax later changes nothing in it."""
+    bound = ctx.bound
+    sys, dup, dup2, close = bound["sys"], bound["dup"], bound["dup2"], bound["close"]
+    write, read, lseek = bound["write"], bound["read"], bound["lseek"]
+    open_fd, devnull, write_only = bound["open"], bound["devnull"], bound["write_only"]
+    memfd_create, temporary_file = bound["memfd_create"], bound["temporary_file"]
+    block_until_ready, effects_barrier = bound["block_until_ready"], bound["effects_barrier"]
+    clear_caches = bound["clear_caches"]
     limit = int(options.get("limit", 65536))
 
     def flush():
@@ -109,7 +123,7 @@ class OutputCheck(ScriptMeasureCheck):
 
     failure_verdict = Verdict.WRONG_ANSWER      # printing the wrong thing is a wrong answer
     FIELDS = ScriptMeasureCheck.FIELDS + ("pattern", "count")
-    INSTRUMENT = instrument(capture_output)
+    INSTRUMENT = instrument(capture_output, setup=bind_capture)
     doing = "capturing what it prints"
 
     def __init__(self, r, scripts):
