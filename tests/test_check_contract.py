@@ -340,6 +340,40 @@ def test_a_result_the_instrument_cannot_take_is_a_wrong_answer_not_a_judge_error
     assert "returned a str" in report.checks[0].message
 
 
+def measure_options(ctx, args, kwargs, options):
+    ctx.keep(ctx.function(*args, **kwargs))
+    return {"seen": options}
+
+
+@check_kind("test_per_call")
+class PerCallCheck(ScriptMeasureCheck):
+    INSTRUMENT = instrument(measure_options)
+
+    def options(self, task):
+        return {"task": task.id}
+
+    def call_options(self, options, index):
+        return dict(options, first=index == 1)
+
+    def judge(self, grading, calls):
+        return self.result(Status.PASSED, "fine", details={
+            "mine": [c.mine["seen"] for c in calls],
+            "reference": [c.reference["seen"] for c in calls]})
+
+
+def test_a_kind_may_give_each_call_of_the_script_its_own_options(tmp_path):
+    scripted_task(tmp_path)
+    (tmp_path / "tasks.yaml").write_text(
+        SCRIPTED_BANK.replace("test_traced", "test_per_call").replace(" CAUSE", ""))
+    task = load_bank(tmp_path).get("power")
+    check = grade(task, submit(tmp_path, """
+        def power(x, n):
+            return x ** n
+    """)).checks[0]
+    expected = [{"task": "power", "first": True}, {"task": "power", "first": False}]
+    assert check.details["mine"] == check.details["reference"] == expected, check.message
+
+
 def test_the_same_script_calls_for_learner_and_reference(tmp_path):
     task = scripted_task(tmp_path)
     view = CheckView(Grading(task, submit(tmp_path, RIGHT)))

@@ -258,7 +258,8 @@ class ScriptMeasureCheck(CheckSpec):
     measured program must be the one that computes the right value); then ``judge``
     weighs the figures of every call.  A subclass declares ``INSTRUMENT``, ``doing``,
     ``usual_cause`` (the default of the task's ``cause:`` field, in a learner's words),
-    ``options(task)`` (JSON for the instrument) and ``judge(grading, calls)``."""
+    ``options(task)`` (JSON for the instrument; ``call_options`` may vary it per call)
+    and ``judge(grading, calls)``."""
 
     phase = 1                   # after the scripted checks have read a fresh worker
     failure_verdict = Verdict.INEFFICIENT
@@ -284,13 +285,21 @@ class ScriptMeasureCheck(CheckSpec):
     def options(self, task) -> dict:
         return {}
 
+    def call_options(self, options: dict, index: int) -> dict:
+        """The instrument's options for the script's call ``index`` (1-based): the same
+        for every call unless a kind needs otherwise (say, a fresh start before the
+        first)."""
+        return options
+
     def run(self, grading: GradingView):
         calls = grading.script_calls(self.script)
-        options = self.options(grading.task)
-        theirs = [grading.reference_measure_soon(self.kind, args, options) for args in calls]
+        options = [self.call_options(self.options(grading.task), i)
+                   for i in range(1, len(calls) + 1)]
+        theirs = [grading.reference_measure_soon(self.kind, args, opts)
+                  for args, opts in zip(calls, options)]
         mine = []
-        for args in calls:
-            mine.append(grading.learner_measure(self.kind, args, options,
+        for args, opts in zip(calls, options):
+            mine.append(grading.learner_measure(self.kind, args, opts,
                                                 f"{self.kind}:{self.script}"))
             if not mine[-1].ok:
                 break

@@ -22,7 +22,8 @@ Budgets (``budget:``):
 
 ``forbid`` and ``require`` list primitive names (``while``, ``scan``, ``pure_callback``,
 ...): a forbidden one must appear nowhere in the program, a required one in the program
-of every call whose size is not 0.
+of every call whose size is not 0.  ``forbid_dtypes`` lists dtypes (``float64``) that no
+value computed in the program may have.
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ def measure_program(ctx, args, kwargs, options, lines_sent=40):
         user_frame = None
     mine = realpath(ctx.source_file) if ctx.source_file else None
     primitives: dict = {}
+    dtypes: dict = {}
     lines: dict = {}
     first_line: dict = {}
 
@@ -94,6 +96,12 @@ def measure_program(ctx, args, kwargs, options, lines_sent=40):
             if line is not None:
                 lines[line] = lines.get(line, 0) + 1
                 first_line.setdefault(name, line)
+            for var in eqn.outvars:
+                dtype = str(getattr(getattr(var, "aval", None), "dtype", ""))
+                if dtype:
+                    dtypes[dtype] = dtypes.get(dtype, 0) + 1
+                    if line is not None:
+                        first_line.setdefault("dtype:" + dtype, line)
             for sub in jaxprs_in_params(eqn.params):
                 total += count(sub, depth + 1)
         return total
@@ -107,7 +115,7 @@ def measure_program(ctx, args, kwargs, options, lines_sent=40):
     busiest = sorted(lines.items(), key=lambda kv: -kv[1])[:lines_sent]
     code = {str(line): getline(ctx.source_file, line).strip()[:160]
             for line, _ in busiest[:8]} if ctx.source_file else {}
-    return {"equations": equations, "primitives": primitives,
+    return {"equations": equations, "primitives": primitives, "dtypes": dtypes,
             "lines": {str(line): n for line, n in busiest}, "code": code,
             "first_line": {k: v for k, v in first_line.items()}}
 
@@ -123,7 +131,7 @@ def _listing(values: list[str]) -> str:
 @check_kind("jaxpr")
 class JaxprCheck(ScriptMeasureCheck):
     FIELDS = ScriptMeasureCheck.FIELDS + ("budget", "slack", "per_doubling", "forbid", "require",
-                                          "size", "size_name")
+                                          "forbid_dtypes", "size", "size_name")
     INSTRUMENT = instrument(measure_program, setup=bind_jax)
     doing = "traced with jax.make_jaxpr"
     error_hint = ("The judge measures the program jax traces from your function: code that "
@@ -145,9 +153,12 @@ class JaxprCheck(ScriptMeasureCheck):
         self.per_doubling = float(r.number("per_doubling", 32, low=0))
         self.forbid = self._primitives(r, "forbid")
         self.require = self._primitives(r, "require")
-        if budget is None and not (self.forbid or self.require):
+        self.forbid_dtypes = r.get("forbid_dtypes", list, [])
+        if not all(isinstance(d, str) and d for d in self.forbid_dtypes):
+            r.fail("must be a list of dtype names (float64, int64, ...)", "forbid_dtypes")
+        if budget is None and not (self.forbid or self.require or self.forbid_dtypes):
             r.fail("a jaxpr check needs a budget (no_growth, reference or a number), "
-                   "forbid or require", "budget")
+                   "forbid, forbid_dtypes or require", "budget")
         self.size = r.get("size", str, None)
         if self.size is not None:
             m = SIZE.match(self.size)
@@ -204,7 +215,8 @@ class JaxprCheck(ScriptMeasureCheck):
             "budget": self.budget, "slack": self.slack, "size": self.size_name}
         if self.budget == "no_growth":
             details["per_doubling"] = self.per_doubling
-        problems = [p for p in (self.forbidden(calls, sizes), self.missing(calls, sizes),
+        problems = [p for p in (self.forbidden(calls, sizes), self.forbidden_dtype(calls, sizes),
+                                self.missing(calls, sizes),
                                 self.over_budget(calls, sizes, counts, refs)) if p]
         if problems:
             return self.failed("\n".join(problems), details=details)
@@ -230,6 +242,8 @@ class JaxprCheck(ScriptMeasureCheck):
             text += f", within the budget of {self.limit_words(sizes, refs)}"
         if self.forbid:
             text += f"; no {_listing([f'`{p}`' for p in self.forbid])}"
+        if self.forbid_dtypes:
+            text += f"; no {_listing(self.forbid_dtypes)} values"
         if self.require:
             text += f"; it uses {_listing([f'`{p}`' for p in self.require])}"
         return text
@@ -327,6 +341,24 @@ class JaxprCheck(ScriptMeasureCheck):
                         f"{self.at(s)}{where}), which this task rules out "
                         f"(forbidden: {', '.join(f'`{f}`' for f in self.forbid)})."
                         + self.stated_cause())
+        return ""
+
+    def forbidden_dtype(self, calls, sizes) -> str:
+        for c, s in zip(calls, sizes):
+            used = [d for d in self.forbid_dtypes if c.mine.get("dtypes", {}).get(d)]
+            if used:
+                d = used[0]
+                line = c.mine.get("first_line", {}).get("dtype:" + d)
+                code = c.mine.get("code", {}).get(str(line)) if line else None
+                where = f", first from line {line} of your file" + (f": `{code}`" if code else "") \
+                    if line else ""
+                cause = (f"\nUsual cause: 64-bit mode turned on (jax_enable_x64) and values "
+                         f"converted to {d}; accelerators run 64-bit arithmetic slowly or not at "
+                         f"all, so keep the computation in 32 bits." if d.endswith("64")
+                         else self.stated_cause())
+                return (f"your program computes in {d} ({_plural(c.mine['dtypes'][d], 'value')} "
+                        f"at {self.at(s)}{where}), which this task rules out (forbidden: "
+                        f"{', '.join(self.forbid_dtypes)})." + cause)
         return ""
 
     def missing(self, calls, sizes) -> str:
