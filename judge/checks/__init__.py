@@ -5,7 +5,7 @@ and nothing else."""
 from .base import (CHECK_KINDS, CheckSpec, GradingView, Instrument, Later, check_kind,
                    instrument, instruments_of, parse_check)
 
-KIND_MODULES = ("example", "property", "scripted", "jaxpr", "donation", "residuals", "cost")
+KIND_MODULES = ("example", "property", "scripted", "jaxpr", "donation", "residuals", "cost", "gradient")
 
 __all__ = ["CHECK_KINDS", "CheckSpec", "GradingView", "Instrument", "Later", "check_kind",
            "instrument", "instruments_of", "parse_check", "KIND_MODULES"]
