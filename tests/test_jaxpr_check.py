@@ -182,13 +182,21 @@ def test_forbidden_and_required_primitives():
         .status == Status.PASSED
     missing = needs_scan.judge(None, calls([3, 3, 3, 3], prims=lambda n: {"mul": 2}))
     assert "no `scan`, which this task requires (it has: `mul` x2)" in missing.message
+    reasons = check(forbid={"pure_callback": "the loop runs in Python on the host"},
+                    require={"scan": "a loop written in Python"})
+    figures = calls([3, 3, 3, 3], prims=lambda n: {"pure_callback": 1})
+    both = reasons.judge(None, figures).message.split("\n")
+    assert both[1] == "Usual cause: the loop runs in Python on the host."
+    assert both[3] == "Usual cause: a loop written in Python."
+    assert reasons.forbid == ["pure_callback"] and reasons.require == ["scan"]
 
 
 @pytest.mark.parametrize("fields, words", [
     ({"budget": "no_grow"}, "expected no_growth, reference or a number"),
     ({}, "needs a budget"),
     ({"budget": "no_growth", "size": "y.shape[0]"}, "expected ARG, len(ARG) or ARG.shape[AXIS]"),
-    ({"budget": "no_growth", "forbid": "while"}, "expected a list"),
+    ({"budget": "no_growth", "forbid": "while"}, "expected a list or a mapping"),
+    ({"budget": "no_growth", "forbid": {"while": 3}}, "a mapping of each name to the usual cause"),
     ({"budget": "no_growth", "per_doubling": -1}, "at least 0"),
 ])
 def test_bad_fields_are_named(fields, words):

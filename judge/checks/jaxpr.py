@@ -21,8 +21,8 @@ Budgets (``budget:``):
 * ``reference``: at most the reference's count on the same call, plus ``slack``.
 
 ``forbid`` and ``require`` list primitive names (``while``, ``scan``, ``pure_callback``,
-...): a forbidden one must appear nowhere in the program, a required one in the program
-of every call whose size is not 0.
+...), or map each to the usual cause of the failure: a forbidden one must appear nowhere
+in the program, a required one in the program of every call whose size is not 0.
 """
 
 from __future__ import annotations
@@ -144,12 +144,17 @@ class JaxprCheck(ScriptMeasureCheck):
                        f"script's calls ({', '.join(self.arg_names)}), got '{self.size}'", "size")
         self.size_name = r.get("size_name", str, self.size or "size")
 
-    @staticmethod
-    def _primitives(r, key: str) -> list[str]:
-        names = r.get(key, list, [])
-        if not all(isinstance(n, str) and n for n in names):
-            r.fail("must be a list of primitive names (scan, while, dot_general, ...)", key)
-        return names
+    def _primitives(self, r, key: str) -> list[str]:
+        """A list of primitive names, or a mapping of each name to why (what the learner
+        usually did to get it, or to miss it)."""
+        names = r.get(key, (list, dict), [])
+        why = names if isinstance(names, dict) else {}
+        if not all(isinstance(n, str) and n for n in names) or \
+                not all(isinstance(v, str) for v in why.values()):
+            r.fail("must be a list of primitive names (scan, while, dot_general, ...), or a "
+                   "mapping of each name to the usual cause", key)
+        self.reasons = dict(getattr(self, "reasons", {}), **why)
+        return list(names)
 
     # ------------------------------------------------------------ sizes of calls
     def size_of(self, args) -> int:
@@ -313,7 +318,7 @@ class JaxprCheck(ScriptMeasureCheck):
                 return (f"your program uses `{p}` ({_plural(c.mine['primitives'][p], 'time')} at "
                         f"{self.at(s)}{where}), which this task rules out "
                         f"(forbidden: {', '.join(f'`{f}`' for f in self.forbid)})."
-                        + self.stated_cause())
+                        + self.stated_cause(p))
         return ""
 
     def missing(self, calls, sizes) -> str:
@@ -325,10 +330,10 @@ class JaxprCheck(ScriptMeasureCheck):
                 top = sorted(c.mine["primitives"].items(), key=lambda kv: -kv[1])[:6]
                 return (f"your program at {self.at(s)} has no `{absent[0]}`, which this task "
                         f"requires (it has: {', '.join(f'`{k}` x{n}' for k, n in top) or 'nothing'})."
-                        + self.stated_cause())
+                        + self.stated_cause(absent[0]))
         return ""
 
-    def stated_cause(self) -> str:
+    def stated_cause(self, primitive: str) -> str:
         """For a forbidden or missing primitive only the task knows the usual cause."""
-        why = self._cause or self.doc
+        why = self.reasons.get(primitive) or self._cause or self.doc
         return f"\nUsual cause: {why.rstrip('.')}." if why else ""
