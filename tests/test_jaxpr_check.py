@@ -317,3 +317,22 @@ def test_code_that_cannot_be_traced_is_the_learners_runtime_error(ema_task, tmp_
     message = report.checks[0].message
     assert "scripted call 1 of 3, traced with jax.make_jaxpr: ema(" in message
     assert "main.py" not in message and "(line 5)" in message    # the learner's file only
+
+
+def test_lines_are_the_learners_even_through_the_judges_own_wrappers(ema_task, tmp_path):
+    # the sync counter wraps pure_callback in the worker: the line named must still be
+    # the learner's, not the wrapper's
+    report = run(ema_task, tmp_path, """
+        import jax
+        import numpy as np
+
+        def _host(x, a):
+            return np.asarray(x)
+
+        @jax.jit
+        def ema(x, a):
+            return jax.pure_callback(_host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, a)
+    """)
+    assert report.verdict == Verdict.INEFFICIENT, report.checks[0].message
+    assert "uses `pure_callback` (1 time at T=8, first from line 10 of your file: " \
+           "`return jax.pure_callback(" in report.checks[0].message

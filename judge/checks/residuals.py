@@ -47,11 +47,22 @@ def measure_residuals(ctx, args, kwargs, options, make_jaxpr=__import__("jax").m
     arguments = set(map(id, jaxpr.invars))
     constants = set(map(id, jaxpr.constvars))
 
-    try:
-        from jax._src.source_info_util import user_frame
-    except Exception:
-        user_frame = None
     mine = realpath(ctx.source_file) if ctx.source_file else None
+    ours: dict = {}
+
+    def line_of(eqn):
+        """The innermost line of the learner's file in the equation's traceback."""
+        if mine is None:
+            return None
+        try:
+            for frame in eqn.source_info.traceback.frames:
+                if frame.file_name not in ours:
+                    ours[frame.file_name] = realpath(frame.file_name) == mine
+                if ours[frame.file_name]:
+                    return int(frame.line_num)
+        except Exception:
+            pass
+        return None
 
     def producer(var, program, depth=0):
         """(primitive, learner's line) of the equation that made ``var``, looking into
@@ -65,14 +76,7 @@ def measure_residuals(ctx, args, kwargs, options, make_jaxpr=__import__("jax").m
                         found = producer(inner.outvars[k], inner, depth + 1)
                         if found[0]:
                             return found
-                    line = None
-                    try:
-                        frame = user_frame(eqn.source_info.traceback) if user_frame else None
-                        if frame is not None and mine and realpath(frame.file_name) == mine:
-                            line = int(frame.start_line)
-                    except Exception:
-                        pass
-                    return str(eqn.primitive.name), line
+                    return str(eqn.primitive.name), line_of(eqn)
         return None, None
 
     seen = set()
