@@ -336,5 +336,5 @@ def test_lines_are_the_learners_even_through_the_judges_own_wrappers(ema_task, t
             return jax.pure_callback(_host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, a)
     """)
     assert report.verdict == Verdict.INEFFICIENT, report.checks[0].message
-    assert "uses `pure_callback` (1 time at T=8, first from line 13 of your file: " \
+    assert "uses `pure_callback` (1 time at T=8, first from line 12 of your file: " \
            "`return jax.pure_callback(" in report.checks[0].message
