@@ -285,3 +285,24 @@ def test_the_same_script_calls_for_learner_and_reference(tmp_path):
     first, again = view.script_calls("two"), view.script_calls("two")
     assert [c["n"] for c in first] == [2, 3]
     assert (first[0]["x"].array == again[0]["x"].array).all()
+
+
+def test_the_reference_runs_first_only_the_scripts_whose_runs_checks_read(tmp_path):
+    """A script only measured by an instrument must not run in the reference's worker
+    before a retrace script: its shapes would be compiled already, and the reference's
+    trace count (the budget) would be lower than a fresh worker's."""
+    (tmp_path / "reference").mkdir()
+    (tmp_path / "tasks" / "power").mkdir(parents=True)
+    (tmp_path / "reference" / "power.py").write_text(
+        "import jax\n\n@jax.jit\ndef power(x, n):\n    return x ** n\n")
+    bank = SCRIPTED_BANK.replace(" CAUSE", "").replace(
+        "    checks:\n", "      again:\n        - {args: {x: {$random: {shape: [4]}}, n: 2}}\n"
+                        "    checks:\n      - {id: retrace, kind: retrace, script: again, budget: reference}\n")
+    (tmp_path / "tasks.yaml").write_text(bank)
+    task = load_bank(tmp_path).get("power")
+    assert [c.scripts_run() for c in task.checks] == [("again",), ()]
+    report = grade(task, submit(tmp_path, "import jax\n\n@jax.jit\ndef power(x, n):\n"
+                                          "    return x ** n\n"))
+    retrace = report.checks[0]
+    assert retrace.status == Status.PASSED, retrace.message
+    assert retrace.details["reference_count"] == 1

@@ -191,6 +191,13 @@ class CheckSpec:
         """A check's weight in a score: values first (2), performance after (1)."""
         return 1.0 if self.performance else 2.0
 
+    def scripts_run(self) -> tuple[str, ...]:
+        """The scripts whose runs this check reads (``learner_script``,
+        ``reference_script``): the reference runs them first thing in its worker, as the
+        learner's run before anything else.  A kind that measures a script's calls with
+        its instrument runs none."""
+        return ()
+
     def pool_size(self) -> int | None:
         """How many distinct shapes this check draws inputs from (None: it draws none);
         `judge validate` checks that a pool that large reaches every declared edge."""
