@@ -94,6 +94,9 @@ def test_a_buffer_jax_cannot_use_stays_alive_and_grads_donated_too_are_the_learn
     both, figures, _ = donation_of(jax.jit(update, donate_argnums=(0, 1)))
     assert set(both.values()) == {(True, True)}
     assert figures["warnings"] and "donated buffers were not usable" in figures["warnings"][0]
+    assert figures["others_donated"] == []      # grads: not usable, so left alive
+    wrong, figures, _ = donation_of(jax.jit(update, donate_argnums=1))
+    assert set(wrong.values()) == {(False, False)} and figures["others_donated"] == [1]
 
 
 DONATION_SCRIPTS = {"s": [{"params": {}, "grads": {}, "lr": 0.1}]}
@@ -121,6 +124,11 @@ def test_donation_verdicts_name_each_leaf_and_why():
     assert "donate_argnums" in bad.message
     by_hand = c.judge(None, [donation_call({"w": (True, False)})])
     assert "deleted, but no result holds its buffer" in by_hand.message
+    grads = donation_call({"w": (False, False)})
+    grads.mine["others_donated"] = [1]
+    grads.args.update(params={}, grads={}, lr=0.1)
+    assert "the results went into the buffers of `grads`, donated instead" in \
+        c.judge(None, [grads]).message
     with pytest.raises(BankError, match="'param' is not an argument"):
         check("donation", DONATION_SCRIPTS, argument="param")
 

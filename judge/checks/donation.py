@@ -78,6 +78,8 @@ def measure_donation(ctx, args, kwargs, options,
     args[index] = owned(args[index])
     watched = [(path, leaf, buffers(leaf)) for path, leaf in walk(args[index], name)
                if hasattr(leaf, "is_deleted")]
+    others = {i: [leaf for _, leaf in walk(value, "") if hasattr(leaf, "is_deleted")]
+              for i, value in enumerate(args) if i != index}
     with catch_warnings(record=True) as caught:
         simplefilter("always")
         result = ctx.function(*args, **kwargs)
@@ -96,7 +98,10 @@ def measure_donation(ctx, args, kwargs, options,
                         "deleted": bool(leaf.is_deleted()),
                         "reused": bool(ptrs) and set(ptrs) <= held}
                        for path, leaf, ptrs in watched],
-            "warnings": warned}
+            "warnings": warned,
+            # other arguments the function donated instead (their positions)
+            "others_donated": sorted(i for i, leaves in others.items()
+                                     if any(leaf.is_deleted() for leaf in leaves))}
 
 
 def _plural(n: int, word: str) -> str:
@@ -149,11 +154,16 @@ class DonationCheck(ScriptMeasureCheck):
         lines = [f"after scripted call {call.index} ({call.label}), "
                  f"{len(kept)} of the {len(leaves)} leaves of `{self.argument}` were not donated "
                  f"(the reference donates {ref} of {len(call.reference['leaves'])}):"]
+        names = list(call.args)
+        instead = [names[i] for i in call.mine.get("others_donated", []) if i < len(names)]
         for leaf in kept[:6]:
             what = f"{leaf['dtype']}{leaf['shape']}"
             if leaf["deleted"]:
                 why = ("deleted, but no result holds its buffer: deleting an input by hand "
                        "frees it only after new buffers were allocated for the results")
+            elif instead:
+                why = (f"still alive: the results went into the buffers of "
+                       f"{' and '.join(f'`{n}`' for n in instead)}, donated instead")
             elif call.mine["warnings"]:
                 why = "still alive: JAX could not use its buffer for a result"
             else:
