@@ -70,6 +70,12 @@ def measure_residuals(ctx, args, kwargs, options, make_jaxpr=__import__("jax").m
         for eqn in program.eqns:
             for k, out in enumerate(eqn.outvars):
                 if out is var:
+                    if eqn.primitive.name == "reduce_precision" and depth < 20:
+                        # a checkpoint policy's marker: the value comes from its input
+                        # (jax's own accounting looks through it too)
+                        found = producer(eqn.invars[0], program, depth + 1)
+                        if found[0]:
+                            return found
                     inner = eqn.params.get("jaxpr")
                     inner = getattr(inner, "jaxpr", inner)
                     if eqn.primitive.name == "jit" and inner is not None and depth < 20:
