@@ -81,14 +81,14 @@ class CostCheck(ScriptMeasureCheck):
             limit = c.reference["flops"] * self.factor
             if c.mine["flops"] > limit:
                 times = c.mine["flops"] / c.reference["flops"] if c.reference["flops"] else None
-                ratio = f", {times:.1f} times as many" if times else ""
+                ratio = f"{times:.1f} times the reference's" if times else "the reference's"
                 factor = f"{self.factor:g} x " if self.factor != 1 else ""
                 return self.failed(
                     f"at scripted call {c.index} ({c.label}), your compiled program does "
-                    f"{_num(c.mine['flops'])} flops; the reference's does "
-                    f"{_num(c.reference['flops'])}{ratio} (budget {factor}the reference's: "
-                    f"{_num(limit)}). It reads and writes {_num(c.mine['bytes'])} bytes "
-                    f"(the reference's: {_num(c.reference['bytes'])}).\n"
+                    f"{_num(c.mine['flops'])} flops, {ratio} {_num(c.reference['flops'])} "
+                    f"(budget: {factor}the reference's, {_num(limit)}). It reads and writes "
+                    f"{_num(c.mine['bytes'])} bytes (the reference's: "
+                    f"{_num(c.reference['bytes'])}).\n"
                     f"Usual cause: {self.cause}.", details=details)
         worst = max(calls, key=lambda c: c.mine["flops"] / max(c.reference["flops"], 1.0))
         return self.result(
