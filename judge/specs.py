@@ -192,10 +192,24 @@ def _elements(dtype: np.dtype, lo: float, hi: float) -> st.SearchStrategy:
         return st.integers(max(int(math.ceil(lo)), int(info.min)), min(int(math.floor(hi)), int(info.max)))
     width = 16 if dtype.itemsize <= 2 else 32 if dtype.itemsize <= 4 else 64
     if dtype.kind == "c":
+        lo, hi = _representable(lo, hi, 32)
         f = st.floats(lo, hi, width=32, allow_nan=False, allow_subnormal=False)
         return st.builds(complex, f, f)
+    lo, hi = _representable(lo, hi, width)
     return st.floats(lo, hi, width=width, allow_nan=False, allow_infinity=False,
                      allow_subnormal=False)
+
+
+def _representable(lo: float, hi: float, width: int) -> tuple[float, float]:
+    """[lo, hi] narrowed to the nearest floats of that width inside it: 0.9 is no
+    float32, and hypothesis refuses a bound its width cannot hold."""
+    kind = {16: np.float16, 32: np.float32, 64: np.float64}[width]
+    low, high = kind(lo), kind(hi)
+    if float(low) < lo:
+        low = np.nextafter(low, kind(np.inf))
+    if float(high) > hi:
+        high = np.nextafter(high, kind(-np.inf))
+    return float(low), float(high)
 
 
 def _array_values(dtype: np.dtype, shape: tuple, lo, hi) -> st.SearchStrategy:
