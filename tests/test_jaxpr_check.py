@@ -57,6 +57,21 @@ def test_a_python_loop_grows_the_program_and_a_scan_does_not():
     assert scan[0] == scan[1]
 
 
+def test_an_unrolled_scan_counts_its_copies():
+    def unrolled(x):                    # fori_loop(unroll=True): a scan of `length` copies
+        return lax.fori_loop(0, x.shape[0], lambda t, y: y.at[t].set(y[t] * 2), x, unroll=True)
+
+    def by_four(x):
+        return lax.scan(lambda c, v: (c + v, c), 0.0, x, unroll=4)[1]
+
+    sizes = [measure(unrolled, jnp.ones(n))[0] for n in (8, 64)]
+    assert sizes[1]["equations"] - sizes[0]["equations"] >= 56 * 3
+    assert sizes[1]["primitives"]["mul"] == 64
+    fours = [measure(by_four, jnp.ones(n))[0] for n in (8, 64)]
+    assert fours[0]["equations"] == fours[1]["equations"]
+    assert fours[0]["primitives"]["add"] == 4
+
+
 def test_equations_inside_nested_programs_are_counted():
     @jax.custom_vjp
     def sine(x):

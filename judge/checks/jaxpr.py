@@ -3,7 +3,8 @@
 On every call of a script the worker traces the learner's function with
 ``jax.make_jaxpr`` (Python numbers static), counts its equations, those inside nested
 programs included (``jit``, ``scan``, ``while``, ``cond`` branches, ``checkpoint``,
-custom derivative rules), and runs the traced program itself, op by op: its value must
+custom derivative rules; the body of a scan unrolled u times counts u times, as it is
+lowered), and runs the traced program itself, op by op: its value must
 be the reference's, so the program measured is the one that computes the answer (a
 function that notices it is being traced cannot show the judge a small wrong program).
 
@@ -83,8 +84,21 @@ def measure_program(ctx, args, kwargs, options, make_jaxpr=__import__("jax").mak
             if line is not None:
                 lines[line] = lines.get(line, 0) + 1
                 first_line.setdefault(name, line)
+            # a scan unrolled u times is lowered with u copies of its body
+            copies = 1
+            if name == "scan":
+                unroll, length = eqn.params.get("unroll", 1), eqn.params.get("length", 1)
+                if isinstance(unroll, bool):
+                    unroll = length if unroll else 1
+                if isinstance(unroll, int) and isinstance(length, int):
+                    copies = max(1, min(unroll, length))
             for sub in jaxprs_in_params(eqn.params):
-                total += count(sub, depth + 1)
+                inner_primitives = dict(primitives)
+                inner = count(sub, depth + 1)
+                if copies > 1:      # the copies' primitives count too
+                    for k, n in primitives.items():
+                        primitives[k] = inner_primitives.get(k, 0) + (n - inner_primitives.get(k, 0)) * copies
+                total += inner * copies
         return total
 
     equations = count(closed.jaxpr)
