@@ -306,3 +306,42 @@ def test_the_reference_runs_first_only_the_scripts_whose_runs_checks_read(tmp_pa
     retrace = report.checks[0]
     assert retrace.status == Status.PASSED, retrace.message
     assert retrace.details["reference_count"] == 1
+
+
+def _helper_twice(n):
+    return 2 * n
+
+
+def measure_with_helper(ctx, args, kwargs, options):
+    return {"twice": _helper_twice(3)}
+
+
+def test_an_instrument_ships_its_helpers():
+    from judge.worker.main import MeasureContext, _compile_instrument
+
+    shipped = instrument(measure_with_helper, helpers=(_helper_twice,))
+    compiled = _compile_instrument({"name": "h", "function": shipped.function,
+                                    "source": shipped.source})
+    assert compiled(MeasureContext(None), [], {}, {}) == {"twice": 6}
+    with pytest.raises(NameError):
+        alone = instrument(measure_with_helper)
+        _compile_instrument({"name": "h", "function": alone.function,
+                             "source": alone.source})(MeasureContext(None), [], {}, {})
+
+
+def test_a_traced_programs_value_small_compiled_whole_large_op_by_op():
+    import jax
+    import jax.numpy as jnp
+    from judge.checks.base import run_traced
+
+    def unrolled(x):
+        for _ in range(600):
+            x = x * 1.001 + 0.5
+        return x
+
+    closed = jax.make_jaxpr(unrolled)(jnp.ones(3))
+    assert len(closed.jaxpr.eqns) == 1200
+    expected = unrolled(jnp.ones(3))
+    for whole_up_to in (10, 5000):          # op by op, then compiled whole
+        (value,) = run_traced(closed, [jnp.ones(3)], whole_up_to=whole_up_to)
+        assert jnp.allclose(value, expected)

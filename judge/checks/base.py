@@ -82,11 +82,38 @@ class Instrument:
     source: str
 
 
-def instrument(function) -> "Instrument":
+def instrument(function, helpers=()) -> "Instrument":
     """Declare ``function`` (a module-level function of the kind's module) as the kind's
     worker-side half: ``INSTRUMENT = instrument(measure_it)`` in the class; the kind's
-    name is filled in when it registers."""
-    return Instrument("", function.__name__, textwrap.dedent(inspect.getsource(function)))
+    name is filled in when it registers.  ``helpers`` are module-level functions it
+    calls (as self-contained as it is), shipped and compiled beside it."""
+    sources = [textwrap.dedent(inspect.getsource(f)) for f in (*helpers, function)]
+    return Instrument("", function.__name__, "\n\n".join(sources))
+
+
+def run_traced(closed, arrays, jit=__import__("jax").jit,
+               jaxpr_as_fun=__import__("jax.extend.core").extend.core.jaxpr_as_fun,
+               jaxprs_in_params=__import__("jax.extend.core").extend.core.jaxprs_in_params,
+               disable_jit=__import__("jax").disable_jit, whole_up_to=1000):
+    """Worker side (an instrument's helper): the value of a traced program (a closed
+    jaxpr) at ``arrays``, so that what an instrument measured is what computes the
+    answer.  A program of up to ``whole_up_to`` equations is compiled whole, as jit
+    would; a larger one (an unrolled loop: few distinct shapes, many repeats) runs op
+    by op, since compiling thousands of equations takes seconds while each distinct
+    operation compiles once."""
+    def size(jaxpr, depth=0):
+        total = len(jaxpr.eqns)
+        if depth < 20 and total <= whole_up_to:
+            for eqn in jaxpr.eqns:
+                for sub in jaxprs_in_params(eqn.params):
+                    total += size(sub, depth + 1)
+        return total
+
+    program = jaxpr_as_fun(closed)
+    if size(closed.jaxpr) <= whole_up_to:
+        return jit(program)(*arrays)
+    with disable_jit():
+        return program(*arrays)
 
 
 # ---------------------------------------------------------------- the grading, as checks see it

@@ -4,7 +4,7 @@ On every call of a script the worker traces the learner's function with
 ``jax.make_jaxpr`` (Python numbers static), counts its equations, those inside nested
 programs included (``jit``, ``scan``, ``while``, ``cond`` branches, ``checkpoint``,
 custom derivative rules; the body of a scan unrolled u times counts u times, as it is
-lowered), and runs the traced program itself, op by op: its value must
+lowered), and runs the traced program itself (``base.run_traced``): its value must
 be the reference's, so the program measured is the one that computes the answer (a
 function that notices it is being traced cannot show the judge a small wrong program).
 
@@ -32,7 +32,7 @@ import math
 import re
 
 from ..verdicts import Status
-from .base import ScriptMeasureCheck, check_kind, instrument
+from .base import ScriptMeasureCheck, check_kind, instrument, run_traced
 
 BUDGETS = ("no_growth", "reference")
 SIZE = re.compile(r"^(?:len\((?P<len>\w+)\)|(?P<arg>\w+)(?:\.shape\[(?P<axis>\d+)\])?)$")
@@ -40,11 +40,9 @@ SIZE = re.compile(r"^(?:len\((?P<len>\w+)\)|(?P<arg>\w+)(?:\.shape\[(?P<axis>\d+
 
 def measure_program(ctx, args, kwargs, options, make_jaxpr=__import__("jax").make_jaxpr,
                     jaxprs_in_params=__import__("jax.extend.core").extend.core.jaxprs_in_params,
-                    jaxpr_as_fun=__import__("jax.extend.core").extend.core.jaxpr_as_fun,
                     tree_structure=__import__("jax").tree_util.tree_structure,
                     getline=__import__("linecache").getline,
-                    realpath=__import__("os").path.realpath,
-                    disable_jit=__import__("jax").disable_jit, lines_sent=40):
+                    realpath=__import__("os").path.realpath, lines_sent=40):
     """Runs in the worker: the traced program's size, its primitives, and the lines of
     the learner's file its equations come from; the program's own value is kept."""
     fn, arrays = ctx.traceable(args, kwargs)
@@ -102,11 +100,7 @@ def measure_program(ctx, args, kwargs, options, make_jaxpr=__import__("jax").mak
         return total
 
     equations = count(closed.jaxpr)
-    # the traced program's own value, op by op: compiling an unrolled program of
-    # thousands of equations would take seconds, and the size is all this check weighs
-    with disable_jit():
-        flat = jaxpr_as_fun(closed)(*arrays)
-    ctx.keep(tree_structure(out_shape).unflatten(flat))
+    ctx.keep(tree_structure(out_shape).unflatten(run_traced(closed, arrays)))
     busiest = sorted(lines.items(), key=lambda kv: -kv[1])[:lines_sent]
     code = {str(line): getline(ctx.source_file, line).strip()[:160]
             for line, _ in busiest[:8]} if ctx.source_file else {}
@@ -128,7 +122,7 @@ def _listing(values: list[str], conjunction: str = "and") -> str:
 class JaxprCheck(ScriptMeasureCheck):
     FIELDS = ScriptMeasureCheck.FIELDS + ("budget", "slack", "per_doubling", "forbid", "require",
                                           "size", "size_name")
-    INSTRUMENT = instrument(measure_program)
+    INSTRUMENT = instrument(measure_program, helpers=(run_traced,))
     doing = "traced with jax.make_jaxpr"
     error_hint = ("The judge measures the program jax traces from your function: code that "
                   "needs concrete values (np.asarray(x), float(x), an `if` on an array's "

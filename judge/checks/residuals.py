@@ -20,14 +20,12 @@ and ``slack_bytes`` bytes; the traced program's primal value is kept and compare
 from __future__ import annotations
 
 from ..verdicts import Status
-from .base import ScriptMeasureCheck, check_kind, instrument
+from .base import ScriptMeasureCheck, check_kind, instrument, run_traced
 
 
 def measure_residuals(ctx, args, kwargs, options, make_jaxpr=__import__("jax").make_jaxpr,
                       vjp=__import__("jax").vjp,
                       tree_structure=__import__("jax").tree_util.tree_structure,
-                      jaxpr_as_fun=__import__("jax.extend.core").extend.core.jaxpr_as_fun,
-                      disable_jit=__import__("jax").disable_jit,
                       getline=__import__("linecache").getline,
                       realpath=__import__("os").path.realpath,
                       Literal=__import__("jax.extend.core").extend.core.Literal, shown=12):
@@ -103,8 +101,7 @@ def measure_residuals(ctx, args, kwargs, options, make_jaxpr=__import__("jax").m
         itemsize = int(getattr(getattr(aval, "dtype", None), "itemsize", 0) or 0)
         saved.append({"shape": shape, "dtype": str(getattr(aval, "dtype", "?")),
                       "bytes": size * itemsize, "from": origin[0], "line": origin[1]})
-    with disable_jit():         # the traced program's own value, op by op
-        flat = jaxpr_as_fun(closed)(*arrays)
+    flat = run_traced(closed, arrays)      # the traced program's own value
     ctx.keep(tree_structure(out_shape).unflatten(list(flat)[:primal]))
     largest = sorted(saved, key=lambda r: -r["bytes"])[:shown]
     for r in largest:
@@ -121,7 +118,7 @@ def _plural(n: int, word: str) -> str:
 @check_kind("residuals")
 class ResidualsCheck(ScriptMeasureCheck):
     FIELDS = ScriptMeasureCheck.FIELDS + ("slack", "slack_bytes")
-    INSTRUMENT = instrument(measure_residuals)
+    INSTRUMENT = instrument(measure_residuals, helpers=(run_traced,))
     doing = "differentiated with jax.vjp"
     error_hint = ("The judge measures what jax.vjp of your function keeps for the backward "
                   "pass: code that cannot be differentiated or traced (np.asarray(x), "
