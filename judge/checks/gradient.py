@@ -30,30 +30,72 @@ GRADIENTS = ResultSpec(type="any", kind="any", dtype="same")
 
 
 def measure_gradient(ctx, args, kwargs, options, vjp=__import__("jax").vjp,
-                     ones_like=__import__("jax").numpy.ones_like,
+                     jit=__import__("jax").jit, ones_like=__import__("jax").numpy.ones_like,
                      issubdtype=__import__("jax").numpy.issubdtype,
-                     inexact=__import__("jax").numpy.inexact):
+                     inexact=__import__("jax").numpy.inexact, compiled={}):
     """Runs in the worker: the function's value and its gradients with respect to the
-    arguments at ``options["wrt"]`` (positions), kept as ``{"value", "gradients"}``."""
+    arguments at ``options["wrt"]`` (positions), kept as ``{"value", "gradients"}``.
+
+    Forward and backward are compiled as one program, once per structure of the call
+    (``compiled``, kept across calls; jit's own cache then keeps one per shape): taken
+    eagerly, a jitted function's vjp compiles its forward and its transpose apart."""
     positions = [int(i) for i in options["wrt"]]
 
-    def of_chosen(*chosen):
-        call = list(args)
-        for i, value in zip(positions, chosen):
-            call[i] = value
-        return ctx.function(*call, **kwargs)
+    def outline(value, depth=0):          # the call with its arrays left out
+        if depth > 50:
+            return "deep"
+        if type(value) in (list, tuple):
+            return (type(value).__name__, tuple(outline(v, depth + 1) for v in value))
+        if type(value) is dict:
+            return ("dict", tuple((k, outline(v, depth + 1)) for k, v in value.items()))
+        if hasattr(value, "shape") and hasattr(value, "dtype"):
+            return "array"
+        return ("static", type(value).__name__, repr(value))
 
-    value, backward = vjp(of_chosen, *[args[i] for i in positions])
-    shape, dtype = getattr(value, "shape", None), getattr(value, "dtype", None)
-    scalar = (isinstance(value, float) or shape == () and dtype is not None
-              and issubdtype(dtype, inexact))
-    if not scalar:
-        what = (f"an array of shape {tuple(shape)} and dtype {dtype}" if shape is not None
-                else f"a {type(value).__name__}")
-        ctx.wrong(f"the function returned {what}, not a floating-point scalar, so it has "
-                  f"no gradient to compare")
-    gradients = backward(ones_like(value))
-    ctx.keep({"value": value, "gradients": list(gradients)})
+    def arrays_in(value, depth=0):        # the order ctx.traceable finds them in
+        if depth > 50:
+            return 0
+        if type(value) in (list, tuple):
+            return sum(arrays_in(v, depth + 1) for v in value)
+        if type(value) is dict:
+            return sum(arrays_in(v, depth + 1) for v in value.values())
+        return 1 if hasattr(value, "shape") and hasattr(value, "dtype") else 0
+
+    def refill(value, flat, depth=0):     # the argument's structure around its gradients
+        if type(value) in (list, tuple) and depth <= 50:
+            return type(value)(refill(v, flat, depth + 1) for v in value)
+        if type(value) is dict and depth <= 50:
+            return {k: refill(v, flat, depth + 1) for k, v in value.items()}
+        return next(flat) if hasattr(value, "shape") and hasattr(value, "dtype") else value
+
+    fn, arrays = ctx.traceable(args, kwargs)
+    key = (tuple(positions), outline(list(args)), outline(dict(kwargs)))
+    if key not in compiled:
+        starts, at = [], 0
+        for value in args:
+            starts.append(at)
+            at += arrays_in(value)
+        chosen = [i for p in positions for i in range(starts[p], starts[p] + arrays_in(args[p]))]
+
+        def value_and_gradients(*values):
+            def of_chosen(*picked):
+                call = list(values)
+                for i, v in zip(chosen, picked):
+                    call[i] = v
+                return fn(*call)
+
+            value, backward = vjp(of_chosen, *[values[i] for i in chosen])
+            shape, dtype = getattr(value, "shape", None), getattr(value, "dtype", None)
+            if shape != () or dtype is None or not issubdtype(dtype, inexact):
+                what = (f"an array of shape {tuple(shape)} and dtype {dtype}"
+                        if shape is not None else f"a {type(value).__name__}")
+                ctx.wrong(f"the function returned {what}, not a floating-point scalar, so "
+                          f"it has no gradient to compare")
+            return value, backward(ones_like(value))
+        compiled[key] = jit(value_and_gradients)
+    value, flat = compiled[key](*arrays)
+    flat = iter(flat)
+    ctx.keep({"value": value, "gradients": [refill(args[p], flat) for p in positions]})
     return {"arguments": len(positions)}
 
 
