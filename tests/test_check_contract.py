@@ -345,3 +345,8 @@ def test_a_traced_programs_value_small_compiled_whole_large_op_by_op():
     for whole_up_to in (10, 5000):          # op by op, then compiled whole
         (value,) = run_traced(closed, [jnp.ones(3)], whole_up_to=whole_up_to)
         assert jnp.allclose(value, expected)
+    # a scan unrolled 64 times compiles 64 copies however it is run: not run
+    unrolled_scan = jax.make_jaxpr(lambda x: jax.lax.fori_loop(
+        0, 64, lambda i, y: y * 1.001, x, unroll=True))(jnp.ones(3))
+    assert run_traced(unrolled_scan, [jnp.ones(3)]) is None
+    assert run_traced(unrolled_scan, [jnp.ones(3)], unrolled_up_to=64) is not None

@@ -94,23 +94,35 @@ def instrument(function, helpers=()) -> "Instrument":
 def run_traced(closed, arrays, jit=__import__("jax").jit,
                jaxpr_as_fun=__import__("jax.extend.core").extend.core.jaxpr_as_fun,
                jaxprs_in_params=__import__("jax.extend.core").extend.core.jaxprs_in_params,
-               disable_jit=__import__("jax").disable_jit, whole_up_to=1000):
+               disable_jit=__import__("jax").disable_jit, whole_up_to=1000, unrolled_up_to=16):
     """Worker side (an instrument's helper): the value of a traced program (a closed
     jaxpr) at ``arrays``, so that what an instrument measured is what computes the
-    answer.  A program of up to ``whole_up_to`` equations is compiled whole, as jit
-    would; a larger one (an unrolled loop: few distinct shapes, many repeats) runs op
-    by op, since compiling thousands of equations takes seconds while each distinct
-    operation compiles once."""
+    answer; None when it cannot be had cheaply.  A program of up to ``whole_up_to``
+    equations is compiled whole, as jit would; a larger one (an unrolled loop: few
+    distinct shapes, many repeats) runs op by op, since compiling thousands of
+    equations takes seconds while each distinct operation compiles once.  A scan
+    unrolled more than ``unrolled_up_to`` times compiles its copies either way: not run
+    (its size is what the instrument reports; the value checks weigh its values)."""
     def size(jaxpr, depth=0):
         total = len(jaxpr.eqns)
-        if depth < 20 and total <= whole_up_to:
-            for eqn in jaxpr.eqns:
+        for eqn in jaxpr.eqns:
+            unroll = eqn.params.get("unroll", 1) if eqn.primitive.name == "scan" else 1
+            if unroll is True or (not isinstance(unroll, bool) and isinstance(unroll, int)
+                                  and unroll > unrolled_up_to):
+                return None
+            if depth < 20:
                 for sub in jaxprs_in_params(eqn.params):
-                    total += size(sub, depth + 1)
+                    inner = size(sub, depth + 1)
+                    if inner is None:
+                        return None
+                    total += inner
         return total
 
+    equations = size(closed.jaxpr)
+    if equations is None:
+        return None
     program = jaxpr_as_fun(closed)
-    if size(closed.jaxpr) <= whole_up_to:
+    if equations <= whole_up_to:
         return jit(program)(*arrays)
     with disable_jit():
         return program(*arrays)

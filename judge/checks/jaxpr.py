@@ -100,7 +100,9 @@ def measure_program(ctx, args, kwargs, options, make_jaxpr=__import__("jax").mak
         return total
 
     equations = count(closed.jaxpr)
-    ctx.keep(tree_structure(out_shape).unflatten(run_traced(closed, arrays)))
+    flat = run_traced(closed, arrays)
+    if flat is not None:
+        ctx.keep(tree_structure(out_shape).unflatten(flat))
     busiest = sorted(lines.items(), key=lambda kv: -kv[1])[:lines_sent]
     code = {str(line): getline(ctx.source_file, line).strip()[:160]
             for line, _ in busiest[:8]} if ctx.source_file else {}

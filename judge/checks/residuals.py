@@ -102,7 +102,8 @@ def measure_residuals(ctx, args, kwargs, options, make_jaxpr=__import__("jax").m
         saved.append({"shape": shape, "dtype": str(getattr(aval, "dtype", "?")),
                       "bytes": size * itemsize, "from": origin[0], "line": origin[1]})
     flat = run_traced(closed, arrays)      # the traced program's own value
-    ctx.keep(tree_structure(out_shape).unflatten(list(flat)[:primal]))
+    if flat is not None:
+        ctx.keep(tree_structure(out_shape).unflatten(list(flat)[:primal]))
     largest = sorted(saved, key=lambda r: -r["bytes"])[:shown]
     for r in largest:
         if r["line"] and ctx.source_file:
