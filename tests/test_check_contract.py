@@ -341,10 +341,17 @@ def test_a_traced_programs_value_small_compiled_whole_large_op_by_op():
 
     closed = jax.make_jaxpr(unrolled)(jnp.ones(3))
     assert len(closed.jaxpr.eqns) == 1200
-    expected = unrolled(jnp.ones(3))
-    for whole_up_to in (10, 5000):          # op by op, then compiled whole
-        (value,) = run_traced(closed, [jnp.ones(3)], whole_up_to=whole_up_to)
-        assert jnp.allclose(value, expected)
+    compiled = []
+    real_jit = jax.jit
+
+    def counting_jit(fn):
+        compiled.append(fn)
+        return real_jit(fn)
+    (value,) = run_traced(closed, [jnp.ones(3)], jit=counting_jit)   # two kinds: op by op
+    assert jnp.allclose(value, unrolled(jnp.ones(3))) and not compiled
+    parallel = jax.make_jaxpr(lambda x: jax.lax.associative_scan(jnp.add, x))(jnp.ones(64))
+    (value,) = run_traced(parallel, [jnp.ones(64)], jit=counting_jit)  # few repeats: whole
+    assert jnp.allclose(value, jnp.arange(1, 65)) and len(compiled) == 1
     # a scan unrolled 64 times compiles 64 copies however it is run: not run
     unrolled_scan = jax.make_jaxpr(lambda x: jax.lax.fori_loop(
         0, 64, lambda i, y: y * 1.001, x, unroll=True))(jnp.ones(3))

@@ -94,35 +94,49 @@ def instrument(function, helpers=()) -> "Instrument":
 def run_traced(closed, arrays, jit=__import__("jax").jit,
                jaxpr_as_fun=__import__("jax.extend.core").extend.core.jaxpr_as_fun,
                jaxprs_in_params=__import__("jax.extend.core").extend.core.jaxprs_in_params,
-               disable_jit=__import__("jax").disable_jit, whole_up_to=1000, unrolled_up_to=16):
+               disable_jit=__import__("jax").disable_jit, unrolled_up_to=16):
     """Worker side (an instrument's helper): the value of a traced program (a closed
     jaxpr) at ``arrays``, so that what an instrument measured is what computes the
-    answer; None when it cannot be had cheaply.  A program of up to ``whole_up_to``
-    equations is compiled whole, as jit would; a larger one (an unrolled loop: few
-    distinct shapes, many repeats) runs op by op, since compiling thousands of
-    equations takes seconds while each distinct operation compiles once.  A scan
-    unrolled more than ``unrolled_up_to`` times compiles its copies either way: not run
-    (its size is what the instrument reports; the value checks weigh its values)."""
-    def size(jaxpr, depth=0):
-        total = len(jaxpr.eqns)
+    answer; None when it cannot be had cheaply.
+
+    Compiling a program costs about its number of equations; running it op by op
+    costs one small compile per distinct operation (primitive, parameters, input
+    types) and a dispatch per equation.  An unrolled Python loop is hundreds of
+    equations of a dozen kinds: op by op.  A parallel scan or an ordinary program has
+    few repeats: compiled whole, as jit would.  A scan unrolled more than
+    ``unrolled_up_to`` times compiles its copies either way: not run (its size is what
+    the instrument reports; the value checks weigh its values)."""
+    distinct: set = set()
+
+    def walk(jaxpr, depth=0):
+        total = 0
         for eqn in jaxpr.eqns:
-            unroll = eqn.params.get("unroll", 1) if eqn.primitive.name == "scan" else 1
+            name = eqn.primitive.name
+            unroll = eqn.params.get("unroll", 1) if name == "scan" else 1
             if unroll is True or (not isinstance(unroll, bool) and isinstance(unroll, int)
                                   and unroll > unrolled_up_to):
                 return None
-            if depth < 20:
-                for sub in jaxprs_in_params(eqn.params):
-                    inner = size(sub, depth + 1)
-                    if inner is None:
-                        return None
-                    total += inner
+            subs = list(jaxprs_in_params(eqn.params))
+            if name == "jit" and depth < 20:      # run op by op inside under disable_jit
+                inner = walk(subs[0], depth + 1) if subs else 0
+                if inner is None:
+                    return None
+                total += inner
+                continue
+            for sub in subs:                      # compiled as one operation either way
+                if walk(sub, depth + 1) is None:
+                    return None
+            total += 1
+            distinct.add((name, tuple(str(getattr(v, "aval", "")) for v in eqn.invars),
+                          tuple(sorted((k, str(v)) for k, v in eqn.params.items()
+                                       if not hasattr(v, "eqns") and not hasattr(v, "jaxpr")))))
         return total
 
-    equations = size(closed.jaxpr)
+    equations = walk(closed.jaxpr)
     if equations is None:
         return None
     program = jaxpr_as_fun(closed)
-    if equations <= whole_up_to:
+    if 4 * len(distinct) >= equations:
         return jit(program)(*arrays)
     with disable_jit():
         return program(*arrays)
