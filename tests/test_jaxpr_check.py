@@ -66,7 +66,7 @@ def test_an_unrolled_scan_counts_its_copies():
 
     sizes = [measure(unrolled, jnp.ones(n))[0] for n in (8, 64)]
     assert sizes[1]["equations"] - sizes[0]["equations"] >= 56 * 3
-    assert sizes[1]["primitives"]["mul"] == 64
+    assert sizes[1]["primitives"]["mul"] == 64 and sizes[1]["unrolled"] == 64
     fours = [measure(by_four, jnp.ones(n))[0] for n in (8, 64)]
     assert fours[0]["equations"] == fours[1]["equations"]
     assert fours[0]["primitives"]["add"] == 4
@@ -159,6 +159,15 @@ def test_linear_growth_fails_with_sizes_the_primitive_and_the_line():
     assert "`mul` grew most, from 45 to 1197" in message
     assert "line 9 of your file: `y = a * x[t] + y`" in message
     assert "Usual cause: a Python loop" in message
+
+
+def test_an_unrolled_scan_is_named_as_such():
+    c = check(budget="no_growth", size="x.shape[0]", size_name="T")
+    figures = calls([0, 170, 1514, 4778])
+    for f, copies in zip(figures, (1, 7, 63, 199)):
+        f.mine["unrolled"] = copies
+    message = c.judge(None, figures).message
+    assert "A scan (or fori_loop) in it is unrolled into 199 copies of its body at T=200" in message
 
 
 def test_logarithmic_growth_and_a_smaller_degenerate_call_pass():

@@ -53,6 +53,7 @@ def measure_program(ctx, args, kwargs, options, make_jaxpr=__import__("jax").mak
     primitives: dict = {}
     lines: dict = {}
     first_line: dict = {}
+    unrolled = [1]          # the most copies of a scan body
 
     def line_of(eqn):
         """The innermost line of the learner's file in the equation's traceback (not
@@ -90,12 +91,14 @@ def measure_program(ctx, args, kwargs, options, make_jaxpr=__import__("jax").mak
                     unroll = length if unroll else 1
                 if isinstance(unroll, int) and isinstance(length, int):
                     copies = max(1, min(unroll, length))
+            if copies > 1:
+                unrolled[0] = max(unrolled[0], copies)
             for sub in jaxprs_in_params(eqn.params):
-                inner_primitives = dict(primitives)
+                before = (dict(primitives), dict(lines))
                 inner = count(sub, depth + 1)
-                if copies > 1:      # the copies' primitives count too
-                    for k, n in primitives.items():
-                        primitives[k] = inner_primitives.get(k, 0) + (n - inner_primitives.get(k, 0)) * copies
+                for tally, start in zip((primitives, lines), before):   # the copies count too
+                    for k, n in tally.items():
+                        tally[k] = start.get(k, 0) + (n - start.get(k, 0)) * copies
                 total += inner * copies
         return total
 
@@ -108,7 +111,7 @@ def measure_program(ctx, args, kwargs, options, make_jaxpr=__import__("jax").mak
             for line, _ in busiest[:8]} if ctx.source_file else {}
     return {"equations": equations, "primitives": primitives,
             "lines": {str(line): n for line, n in busiest}, "code": code,
-            "first_line": {k: v for k, v in first_line.items()}}
+            "first_line": {k: v for k, v in first_line.items()}, "unrolled": unrolled[0]}
 
 
 def _plural(n: int, word: str) -> str:
@@ -286,6 +289,10 @@ class JaxprCheck(ScriptMeasureCheck):
             text += f" `{name}` grew most, from {before} to {after}"
             line = self.grown_line(small.mine, large.mine)
             text += (f"; most of the new equations come from {line}." if line else ".")
+        copies = large.mine.get("unrolled", 1)
+        if copies > max(small.mine.get("unrolled", 1), 1):
+            text += (f" A scan (or fori_loop) in it is unrolled into {copies} copies of its "
+                     f"body at {self.at(sizes[j])}: unroll=True copies the body once per step.")
         return text + f"\nUsual cause: {self.cause}."
 
     @staticmethod
