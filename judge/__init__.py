@@ -1,3 +1,16 @@
-"""jax-judge: grades small JAX functions for correctness and for retracing."""
+"""jax-judge: grades small JAX functions for correctness and for retracing.
+
+From a notebook: ``from judge import check, hint`` (judge/learner.py)."""
 
 __version__ = "0.1.0"
+
+__all__ = ["check", "hint", "__version__"]
+
+
+def __getattr__(name):
+    # imported on first use: `judge run` imports this package and must not pay for them
+    if name in ("check", "hint"):
+        from . import learner
+
+        return getattr(learner, name)
+    raise AttributeError(f"module 'judge' has no attribute {name!r}")

@@ -133,13 +133,6 @@ class Limits:
                    output_kb=int(r.number("output_kb", 64, low=1)))
 
 
-@dataclass(frozen=True)
-class Example:
-    args: dict[str, Any]            # name -> value tree (see literals.py)
-    expect: Any                     # value tree, or ... when the statement gives none
-    note: str = ""
-
-
 @dataclass
 class Task:
     id: str
@@ -153,7 +146,7 @@ class Task:
     dims: dict[str, Any]            # name -> specs.Dim
     result: Any                     # compare.ResultSpec
     tolerance: Any                  # compare.Tolerance
-    examples: list[Example]
+    examples: list[Any]             # literals.Example
     checks: list[Any]               # checks.CheckSpec subclasses
     scripts: dict[str, list[dict[str, Any]]]
     limits: Limits
@@ -217,6 +210,20 @@ def default_root() -> Path:
     return here.parent                # a source checkout or an editable install
 
 
+def installed_with_the_package(root: Path) -> bool:
+    """Is ``root`` the bank a plain `pip install` put inside site-packages (where the
+    next install replaces it), rather than a folder the author owns?"""
+    import site
+    import sysconfig
+
+    root = Path(root).resolve()
+    shipped = (Path(__file__).resolve().parent / "_bank")
+    places = {sysconfig.get_paths()[k] for k in ("purelib", "platlib")}
+    places.update(getattr(site, "getsitepackages", lambda: [])())
+    places.add(site.getusersitepackages())
+    return root == shipped or any(root.is_relative_to(Path(p).resolve()) for p in places if p)
+
+
 def resolve_root(option: str | None) -> Path:
     chosen = option or os.environ.get(BANK_ENV) or None
     return Path(chosen).expanduser().resolve() if chosen else default_root()
@@ -244,7 +251,7 @@ def load_bank(root: str | Path | None = None) -> Bank:
         if not isinstance(k, int) or not isinstance(v, str):
             top.fail("maps a step number to its title", f"steps.{k}")
         steps[k] = v
-    raw_tasks = top.get("tasks", list)
+    raw_tasks = top.get("tasks", (list, type(None))) or []    # `tasks:` alone: none yet
     bank = Bank(root=root, course=course, steps=steps, tasks={})
     for i, raw in enumerate(raw_tasks):
         task = parse_task(raw, file, i, bank)

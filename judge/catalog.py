@@ -8,6 +8,22 @@ import textwrap
 from .bank import Bank, Task
 
 
+_HINT = re.compile(r"^##\s+Hint\s+(\d+)\s*$", re.MULTILINE)
+
+
+def read_hints(task: Task) -> list[str]:
+    """``tasks/<id>/hints.md``: sections ``## Hint 1``, ``## Hint 2``, ... in order, each
+    a nudge (never the answer).  No file: no hints."""
+    path = task.folder / "hints.md"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return []
+    heads = list(_HINT.finditer(text))
+    return [text[h.end():nxt.start() if nxt else len(text)].strip()
+            for h, nxt in zip(heads, heads[1:] + [None])]
+
+
 def task_summary(task: Task) -> dict:
     return {"id": task.id, "title": task.title, "step": task.step, "step_title": task.step_title,
             "difficulty": task.difficulty, "tags": task.tags, "signature": task.signature,
@@ -42,41 +58,68 @@ def listing_text(bank: Bank) -> str:
     return "\n".join(out)
 
 
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+_EMPHASIS = re.compile(r"\*\*(.+?)\*\*|(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])")
+_LIST_ITEM = re.compile(r"^(\s*)([-*+]|\d+\.)\s+")
+
+
+def plain_inline(text: str) -> str:
+    """Emphasis marks dropped, code spans kept exactly as written (`0.5 * tanh(x)`)."""
+    out, last = [], 0
+    for m in _CODE_SPAN.finditer(text):
+        out.append(_EMPHASIS.sub(lambda e: e.group(1) or e.group(2), text[last:m.start()]))
+        out.append(m.group(0))
+        last = m.end()
+    out.append(_EMPHASIS.sub(lambda e: e.group(1) or e.group(2), text[last:]))
+    return "".join(out)
+
+
 def render_markdown(text: str, width: int = 88) -> str:
-    """Markdown, lightly, for a terminal: headings underlined, emphasis dropped,
-    code blocks indented, paragraphs wrapped."""
+    """Markdown, lightly, for a terminal: headings underlined, emphasis dropped (never
+    inside code), code blocks indented, paragraphs and list items wrapped (a list item's
+    continuation lines stay with it)."""
     out: list[str] = []
     in_code = False
-    para: list[str] = []
+    block: list[str] = []          # the paragraph or list item being gathered
+    item_indent: int | None = None  # the open list item's indent, None for a paragraph
 
     def flush():
-        if para:
-            out.extend(textwrap.wrap(" ".join(para), width) or [""])
-            para.clear()
+        nonlocal item_indent
+        if block:
+            joined = plain_inline(" ".join(block))
+            if item_indent is None:
+                out.extend(textwrap.wrap(joined, width, break_on_hyphens=False) or [""])
+            else:
+                marker = _LIST_ITEM.match(joined.strip()).group(0)
+                out.extend(textwrap.wrap(joined.strip(), width, break_on_hyphens=False,
+                                         initial_indent=" " * item_indent,
+                                         subsequent_indent=" " * (item_indent + len(marker))))
+            block.clear()
+        item_indent = None
 
     for line in text.splitlines():
-        if line.startswith("```"):
+        if line.lstrip().startswith("```"):
             flush()
             in_code = not in_code
             continue
         if in_code:
             out.append("    " + line)
             continue
-        plain = re.sub(r"\*\*(.+?)\*\*|\*(.+?)\*", lambda m: m.group(1) or m.group(2), line)
-        if plain.startswith("#"):
+        if line.startswith("#"):
             flush()
-            title = plain.lstrip("#").strip()
-            out += ["", title, ("=" if plain.startswith("# ") else "-") * len(title)]
-        elif not plain.strip():
+            title = plain_inline(line.lstrip("#").strip())
+            out += ["", title, ("=" if line.startswith("# ") else "-") * len(title)]
+        elif not line.strip():
             flush()
             out.append("")
-        elif re.match(r"^\s*([-*]|\d+\.)\s", plain):
+        elif line.startswith("    ") and not block:
+            out.append(line)                       # an indented code block, as it is
+        elif _LIST_ITEM.match(line):
             flush()
-            indent = len(plain) - len(plain.lstrip())
-            out.extend(textwrap.wrap(plain.strip(), width, initial_indent=" " * indent,
-                                     subsequent_indent=" " * (indent + 2)))
+            item_indent = len(line) - len(line.lstrip())
+            block.append(line.strip())
         else:
-            para.append(plain.strip())
+            block.append(line.strip())
     flush()
     return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n"
 
@@ -86,7 +129,8 @@ def show_text(task: Task) -> str:
         else "(this task has no statement.md yet)"
     lines = [render_markdown(statement), "-" * 40,
              f"Signature: {task.signature}",
-             f"Task: {task.id} (step {task.step}: {task.step_title}, {task.difficulty})",
+             f"Task: {task.id} (step {task.step}"
+             + (f": {task.step_title}" if task.step_title else "") + f", {task.difficulty})",
              "Arguments:"]
     lines += [f"  {name}: {spec.describe()}" for name, spec in task.args.items()]
     lines.append("Checks:")
@@ -94,5 +138,9 @@ def show_text(task: Task) -> str:
         lines.append(f"  {c.id} ({c.kind}{'' if c.required else ', advisory'})" +
                      (f": {c.doc}" if c.doc else ""))
     lines.append(f"Starter: {task.starter_path}   (judge show {task.id} --starter > my.py)")
+    hints = len(read_hints(task))
+    if hints:
+        lines.append(f"Hints:   {hints} (judge hint {task.id} 1; in a notebook: "
+                     f"from judge import hint; hint(\"{task.id}\", 1))")
     lines.append(f"Grade:   judge run {task.id} my.py")
     return "\n".join(lines) + "\n"

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import atexit
-import importlib
 import os
 import sys
-import traceback
 from pathlib import Path
 
 import click
 
 from .bank import BankError, UnknownTask, load_bank
-from .report import CheckResult, Report
+from .report import Report
 from .verdicts import Verdict
 
 USAGE = 2
@@ -44,23 +42,7 @@ def emit(report: Report, fmt: str) -> None:
     writer(fmt)(report, sys.stdout, color=fmt == "text" and sys.stdout.isatty())
 
 
-class LazyGroup(click.Group):
-    """Commands that live in their own modules, imported only when run: `judge run`
-    should not pay for the batch scheduler's imports before its workers start."""
-
-    LAZY = {"batch": ("judge.batch", "batch_command")}
-
-    def list_commands(self, ctx):
-        return sorted(super().list_commands(ctx) + list(self.LAZY))
-
-    def get_command(self, ctx, name):
-        if name in self.LAZY:
-            module, attr = self.LAZY[name]
-            return getattr(importlib.import_module(module), attr)
-        return super().get_command(ctx, name)
-
-
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--bank", envvar="JUDGE_BANK", type=click.Path(file_okay=False),
               help="Bank folder holding tasks.yaml, tasks/ and reference/ "
                    "(default: the bank shipped with jax-judge; env JUDGE_BANK).")
@@ -103,8 +85,13 @@ def run(ctx, task_id, submission, fmt, strict, seed, examples):
     try:
         path.read_bytes()
     except OSError as exc:
-        fail_usage(f"cannot read {submission}: {exc.strerror or exc}")
-    from .runner import grade
+        problem = f"cannot read {submission}: {exc.strerror or exc}"
+        if fmt in FILE_FORMATS:   # a platform reading results.json must find one (score 0)
+            from .runner import missing_report
+
+            emit(missing_report(task, str(path), problem, seed, strict), fmt)
+        fail_usage(problem)
+    from .runner import grade, judge_error_report
 
     try:
         report = grade(task, path, seed=seed, examples=examples, strict=strict)
@@ -114,16 +101,69 @@ def run(ctx, task_id, submission, fmt, strict, seed, examples):
     sys.exit(report.exit_code)
 
 
-def judge_error_report(task, path, seed, strict, exc) -> Report:
-    from . import __version__
+# Formats that a platform reads as its grader's results file: it shows a broken grader
+# when the file is absent, so a missing submission still writes one.
+FILE_FORMATS = ("exercism", "gradescope")
 
-    detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-    report = Report(task=task.id, submission=str(path), seed=task.seed if seed is None else seed,
-                    judge_version=__version__, strict=strict)
-    report.checks.append(CheckResult(id="judge", kind="judge", required=True, status="error",
-                                     message=f"the judge failed (not your fault): {detail}",
-                                     verdict=Verdict.JUDGE_ERROR))
-    return report.finish()
+
+@main.command()
+@click.argument("submissions", type=click.Path(exists=True))
+@click.option("--out", required=True, type=click.Path(file_okay=False),
+              help="Output folder: results.jsonl, gradebook.csv, summary.json, report.html "
+                   "(created if needed).")
+@click.option("--workers", type=click.IntRange(1, 1024), default=None,
+              help="Gradings at once on this machine (default: the number of cores).")
+@click.option("--tasks", "task_list", metavar="ID,...", help="Grade only these tasks.")
+@click.option("--only", "only", metavar="LEARNER[/TASK],...",
+              help="Grade only these learners (alice) or gradings (alice/tree_sgd).")
+@click.option("--force", is_flag=True,
+              help="Grade again what already has a result (the new result replaces it).")
+@click.option("--deadline", metavar="TIME",
+              help="Mark submissions handed in after this ISO 8601 time as late "
+                   "(needs a manifest's submitted column).")
+@click.option("--scheduler", metavar="tcp://HOST:PORT",
+              help="Run the gradings on this Dask cluster instead (pip install 'jax-judge[dask]').")
+@click.option("--emit", metavar="FORMAT,...",
+              help="Also write per-submission files: exercism, gradescope, junit.")
+@click.option("--seed", type=int, default=None, help="Hypothesis seed (default: each task's).")
+@click.option("--strict", is_flag=True, help="Count advisory checks (required: false) too.")
+@click.option("--examples", type=click.IntRange(1, 100000), default=None,
+              help="Number of generated examples for property checks.")
+@click.pass_context
+def batch(ctx, submissions, out, workers, task_list, only, force, deadline, scheduler, emit,
+          seed, strict, examples):
+    """Grade every submission in SUBMISSIONS: a folder laid out <learner>/<task_id>.py
+    (or .ipynb), or a CSV manifest with columns learner,task,path[,submitted].
+
+    Results are appended to OUT/results.jsonl as each grading finishes; running the same
+    command again grades only what has no result yet (an edited file is graded again).
+
+    Exit status: 0 all graded, 2 usage error (also: nothing found to grade), 3 some
+    gradings ended in a judge error (recorded; see summary.json; the next run grades
+    those again), 130 interrupted (run it again to resume)."""
+    # imported here, not at the top: `judge run` must not pay for the scheduler's imports
+    from .batch.command import Request, UsageError, run
+    from .batch.discovery import parse_time
+    from .batch.schedule import Options
+
+    bank = open_bank(ctx)
+    try:
+        when = parse_time(deadline) if deadline else None
+    except ValueError:
+        fail_usage(f"--deadline: '{deadline}' is not a time (ISO 8601: 2026-11-20T23:59)")
+    request = Request(submissions=submissions, out=Path(out), workers=workers,
+                      tasks=_csv_list(task_list), scheduler=scheduler, emit=_csv_list(emit),
+                      opts=Options(seed=seed, strict=strict, examples=examples),
+                      only=_csv_list(only), force=force, deadline=when)
+    try:
+        status = run(bank, request, lambda text: click.echo(text, err=True))
+    except UsageError as exc:
+        fail_usage(str(exc))
+    sys.exit(status)
+
+
+def _csv_list(value: str | None) -> list[str]:
+    return [v.strip() for v in (value or "").split(",") if v.strip()]
 
 
 @main.command(name="list")
@@ -159,6 +199,18 @@ def show(ctx, task_id, starter):
 
 @main.command()
 @click.argument("task_id")
+@click.argument("number", type=click.IntRange(1, 100), default=1)
+@click.pass_context
+def hint(ctx, task_id, number):
+    """The task's NUMBER-th hint (default the first): a nudge, not the answer."""
+    from .learner import hint as read_hint
+
+    task = get_task(ctx, task_id)
+    click.echo(repr(read_hint(task.id, number, bank=ctx.obj.get("bank"))))
+
+
+@main.command()
+@click.argument("task_id")
 @click.option("--step", type=click.IntRange(0, 1000), default=0, show_default=True,
               help="Course step number.")
 @click.option("--title", default="TODO: a one-line title", help="One line for people.")
@@ -176,6 +228,24 @@ def new(ctx, task_id, step, title):
     for path in made:
         click.echo(f"  {path}")
     click.echo(f"next: fill in the TODOs, then run `judge validate {task_id}` until it says VALID")
+
+
+@main.command()
+@click.argument("folder", type=click.Path(file_okay=False))
+@click.option("--course", default=None, help="The course's name (default: the folder's).")
+def init(folder, course):
+    """Start a task bank of your own in FOLDER (tasks.yaml, tasks/, reference/)."""
+    from .scaffold import ScaffoldError, init_bank
+
+    root = Path(folder)
+    try:
+        made = init_bank(root, course or root.resolve().name)
+    except ScaffoldError as exc:
+        fail_usage(str(exc))
+    click.echo(f"started a bank in {root}:")
+    for path in made:
+        click.echo(f"  {path}")
+    click.echo(f"next: judge --bank {root} new TASK_ID --step N --title \"...\"")
 
 
 @main.command()

@@ -168,7 +168,25 @@ def _leaf(actual, expected, spec, tol, inputs, path):
         bad = _outside(a, e, atol, rtol)
     if not bad.any():
         return None
+    narrower = _narrower(a.dtype, e.dtype if isinstance(expected, Leaf) else None)
+    if narrower:
+        # the usual cause is the dtype itself: say that, not "2 of 3 elements differ"
+        return Mismatch(f"wrong dtype{_where(path)}: expected {e.dtype}, got {a.dtype}, "
+                        f"{narrower}; {int(bad.sum())} of {bad.size} "
+                        f"element{'s' if bad.size != 1 else ''} differ by more than the "
+                        f"tolerance (a cast, or an input's dtype, made it compute in {a.dtype})",
+                        "dtype")
     return Mismatch(_describe_values(a, e, bad, atol, rtol, path))
+
+
+def _narrower(got: np.dtype, want: np.dtype | None) -> str:
+    """How much less ``got`` holds than ``want``, when both are floating and it does."""
+    if want is None or got == want or not (is_floating(got) and is_floating(want)):
+        return ""
+    if eps_of(got) <= eps_of(want):
+        return ""
+    digits = lambda d: max(1, round(-math.log10(eps_of(d))))
+    return f"which keeps about {digits(got)} significant digits where {want} keeps {digits(want)}"
 
 
 def _named_dtype(policy: str) -> np.dtype:

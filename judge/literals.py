@@ -13,6 +13,7 @@ Plain YAML scalars, lists and mappings are Python values.  A mapping with one
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -117,9 +118,15 @@ def _call_args(r, raw, arg_names: list[str]) -> dict:
     return {n: parse_value(ar.data[n], ar, n) for n in arg_names}
 
 
-def parse_example(r, arg_names: list[str]):
-    from .bank import Example
+@dataclass(frozen=True)
+class Example:
+    """A worked example of the statement: arguments, and the answer it gives."""
+    args: dict[str, Any]            # name -> value tree
+    expect: Any                     # value tree, or ... when the statement gives none
+    note: str = ""
 
+
+def parse_example(r, arg_names: list[str]) -> Example:
     r.only(("args", "expect", "note"))
     args = _call_args(r, r.get("args", dict), arg_names)
     expect = parse_value(r.data["expect"], r, "expect") if "expect" in r.data else ...

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .scoring import score
 from .verdicts import Status, Verdict, first_of
 
 
@@ -58,6 +59,7 @@ class Report:
     isolation: str = "process"
     title: str = ""
     verdict: Verdict = Verdict.JUDGE_ERROR
+    notes: list[str] = field(default_factory=list)   # said once, above the checks
 
     def finish(self) -> "Report":
         self.verdict = decide(self.checks, self.strict)
@@ -68,12 +70,16 @@ class Report:
         return self.verdict.exit_code
 
     def to_dict(self) -> dict:
-        return {"task": self.task, "submission": self.submission, "verdict": self.verdict.value,
-                "seed": self.seed, "elapsed_s": round(self.elapsed_s, 3),
-                "judge_version": self.judge_version,
-                "checks": [c.to_dict() for c in self.checks],
-                "output": self.output,
-                "strict": self.strict, "isolation": self.isolation}
+        out = {"task": self.task, "submission": self.submission, "verdict": self.verdict.value,
+               "seed": self.seed, "elapsed_s": round(self.elapsed_s, 3),
+               "judge_version": self.judge_version,
+               "checks": [c.to_dict() for c in self.checks],
+               "output": self.output,
+               "strict": self.strict, "isolation": self.isolation,
+               "score": score(self).to_dict()}
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
 
     @classmethod
     def from_dict(cls, data: dict) -> "Report":
@@ -88,4 +94,4 @@ class Report:
                    judge_version=data["judge_version"], checks=checks,
                    output=data.get("output", {}), elapsed_s=data.get("elapsed_s", 0.0),
                    strict=data.get("strict", False), isolation=data.get("isolation", "process"),
-                   verdict=Verdict.parse(data["verdict"]))
+                   verdict=Verdict.parse(data["verdict"]), notes=list(data.get("notes", [])))

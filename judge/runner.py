@@ -11,9 +11,12 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import io
 import json
 import threading
 import time
+import tokenize
+import traceback
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +30,7 @@ from .checks.base import CheckView, Later, instruments_of
 from .report import CheckResult, Report
 from .session import CallOutcome, Session
 from .worker import wire
-from .verdicts import Verdict
+from .verdicts import Status, Verdict
 
 
 class JudgeFault(BaseException):
@@ -209,6 +212,8 @@ class Grading:
         self.loaded: CallOutcome | None = None
         self._preparing: Future | None = None
         self.timed_out: CallOutcome | None = None
+        self.timed_out_in: str = ""              # the check whose call ran out of time
+        self._running: str = ""                  # the check making learner calls now
 
     # -------------------------------------------------------------- used by checks
     # (checks see only these, through checks.base.GradingView)
@@ -233,16 +238,17 @@ class Grading:
         and none at all once a call ran out of time."""
         if self.timed_out is not None:
             # code that looped once will loop again: do not spend another call limit on it
+            where = f"in the {self.timed_out_in} check above" if self.timed_out_in else "earlier"
             return CallOutcome(False, verdict=Verdict.TIME_LIMIT_EXCEEDED, fatal=True,
-                               message=f"not run: an earlier call ran out of time "
-                                       f"({self.timed_out.message})")
+                               message=f"not run: your code already ran out of time {where}, "
+                                       "and code that looped once would loop again")
         if not self.learner.alive:
             reloaded = self.learner.restart()
             if not reloaded.ok:
                 return reloaded
         out = request()
         if out.verdict == Verdict.TIME_LIMIT_EXCEEDED and out.fatal:
-            self.timed_out = out
+            self.timed_out, self.timed_out_in = out, self._running
         return out
 
     def prepared(self, check_id: str) -> Any:
@@ -297,6 +303,10 @@ class Grading:
             if self.own_oracle:
                 self.oracle.start()
             report.checks = self._run_checks()
+            specs = {c.id: c for c in self.task.checks}
+            for result in report.checks:
+                if result.id in specs:
+                    result.details.update(points_details(specs[result.id]))
         except JudgeFault as fault:
             report.checks.append(CheckResult(id="judge", kind="judge", required=True,
                                              status="error", message=str(fault),
@@ -314,8 +324,17 @@ class Grading:
             if self.own_oracle:
                 self.oracle.close()
             report.output = self.learner.output()
+        report.notes += [f"notebook {line}: an IPython-only line, left out (it does nothing "
+                         "when graded)" for line in self.learner.dropped]
         report.elapsed_s = time.monotonic() - started
-        return report.finish()
+        report.finish()
+        if report.verdict != Verdict.ACCEPTED and untouched_starter(self.task, self.submission):
+            # on the first check the learner reads that is not passed, advisory or not
+            said = next((c for c in report.checks if c.status.bad), None)
+            if said is not None:
+                said.message = (f"not attempted yet: this is still the starter of {self.task.id}. "
+                                + said.message)
+        return report
 
     def _run_checks(self) -> list[CheckResult]:
         # while the workers import jax and the learner's first checks run
@@ -330,17 +349,20 @@ class Grading:
                        for c in self.task.checks]
             return [load] + skipped
         results: dict[str, CheckResult | Later] = {}
-        for check in sorted(self.task.checks, key=lambda c: c.phase):
+        ran = sorted(self.task.checks, key=lambda c: c.phase)   # the report's order too
+        for check in ran:
             if self.time_left() <= 0:
                 results[check.id] = check.result(
                     "error", f"not run: the whole run passed its {self.task.limits.run_timeout_s:g} s limit",
                     verdict=Verdict.TIME_LIMIT_EXCEEDED)
                 continue
+            self._running = check.id
             results[check.id] = check.run(CheckView(self))
-        for check in sorted(self.task.checks, key=lambda c: c.phase):
+        self._running = ""
+        for check in ran:
             if isinstance(results[check.id], Later):
                 results[check.id] = results[check.id].finish()
-        return [results[c.id] for c in self.task.checks]
+        return said_once(ran, [results[c.id] for c in ran])
 
     def _prepare(self) -> dict[str, Any]:
         prepared = {}
@@ -350,6 +372,75 @@ class Grading:
             if ready is not None:
                 prepared[check.id] = ready
         return prepared
+
+
+# A performance check judges right values only: when its calls gave a wrong value, or
+# raised, and a value check already says so with the input that shows it, it says no more.
+VALUE_VERDICTS = (Verdict.WRONG_ANSWER, Verdict.RUNTIME_ERROR)
+
+
+def said_once(specs: list, results: list[CheckResult]) -> list[CheckResult]:
+    """One cause, said once: the value check's counterexample stands, and a performance
+    check that ran into the same wrong value (or the same exception) keeps its status
+    and points at it, without a counterexample or traceback of its own."""
+    out = list(results)
+    for i, (spec, result) in enumerate(zip(specs, results)):
+        if not (spec.performance and result.status.bad and result.verdict in VALUE_VERDICTS):
+            continue
+        cause = next((j for j, (s, r) in enumerate(zip(specs, results)) if not s.performance
+                      and r.status.bad and r.verdict == result.verdict), None)
+        if cause is None:
+            continue                 # its scripted calls are the only evidence: keep it
+        where = "above" if cause < i else "below"
+        what = "the values are wrong" if result.verdict == Verdict.WRONG_ANSWER else \
+            "your code raised"
+        out[i] = spec.result(result.status, f"{what}, so its performance is not measured: the "
+                                            f"{specs[cause].id} check {where} shows where",
+                             verdict=result.verdict)
+    return out
+
+
+def missing_report(task: Task, submission: str, why: str, seed: int | None,
+                   strict: bool) -> Report:
+    """The report of a submission that is not there (a batch's missing cell), so that
+    every view (a Gradescope results.json above all: without one Gradescope shows a
+    broken autograder) says why, and scores it 0 of the task's points."""
+    report = Report(task=task.id, submission=submission,
+                    seed=task.seed if seed is None else seed, judge_version=__version__,
+                    strict=strict, title=task.title)
+    report.checks.append(CheckResult(id="load", kind="load", required=True, status=Status.ERROR,
+                                     message=f"nothing to grade: {why}",
+                                     verdict=Verdict.INVALID_SUBMISSION))
+    for spec in task.checks:
+        skipped = spec.result(Status.SKIPPED, "not run: no submission")
+        skipped.details.update(points_details(spec))
+        report.checks.append(skipped)
+    return report.finish()
+
+
+def untouched_starter(task: Task, submission: Path) -> bool:
+    """Is the submission still the task's starter (comments and blank lines aside)?"""
+    from .notebooks import NotebookError, submission_source
+
+    try:
+        return _tokens(submission_source(submission)) == _tokens(
+            task.starter_path.read_text(encoding="utf-8"))
+    except (OSError, NotebookError, SyntaxError, UnicodeDecodeError, tokenize.TokenError):
+        return False
+
+
+def _tokens(text: str) -> list[tuple[int, str]]:
+    ignored = (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
+               tokenize.DEDENT, tokenize.ENCODING, tokenize.ENDMARKER)
+    return [(t.type, t.string) for t in tokenize.generate_tokens(io.StringIO(text).readline)
+            if t.type not in ignored]
+
+
+def points_details(spec) -> dict:
+    """What a check is worth, recorded in its result so every view scores it alike."""
+    from .scoring import number
+
+    return {"points": number(spec.points), **({"performance": True} if spec.performance else {})}
 
 
 class _Item:
@@ -384,3 +475,17 @@ def load_message(out: CallOutcome) -> str:
 
 def grade(task: Task, submission: Path, **kw) -> Report:
     return Grading(task, submission, **kw).run()
+
+
+def judge_error_report(task: Task, submission, seed: int | None, strict: bool,
+                       exc: BaseException) -> Report:
+    """The report of a grading that the judge itself broke: never the learner's fault,
+    never a traceback in their face."""
+    detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    report = Report(task=task.id, submission=str(submission),
+                    seed=task.seed if seed is None else seed, judge_version=__version__,
+                    strict=strict, title=task.title)
+    report.checks.append(CheckResult(id="judge", kind="judge", required=True, status=Status.ERROR,
+                                     message=f"the judge failed (not your fault): {detail}",
+                                     verdict=Verdict.JUDGE_ERROR))
+    return report.finish()

@@ -1,14 +1,18 @@
-"""`judge new`: a complete task skeleton that `judge validate` can guide from the start.
+"""`judge new`: a complete task skeleton that `judge validate` can guide from the start;
+`judge init`: an empty bank of a course's own, in a folder of its own.
 
 Nothing existing is overwritten: the new entry is appended to tasks.yaml (and taken
-back if the file no longer loads), and every new file is created exclusively.
+back if the file no longer loads), and every new file is created exclusively.  The
+bank shipped inside an installed package is never written to: the next upgrade would
+delete the task.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from .bank import TASK_ID, Bank, BankError, load_bank
+from .bank import TASK_ID, Bank, BankError, installed_with_the_package, load_bank
 
 
 class ScaffoldError(Exception):
@@ -18,7 +22,7 @@ class ScaffoldError(Exception):
 ENTRY = """
   # ---- {id}: written by `judge new`; docs/tasks-yaml.md explains every field ----
   - id: {id}
-    title: {title}          # one line for people
+    title: {title_yaml}          # one line for people
     step: {step}                    # course step number (`judge list` groups by it)
     difficulty: medium         # easy | medium | hard
     tags: [todo]
@@ -92,7 +96,44 @@ def {id}(x):
 '''
 
 
+BANK_YAML = """# A jax-judge task bank: tasks.yaml (every task's metadata), tasks/<id>/ (statement,
+# starter, hints, known submissions) and reference/<id>.py (the reference solutions).
+# Add a task:    judge --bank {root} new TASK_ID --step N --title "..."
+# Prove it:      judge --bank {root} validate
+# docs/tasks-yaml.md in jax-judge explains every field.
+course: {course}
+steps: {{}}                      # step number -> title, for `judge list`
+tasks:
+"""
+
+
+def yaml_string(text: str) -> str:
+    """``text`` as a YAML scalar that loads back as the same string: quoted, so that
+    ``: ``, `` #`` and a leading ``*`` or ``[`` stay part of it."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def init_bank(root: Path, course: str) -> list[Path]:
+    """An empty bank at ``root`` (created; an existing tasks.yaml is left alone)."""
+    root = Path(root)
+    if (root / "tasks.yaml").exists():
+        raise ScaffoldError(f"{root / 'tasks.yaml'} already exists; nothing was changed")
+    made = []
+    for folder in (root / "tasks", root / "reference"):
+        folder.mkdir(parents=True, exist_ok=True)
+        made.append(folder)
+    with open(root / "tasks.yaml", "x", encoding="utf-8") as f:
+        f.write(BANK_YAML.format(root=root, course=yaml_string(course)))
+    load_bank(root)                     # what it wrote must load
+    return [root / "tasks.yaml"] + made
+
+
 def create_task(bank: Bank, task_id: str, step: int, title: str) -> list[Path]:
+    if installed_with_the_package(bank.root):
+        raise ScaffoldError(
+            f"the bank in use ({bank.root}) is the one installed with jax-judge, and the next "
+            "install or upgrade replaces it: your task would be lost. Start a bank of your "
+            "own with `judge init DIR`, then `judge --bank DIR new ...` (or set JUDGE_BANK=DIR)")
     if not TASK_ID.match(task_id):
         raise ScaffoldError(f"'{task_id}' is not a valid Python identifier (letters, digits, underscores)")
     if task_id in bank.tasks:
@@ -102,7 +143,8 @@ def create_task(bank: Bank, task_id: str, step: int, title: str) -> list[Path]:
     for path in (folder, reference):
         if path.exists():
             raise ScaffoldError(f"{path} already exists; nothing was changed")
-    values = {"id": task_id, "title": title, "step": step, "seed": 1000 + step}
+    values = {"id": task_id, "title": title, "title_yaml": yaml_string(title), "step": step,
+              "seed": 1000 + step}
     original = bank.file.read_text(encoding="utf-8")
     with open(bank.file, "a", encoding="utf-8") as f:
         f.write(("" if original.endswith("\n") else "\n") + ENTRY.format(**values))

@@ -53,6 +53,7 @@ class Session:
         self.jitted: list[str] = []
         self._outputs: list[dict] = []
         self.deadline: float | None = None      # monotonic; the whole grading's limit
+        self.dropped: list[str] = []            # a notebook's IPython-only lines, left out
 
     # -------------------------------------------------------------- lifecycle
     def start(self) -> None:
@@ -68,12 +69,14 @@ class Session:
         return self.worker.isolation if self.worker else "process"
 
     def load(self) -> CallOutcome:
-        from .notebooks import NotebookError, submission_source
+        from .notebooks import NotebookError, read_submission
 
         target = Path(self.worker.scratch) / "submission.py"
         try:
             if self.source.suffix == ".ipynb":        # a notebook's code cells
-                target.write_text(submission_source(self.source), encoding="utf-8")
+                notebook = read_submission(self.source)
+                self.dropped = notebook.dropped
+                target.write_text(notebook.text, encoding="utf-8")
             else:   # the bytes as they are: Python decodes them (a coding cookie, a BOM)
                 target.write_bytes(self.source.read_bytes())
         except NotebookError as exc:

@@ -5,6 +5,8 @@ is valid, ``judge_error`` when it is not: the task is at fault), so the text and
 writers of `judge run` show it.  What is checked:
 
 * files: statement, starter, reference, known submissions with readable labels
+* no placeholder `judge new` left (TODO in the title, statement or a label's why,
+  ``tags: [todo]``)
 * the reference is accepted by every check, also with --strict (budgets met)
 * the starter is not accepted
 * every known submission gets its labelled verdict and check statuses
@@ -12,11 +14,13 @@ writers of `judge run` show it.  What is checked:
 * every required check whose kind needs teeth is caught failing some known submission
   (each kind says what catching means: ``CheckSpec.needs_teeth`` and ``caught``)
 * the generated inputs reach the declared edges (empty and maximal sizes, both signs)
-* the tolerance rejects the reference computed in float16 where results are float32
+* the tolerance rejects the reference computed in float16 where results are float32,
+  on most inputs (a tolerance that one input in twenty catches is loose on the rest)
 """
 
 from __future__ import annotations
 
+import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -35,6 +39,7 @@ from .worker.wire import Leaf
 from .verdicts import Verdict
 
 FLOAT16_SAMPLES = 24
+PLACEHOLDER = re.compile(r"\bTODO\b")
 
 
 def item(id: str, ok: bool, message: str, *, warn: bool = False, details=None) -> CheckResult:
@@ -55,6 +60,7 @@ class TaskValidation:
         report = Report(task=self.task.id, submission=str(self.task.folder), seed=self.task.seed,
                         judge_version=__version__, strict=False, title=self.task.title)
         if self.files():
+            self.placeholders()
             self.oracle.start()
             try:
                 self.examples_agree()
@@ -80,6 +86,24 @@ class TaskValidation:
         self.items.append(item("known", bool(known), f"{len(known)} known submissions" if known else
                                f"no known submissions: add labelled files to {t.folder / 'known'}"))
         return not missing
+
+    def placeholders(self) -> None:
+        """What `judge new` wrote for the author to replace, still there."""
+        t = self.task
+        left = [f"title '{t.title}'"] if PLACEHOLDER.search(t.title) else []
+        left += [f"tags: [{', '.join(t.tags)}]"] if any(tag.lower() == "todo" for tag in t.tags) else []
+        files = [t.statement_path] + t.known_submissions()
+        for path in files:
+            try:
+                lines = path.read_text(encoding="utf-8").splitlines()
+            except (OSError, UnicodeDecodeError):
+                continue                  # files() and gradings() say what is wrong with it
+            for number, line in enumerate(lines, 1):
+                if PLACEHOLDER.search(line) and (path == t.statement_path or "why:" in line):
+                    left.append(f"{path.name} line {number}: {line.strip()[:70]}")
+        self.items.append(item("placeholders", not left, "no placeholder left by `judge new`"
+                               if not left else "placeholders left by `judge new`, to be written: "
+                               + "; ".join(left[:8]) + (f"; and {len(left) - 8} more" if len(left) > 8 else "")))
 
     def examples_agree(self) -> None:
         t = self.task
@@ -161,8 +185,7 @@ class TaskValidation:
             label = f"{name}" + (" --strict" if strict else "")
             self.items.append(item(label, not problems,
                                    f"{expectation.describe()} as labelled" if not problems else
-                                   f"labelled '{expectation.describe()}' but got: {'; '.join(problems)} "
-                                   f"({summary})"))
+                                   label_disagrees(expectation, report, problems, summary)))
         for c in t.checks:
             if c.required and c.needs_teeth:
                 who = failed_by.get(c.id, [])
@@ -196,14 +219,31 @@ class TaskValidation:
             tried += 1
             if compare(_back_to(half, exact), exact, t.result, t.tolerance, args) is None:
                 passed += 1
-        if not tried:
-            self.items.append(item("tolerance", True, "no float32 results: float16 check not needed"))
-            return
-        ok = passed < tried
-        self.items.append(item("tolerance", ok,
-                               f"rejects the reference computed in float16 ({tried - passed} of {tried} inputs)"
-                               if ok else f"the tolerance lets the reference computed in float16 pass "
-                               f"on all {tried} inputs: tighten it (mode, ulps, rtol, atol)"))
+        self.items.append(float16_item(tried, tried - passed))
+
+
+def float16_item(tried: int, rejected: int) -> CheckResult:
+    """The tolerance is tight when it rejects the float16 answer on most inputs."""
+    if not tried:
+        return item("tolerance", True, "no float32 results: float16 check not needed")
+    ok = rejected * 2 > tried
+    return item("tolerance", ok, f"rejects the reference computed in float16 on {rejected} of "
+                f"{tried} inputs" if ok else f"the tolerance lets the reference computed in float16 "
+                f"pass on {tried - rejected} of {tried} inputs (it must reject most): tighten it "
+                "(mode, ulps, rtol, atol)")
+
+
+def label_disagrees(expectation, report, problems: list[str], summary: str) -> str:
+    """Why a known submission did not get its label; when it raised, what it raised, so
+    the author sees a broken file (an import, a typo) for what it is."""
+    message = f"labelled '{expectation.describe()}' but got: {'; '.join(problems)} ({summary})"
+    raised = next((c for c in report.checks if c.status == "error"), None)
+    if raised is not None:
+        tb = str(raised.details.get("traceback") or "").strip().splitlines()
+        message += f"; {raised.id} raised: {raised.message.splitlines()[0]}"
+        if tb and tb[-1] not in raised.message:
+            message += f" ({tb[-1].strip()})"
+    return message
 
 
 def _pool_size(task: Task) -> int:

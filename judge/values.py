@@ -8,6 +8,7 @@ import numpy as np
 from .worker.wire import Leaf, Opaque
 
 SHOW_ELEMENTS = 16
+NESTED_ELEMENTS = 4       # inside a tree, a leaf longer than this shows its shape and dtype only
 
 
 def leaves(value):
@@ -116,25 +117,29 @@ def _scalar(x):
     return x.item() if isinstance(x, np.generic) else x
 
 
-def render(value) -> str:
-    """One-line text for a terminal: float32[3] [1.0, -2.5, 0.0]."""
+def render(value, nested: bool = False) -> str:
+    """One-line text for a terminal: float32[3] [1.0, -2.5, 0.0].  Inside a container a
+    leaf with more than a few values shows its dtype and shape only, so a tree reads as
+    the learner wrote it: {'w': float32[3, 4], 'b': float32[4] [0.1, 0.2, 0.3, 0.4]}."""
     if isinstance(value, Leaf):
         arr = value.array
         prefix = {"jax": "", "numpy": "np.", "npscalar": "np."}[value.kind]
         if arr.ndim == 0:
             return f"{prefix}{arr.dtype}({_num(arr[()])})"
+        if nested and arr.size > NESTED_ELEMENTS:
+            return f"{prefix}{arr.dtype}{list(arr.shape)}"
         vals = ", ".join(_num(x) for x in arr.reshape(-1)[:SHOW_ELEMENTS])
         more = f", ... ({arr.size} in all)" if arr.size > SHOW_ELEMENTS else ""
-        nested = "" if arr.ndim == 1 else " (flattened)"
-        return f"{prefix}{arr.dtype}{list(arr.shape)} [{vals}{more}]{nested}"
+        nested_note = "" if arr.ndim == 1 or arr.size <= 1 else " (flattened)"
+        return f"{prefix}{arr.dtype}{list(arr.shape)} [{vals}{more}]{nested_note}"
     if isinstance(value, Opaque):
         return f"{value.type_name}: {value.text[:60]}"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k!r}: {render(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{k!r}: {render(v, True)}" for k, v in value.items()) + "}"
     if isinstance(value, tuple):
-        return "(" + ", ".join(render(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+        return "(" + ", ".join(render(v, True) for v in value) + ("," if len(value) == 1 else "") + ")"
     if isinstance(value, list):
-        return "[" + ", ".join(render(v) for v in value) + "]"
+        return "[" + ", ".join(render(v, True) for v in value) + "]"
     if isinstance(value, float):
         return _num(value)
     return short(value)
@@ -144,3 +149,44 @@ def _num(x) -> str:
     if isinstance(x, (float, np.floating)):
         return np.format_float_positional(x, trim="0") if np.isfinite(x) else str(float(x))
     return repr(x.item() if isinstance(x, np.generic) else x)
+
+
+def render_shown(value, nested: bool = False) -> str:
+    """A value in its display form (``display``: what a report stores) as the learner
+    would write it: ``{'dense': {'w': float32[2, 3], 'b': float32[3] [0.1, 0.2, 0.3]}}``.
+    Trees stay on one line: a leaf inside one shows its values only when they are few."""
+    if isinstance(value, dict) and "dtype" in value and "shape" in value:
+        return _render_leaf(value, nested)
+    if isinstance(value, dict) and set(value) == {"type", "repr"}:
+        return f"{value['type']}: {str(value['repr'])[:60]}"
+    if isinstance(value, dict) and set(value) == {"dict"}:
+        items = value["dict"]
+        return "{" + ", ".join(f"{k!r}: {render_shown(v, True)}" for k, v in items.items()) + "}"
+    if isinstance(value, dict) and set(value) == {"tuple"}:
+        items = [render_shown(v, True) for v in value["tuple"]]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    if isinstance(value, list):
+        return "[" + ", ".join(render_shown(v, True) for v in value) + "]"
+    if isinstance(value, float):
+        return _num(value)
+    return short(value)
+
+
+def _render_leaf(leaf: dict, nested: bool) -> str:
+    prefix = "np." if leaf.get("kind") in ("numpy", "npscalar") else ""
+    dtype, shape = leaf["dtype"], list(leaf["shape"])
+    weak = " (weak)" if leaf.get("weak_type") else ""
+    if "value" in leaf:
+        return f"{prefix}{dtype}({_shown_number(leaf['value'])}){weak}"
+    size = leaf.get("values_truncated") or len(leaf.get("values", []))
+    head = f"{prefix}{dtype}{shape}{weak}"
+    if nested and size > NESTED_ELEMENTS:
+        return head
+    vals = ", ".join(_shown_number(x) for x in leaf.get("values", []))
+    more = f", ... ({size} in all)" if leaf.get("values_truncated") else ""
+    flat = " (flattened)" if len(shape) > 1 and size > 1 else ""
+    return f"{head} [{vals}{more}]{flat}"
+
+
+def _shown_number(x) -> str:
+    return _num(x) if isinstance(x, float) else str(x)

@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import ROOT
 from judge.bank import BankError, UnknownTask, default_root, load_bank
-
-ROOT = Path(__file__).resolve().parents[1]
 
 MINIMAL = """
 tasks:

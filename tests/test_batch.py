@@ -10,19 +10,15 @@ import os
 import pytest
 from click.testing import CliRunner
 
-from judge.batch_discovery import DiscoveryError, discover
-from judge.batch_gradebook import failure_pattern, gradebook_csv, summary
-from judge.batch_progress import Progress
-from judge.batch_store import FILE, ResultStore, StoreBusy
+from judge.batch.command import UsageError, select
+from judge.batch.discovery import DiscoveryError, Submission, discover
+from judge.batch.gradebook import build, failure_pattern, gradebook_csv, summary
+from judge.batch.progress import Progress
+from judge.batch.store import FILE, ResultStore, StoreBusy
+from conftest import put
 from judge.cli import main
 
 TASKS = {"alpha", "beta"}
-
-
-def put(path, text="def f(): pass\n"):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
 
 
 # ---------------------------------------------------------------- discovery
@@ -50,10 +46,21 @@ def test_what_matches_no_task_is_listed_not_graded(tmp_path):
     put(tmp_path / ".DS_Store")
     found = discover(tmp_path, TASKS)
     assert [(s.learner, s.task_id) for s in found.submissions] == [("ann", "alpha")]
-    skipped = {os.path.relpath(p, tmp_path): why for p, why in found.skipped}
+    skipped = {os.path.relpath(s.path, tmp_path): s.why for s in found.skipped}
     assert set(skipped) == {"ann/alpah.py", "ann/notes.txt", "ann/old", "stray.py", "cat/readme.md"}
     assert "matches no task" in skipped["ann/alpah.py"]
     assert found.learners == {"ann", "cat"}     # cat still gets a gradebook row
+
+
+def test_a_misnamed_file_and_an_unknown_manifest_task_name_the_closest_task(tmp_path):
+    tasks = {"cache_independent_count", "tree_sgd"}
+    put(tmp_path / "class" / "ann" / "cache_independant_count.py")
+    (why,) = [s.why for s in discover(tmp_path / "class", tasks).skipped]
+    assert why.endswith("(did you mean cache_independent_count?)")
+    manifest = put(tmp_path / "m.csv", "ann,tree_sdg,a.py\nben,zzz,b.py\n")
+    whys = sorted(s.why for s in discover(manifest, tasks).skipped)
+    assert whys == ["task 'tree_sdg' is not in the bank (did you mean tree_sgd?)",
+                    "task 'zzz' is not in the bank"]
 
 
 def test_the_output_folder_inside_the_class_is_not_a_learner(tmp_path):
@@ -68,7 +75,8 @@ def test_two_files_for_one_task_are_both_left_out(tmp_path):
     put(tmp_path / "ann" / "alpha.ipynb", "{}")
     found = discover(tmp_path, TASKS)
     assert found.submissions == []
-    assert len(found.skipped) == 2 and all("two submissions" in why for _, why in found.skipped)
+    assert len(found.skipped) == 2 and all("two submissions" in s.why for s in found.skipped)
+    assert found.why_missing("ann", "alpha").endswith("keep one")
 
 
 def test_manifest(tmp_path):
@@ -81,15 +89,25 @@ def test_manifest(tmp_path):
     assert [(s.learner, s.task_id, s.path) for s in found.submissions] == [
         ("ann", "alpha", str(tmp_path / "files" / "a1.py")),
         ("ben", "alpha", str(tmp_path / "files" / "b1.py"))]
-    whys = sorted(why for _, why in found.skipped)
+    whys = sorted(s.why for s in found.skipped)
     assert whys[0].startswith("cannot be read") and "'gamma' is not in the bank" in whys[1]
     assert found.learners == {"ann", "ben", "cat"}
     no_header = put(tmp_path / "plain.csv", "ann,alpha,files/a1.py\n")
     assert len(discover(no_header, TASKS).submissions) == 1
 
 
+def test_a_manifest_may_say_when_each_file_was_handed_in(tmp_path):
+    put(tmp_path / "a1.py")
+    manifest = put(tmp_path / "m.csv", "learner,task,path,submitted\n"
+                                       "ann,alpha,a1.py,2026-11-20T23:59:30+00:00\n"
+                                       "ben,alpha,a1.py,\n")
+    ann, ben = discover(manifest, TASKS).submissions
+    assert ann.submitted.isoformat() == "2026-11-20T23:59:30+00:00" and ben.submitted is None
+
+
 @pytest.mark.parametrize("text, says", [("ann,alpha\n", "row 1: expected learner,task,path"),
-                                        ("learner,task,path\n../x,alpha,a.py\n", "row 2: '../x'")])
+                                        ("learner,task,path\n../x,alpha,a.py\n", "row 2: '../x'"),
+                                        ("ann,alpha,a.py,yesterday\n", "row 1: 'yesterday' is not a time")])
 def test_a_malformed_manifest_is_a_usage_error(tmp_path, text, says):
     with pytest.raises(DiscoveryError, match=says.replace(".", r"\.")):
         discover(put(tmp_path / "m.csv", text), TASKS)
@@ -145,8 +163,20 @@ def test_unreadable_and_repeated_lines_are_ignored_never_counted(tmp_path):
     line = json.dumps(record()) + "\n"
     (tmp_path / FILE).write_text(line + "\x00\x00garbage\n" + line + json.dumps({"no": "key"}) + "\n")
     store = ResultStore(tmp_path).open()
-    assert len(store.results) == 1 and store.ignored_lines == 3
+    assert len(store.results) == 1 and store.ignored_lines == 2 and store.superseded == 1
     store.close()
+
+
+def test_force_writes_a_graded_key_again_and_the_new_line_stands(tmp_path):
+    store = ResultStore(tmp_path).open()
+    store.add(record(verdict="wrong_answer"))
+    store.add(record(verdict="accepted"))                 # not forced: graded for good
+    store.add(record(verdict="accepted"), force=True)     # --force: written, and it stands
+    store.close()
+    assert len((tmp_path / FILE).read_text().splitlines()) == 2
+    again = ResultStore(tmp_path).open()
+    assert [r["verdict"] for r in again.results.values()] == ["accepted"]
+    again.close()
 
 
 def test_a_judge_error_stands_only_until_a_later_result_replaces_it(tmp_path):
@@ -173,12 +203,51 @@ def test_two_batches_cannot_write_one_folder(tmp_path):
 
 # ---------------------------------------------------------------- the class views
 
-def test_gradebook_rows_columns_and_score():
-    text = gradebook_csv(["ann", "ben", "cat"], ["alpha", "beta"],
-                         {("ann", "alpha"): "accepted", ("ann", "beta"): "accepted",
-                          ("ben", "alpha"): "wrong_answer", ("ben", "beta"): "pending"})
-    assert text.splitlines() == ["learner,alpha,beta,score", "ann,accepted,accepted,2",
-                                 "ben,wrong_answer,pending,0", "cat,,,0"]
+class FakeCheck:
+    def __init__(self, kind, required=True, performance=False, points=None):
+        self.id, self.kind, self.required = kind, kind, required
+        self.performance = performance
+        self.points = points if points is not None else 1 if performance else 2
+
+
+class FakeTask:
+    def __init__(self, *checks):
+        self.checks = list(checks)
+
+
+BOOK_TASKS = {"alpha": FakeTask(FakeCheck("example"), FakeCheck("property")),
+              "beta": FakeTask(FakeCheck("example"), FakeCheck("retrace", performance=True))}
+
+
+def check(cid, status, kind=None, points=None, **details):
+    if points is not None:
+        details["points"] = points
+    return {"id": cid, "kind": kind or cid, "required": True, "status": status,
+            "message": f"{cid} {status}", "details": details}
+
+
+def sub(learner, task, when=None):
+    return Submission(learner, task, f"{learner}/{task}.py", b"x", when)
+
+
+def test_gradebook_marks_missing_and_pending_scores_points_and_lateness():
+    from datetime import datetime, timezone
+
+    deadline = datetime(2026, 11, 20, tzinfo=timezone.utc)
+    late = datetime(2026, 11, 21, tzinfo=timezone.utc)
+    plan = [sub("ann", "alpha"), sub("ann", "beta", late), sub("ben", "alpha")]
+    records = [
+        record("ann", "alpha", checks=[check("example", "passed"), check("property", "passed")]),
+        record("ann", "beta", verdict="inefficient",
+               checks=[check("example", "passed"), check("retrace", "failed", performance=True)])]
+    book = build({"ann", "ben", "cat"}, ["alpha", "beta"], BOOK_TASKS, plan, records,
+                 lambda learner, task: f"nothing from {learner}", strict=False, deadline=deadline)
+    assert gradebook_csv(book).splitlines() == [
+        "learner,alpha,beta,score,max_score,late",
+        "ann,accepted,inefficient,6,7,beta",          # 2 + 2, then 2 of beta's 3
+        "ben,pending,missing,0,7,",
+        "cat,missing,missing,0,7,"]
+    assert book.cell("cat", "alpha").why == "nothing from cat"
 
 
 def test_failure_pattern_blanks_the_values_only():
@@ -190,7 +259,8 @@ def test_failure_pattern_blanks_the_values_only():
 
 
 def test_summary_counts_verdicts_checks_and_common_failures():
-    fail = lambda cid, msg, status="failed": {"id": cid, "status": status, "message": msg}
+    fail = lambda cid, msg, status="failed": {"id": cid, "kind": "example", "required": True,
+                                              "status": status, "message": msg}
     records = [
         record(learner="ann", verdict="accepted", checks=[fail("examples", "ok", "passed")]),
         record(learner="ben", verdict="wrong_answer",
@@ -200,7 +270,13 @@ def test_summary_counts_verdicts_checks_and_common_failures():
         record(learner="dan", verdict="runtime_error",
                checks=[fail("examples", "crashed with SIGABRT", "error")]),
         record(learner="eve", task="beta", verdict="accepted")]
-    s = summary(records, pending=1, skipped=[("x/notes.txt", "matches no task")],
+    from judge.batch.discovery import Skipped
+
+    plan = [sub(r["learner"], r["task"]) for r in records] + [sub("fay", "alpha")]
+    tasks = {"alpha": FakeTask(FakeCheck("examples")), "beta": FakeTask()}
+    book = build({r["learner"] for r in records} | {"fay"}, ["alpha", "beta"], tasks, plan,
+                 records, lambda *_: "", strict=False)
+    s = summary(book, skipped=[Skipped("x/notes.txt", "matches no task")],
                 options={"seed": None, "strict": False, "examples": 20})
     alpha = s["tasks"]["alpha"]
     assert alpha["verdicts"] == {"accepted": 1, "wrong_answer": 2, "runtime_error": 1}
@@ -209,6 +285,8 @@ def test_summary_counts_verdicts_checks_and_common_failures():
     assert (top["check"], top["count"], top["learners"]) == ("examples", 2, ["ben", "cat"])
     assert top["example"] == "Example 2: f([]): expected 2.0, got 3.0"
     assert s["graded"] == 5 and s["pending"] == 1 and s["verdicts"]["accepted"] == 2
+    assert alpha["pass_rate"] == 0.25 and alpha["check_pass_rates"] == {"examples": 0.25}
+    assert s["missing"] == 6      # five lack beta, eve lacks alpha
     assert s["skipped"] == [{"path": "x/notes.txt", "why": "matches no task"}]
 
 
@@ -246,8 +324,32 @@ def test_usage_errors_exit_2(tmp_path, args, says):
     assert result.exit_code == 2 and says in result.output
 
 
+def test_an_empty_class_says_it_found_nothing(tmp_path):
+    (tmp_path / "class").mkdir()
+    result = CliRunner().invoke(main, ["batch", str(tmp_path / "class"), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2 and "found no submissions in" in result.output
+    put(tmp_path / "class" / "ann" / "cache_independant_count.py")
+    result = CliRunner().invoke(main, ["batch", str(tmp_path / "class"), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2 and "did you mean cache_independent_count?" in result.output
+    assert "none of the 1 files above is named after a task" in result.output
+
+
+def test_only_picks_a_learner_or_one_grading_and_names_the_closest_learner():
+    plan = [sub("alice", "alpha"), sub("alice", "beta"), sub("bob", "alpha")]
+    from judge.batch.discovery import Found
+
+    found = Found(plan, [], {"alice", "bob"})
+    assert select(plan, ["alice"], found) == plan[:2]
+    assert select(plan, ["alice/beta", "bob"], found) == [plan[1], plan[2]]
+    with pytest.raises(UsageError, match=r"--only alcie: found no submission of anything of "
+                                         r"alcie's \(did you mean alice\?\)"):
+        select(plan, ["alcie"], found)
+    with pytest.raises(UsageError, match="no submission of bob's beta"):
+        select(plan, ["bob/beta"], found)
+
+
 def test_a_folder_in_use_is_a_usage_error(tmp_path):
-    put(tmp_path / "class" / "ann" / "notes.txt")
+    put(tmp_path / "class" / "ann" / "cache_independent_count.py")
     held = ResultStore(tmp_path / "out").open()
     result = CliRunner().invoke(main, ["batch", str(tmp_path / "class"), "--out", str(tmp_path / "out")])
     held.close()

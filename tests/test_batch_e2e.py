@@ -19,14 +19,14 @@ from pathlib import Path
 import pytest
 import yaml
 
+from browser import browser  # noqa: F401  (a fixture)
+from conftest import KNOWN, ROOT, SOLUTION, TASK
 from test_writers import exercism_problems, gradescope_problems, junit_problems
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[1]
-TASK, TWIN = "cache_independent_count", "cache_independent_count_twin"
-KNOWN = ROOT / "tasks" / TASK / "known"
-RIGHT = (ROOT / "examples" / f"{TASK}.py").read_text()
+TWIN = "cache_independent_count_twin"
+RIGHT = SOLUTION
 CRASH = "import os\n\n\ndef cache_independent_count(x_a, x_b):\n    os.abort()\n"
 JUDGE = str(Path(sys.executable).parent / "judge")
 EXAMPLES = "20"
@@ -37,6 +37,7 @@ CLASS = {
     "ben": {TASK: ((KNOWN / "first_plus_rest.py").read_text(), "runtime_error"), TWIN: (RIGHT, "accepted")},
     "cat": {TASK: ((KNOWN / "syntax_error.py").read_text(), "invalid_submission")},
     "dan": {TASK: (CRASH, "runtime_error"), TWIN: ((KNOWN / "float64_numpy.py").read_text(), "accepted")},
+    "eve": {TASK: ((KNOWN / "fresh_lambda.py").read_text(), "accepted")},   # advisory retrace fails
 }
 N = sum(len(tasks) for tasks in CLASS.values())
 
@@ -109,11 +110,17 @@ def fresh_copy(world, name: str) -> tuple[Path, Path]:
 
 def test_every_submission_gets_the_verdict_its_label_says(world):
     book = {row["learner"]: row for row in gradebook(world["out"])}
+    records = lines(world["out"])
     for learner, tasks in CLASS.items():
         for task_id in (TASK, TWIN):
-            want = tasks[task_id][1] if task_id in tasks else ""
+            want = tasks[task_id][1] if task_id in tasks else "missing"
             assert book[learner][task_id] == want, (learner, task_id)
-        assert int(book[learner]["score"]) == sum(v == "accepted" for _, v in tasks.values())
+        mine = [r for r in records if r["learner"] == learner]
+        assert float(book[learner]["score"]) == sum(r["score"]["points"] for r in mine)
+        assert book[learner]["max_score"] == "8"        # examples 2 + property 2, twice
+        for r in mine:
+            if r["verdict"] == "accepted":
+                assert r["score"] == {"points": 4, "max_points": 4}
 
 
 def test_results_jsonl_holds_the_json_report_plus_learner_and_hash(world):
@@ -130,7 +137,7 @@ def test_results_jsonl_holds_the_json_report_plus_learner_and_hash(world):
 def test_summary_counts_match_the_results(world):
     s = json.loads((world["out"] / "summary.json").read_text())
     assert s["graded"] == N and s["pending"] == 0
-    assert s["tasks"][TASK]["verdicts"] == {"accepted": 1, "runtime_error": 2, "invalid_submission": 1}
+    assert s["tasks"][TASK]["verdicts"] == {"accepted": 2, "runtime_error": 2, "invalid_submission": 1}
     assert s["tasks"][TWIN]["verdicts"] == {"accepted": 2, "wrong_answer": 1}
     assert s["tasks"][TASK]["checks"]["load"] == {"error": 1}
     assert s["tasks"][TWIN]["common_failures"][0]["learners"] == ["ann"]
@@ -150,11 +157,105 @@ def test_emitted_files_have_the_published_shapes(world):
     assert json.loads((out / "exercism" / "cat" / TASK / "results.json").read_text())["status"] == "error"
 
 
+def test_a_missing_submission_still_gets_a_gradescope_file_with_score_0_and_why(world):
+    doc = json.loads((world["out"] / "gradescope" / "cat" / TWIN / "results.json").read_text())
+    assert gradescope_problems(doc) == [] and doc["score"] == 0
+    assert sum(t["max_score"] for t in doc["tests"]) == 4          # the task's points
+    assert f"no submission for {TWIN} was found (expected cat/{TWIN}.py" in doc["output"]
+
+
 def test_a_rerun_grades_nothing_and_changes_nothing(world):
     before = (world["out"] / "results.jsonl").read_bytes()
     proc = run_batch(world["bank"], world["cls"], world["out"])
     assert f"{N} already graded, 0 to grade" in proc.stderr
     assert (world["out"] / "results.jsonl").read_bytes() == before
+
+
+# ---------------------------------------------------------------- the class report
+
+def test_report_html_renders_and_its_numbers_are_summary_json(world, browser, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    s = json.loads((world["out"] / "summary.json").read_text())
+    browser.get((world["out"] / "report.html").as_uri())
+    assert browser.title == "Class report"
+    card = lambda name: int(browser.find_element(By.CSS_SELECTOR, f"[data-summary='{name}']").text)
+    assert (card("graded"), card("pending"), card("missing"), card("late")) == \
+        (s["graded"], s["pending"], s["missing"], s["late"])
+    for task_id, t in s["tasks"].items():
+        row = browser.find_element(By.CSS_SELECTOR, f"tr[data-task='{task_id}']")
+        metric = lambda m: row.find_element(By.CSS_SELECTOR, f"[data-metric='{m}']")
+        assert int(metric("graded").text) == t["graded"]
+        assert int(metric("accepted").text) == t["verdicts"].get("accepted", 0)
+        assert float(metric("pass_rate").get_attribute("data-value")) == t["pass_rate"]
+        assert metric("pass_rate").text == f"{t['pass_rate'] * 100:.0f}%"
+        segments = browser.find_elements(By.CSS_SELECTOR, f"svg.bar[data-task='{task_id}'] rect")
+        assert {r.get_attribute("data-verdict"): int(r.get_attribute("data-count"))
+                for r in segments} == t["verdicts"]
+        assert all(r.size["width"] > 0 for r in segments)         # drawn, not just written
+        for cid, counts in t["checks"].items():
+            crow = browser.find_element(By.CSS_SELECTOR, f"tr[data-task='{task_id}'][data-check='{cid}']")
+            shown = {td.get_attribute("data-status"): int(td.text)
+                     for td in crow.find_elements(By.CSS_SELECTOR, "td[data-status]")}
+            assert {k: v for k, v in shown.items() if v} == counts
+            rate = crow.find_element(By.CSS_SELECTOR, "[data-metric='check_pass_rate']")
+            assert float(rate.get_attribute("data-value")) == t["check_pass_rates"][cid]
+        failures = browser.find_elements(By.CSS_SELECTOR, f"li[data-task='{task_id}'][data-count]")
+        assert [int(f.get_attribute("data-count")) for f in failures] == \
+            [g["count"] for g in t["common_failures"]]
+        for f, g in zip(failures, t["common_failures"]):
+            assert [a.text for a in f.find_elements(By.TAG_NAME, "a")] == g["learners"]
+    book = {row["learner"]: row for row in gradebook(world["out"])}
+    for cell in browser.find_elements(By.CSS_SELECTOR, "td[data-learner][data-task]"):
+        assert cell.get_attribute("data-verdict") == \
+            book[cell.get_attribute("data-learner")][cell.get_attribute("data-task")]
+    # eve's advisory retrace failed: drawn, a box per scripted call, with her name under it
+    drawing = browser.find_element(By.CSS_SELECTOR, f"div.retrace[data-task='{TASK}']")
+    assert len(drawing.find_elements(By.CSS_SELECTOR, "g.call")) == 8 and "eve" in drawing.text
+    shot = Path(os.environ.get("JUDGE_SCREENS") or tmp_path) / "class-report.png"
+    browser.set_window_size(1280, browser.execute_script("return document.body.scrollHeight") + 60)
+    assert browser.save_screenshot(str(shot))
+    # every verdict links to that grading's own page
+    browser.find_element(By.CSS_SELECTOR, f"td[data-learner='eve'][data-task='{TASK}'] a").click()
+    assert browser.find_element(By.CSS_SELECTOR, ".jj-report").get_attribute("data-verdict") == "accepted"
+    assert "would be INEFFICIENT with --strict" in browser.page_source
+    assert len(browser.find_elements(By.CSS_SELECTOR, "svg.script g.call")) == 8
+    browser.save_screenshot(str(shot.with_name("grading-report.png")))
+
+
+# ---------------------------------------------------------------- regrading on demand
+
+def test_only_and_force_regrade_what_they_name_and_nothing_else(world):
+    cls, out = fresh_copy(world, "only")
+    shutil.copytree(world["out"], out)
+    before = lines(out)
+    proc = run_batch(world["bank"], cls, out, "--only", f"ann/{TASK},ben", "--force")
+    assert "3 to grade" in proc.stderr and "--only: 3 of them" in proc.stderr
+    records = lines(out)
+    assert len(records) == len(before) + 3 and records[:len(before)] == before
+    assert sorted((r["learner"], r["task"]) for r in records[len(before):]) == \
+        [("ann", TASK), ("ben", TASK), ("ben", TWIN)]
+    assert gradebook(out) == gradebook(world["out"])          # the new lines stand, once each
+    assert json.loads((out / "summary.json").read_text())["graded"] == N
+    again = run_batch(world["bank"], cls, out, "--only", "dan")     # no --force: graded already
+    assert "0 to grade" in again.stderr and len(lines(out)) == len(records)
+
+
+def test_a_manifest_time_after_the_deadline_marks_the_grading_late(world, tmp_path):
+    out = tmp_path / "out"
+    shutil.copytree(world["out"], out)         # the same files: nothing to grade again
+    rows = ["learner,task,path,submitted"]
+    for learner, tasks in CLASS.items():
+        for task_id in tasks:
+            when = "2026-11-21T09:00:00+00:00" if learner == "ben" else "2026-11-19T09:00:00+00:00"
+            rows.append(f"{learner},{task_id},{world['cls'] / learner / task_id}.py,{when}")
+    manifest = tmp_path / "class.csv"
+    manifest.write_text("\n".join(rows) + "\n")
+    proc = run_batch(world["bank"], manifest, out, "--deadline", "2026-11-20T23:59:00+00:00")
+    assert "0 to grade" in proc.stderr
+    late = {row["learner"]: row["late"] for row in gradebook(out)}
+    assert late == {"ann": "", "ben": f"{TASK} {TWIN}", "cat": "", "dan": "", "eve": ""}
+    assert json.loads((out / "summary.json").read_text())["late"] == 2
 
 
 # ---------------------------------------------------------------- interrupted runs
@@ -211,7 +312,7 @@ def test_an_edited_submission_is_graded_again(world):
     assert len(records) == N + 1 and records[:N] == first       # the old line stays, appended after
     assert (records[-1]["learner"], records[-1]["task"], records[-1]["verdict"]) == ("ann", TWIN, "accepted")
     ann = next(row for row in gradebook(out) if row["learner"] == "ann")
-    assert (ann[TWIN], ann["score"]) == ("accepted", "2")
+    assert (ann[TWIN], ann["score"]) == ("accepted", "8")
     s = json.loads((out / "summary.json").read_text())
     assert s["graded"] == N and s["tasks"][TWIN]["verdicts"] == {"accepted": 3}   # counted once
 

@@ -5,26 +5,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-JUDGE = [sys.executable, "-m", "judge"]
-TASK = "cache_independent_count"
-KNOWN = ROOT / "tasks" / TASK / "known"
+from conftest import KNOWN, ROOT, TASK
+from conftest import run_judge as judge
 CONTRACT_KEYS = {"task", "submission", "verdict", "seed", "elapsed_s", "judge_version",
                  "checks", "output"}
 CHECK_KEYS = {"id", "kind", "required", "status", "message", "details"}
-
-
-def judge(*args, cwd=None, env=None):
-    full_env = dict(os.environ, **(env or {}))
-    full_env["PYTHONPATH"] = str(ROOT)
-    return subprocess.run(JUDGE + [str(a) for a in args], cwd=cwd or ROOT, env=full_env,
-                          capture_output=True, text=True, timeout=300)
 
 
 def test_unknown_task_is_usage_error_naming_closest():
@@ -121,3 +109,11 @@ def test_new_refuses_existing_and_bad_ids(tmp_path):
     assert list((tmp_path / "tasks/double_it/known").glob("*.py"))
     again = judge("--bank", tmp_path, "new", "double_it")
     assert again.returncode == 2 and (tmp_path / "tasks.yaml").read_text() == after
+
+
+def test_a_missing_file_under_gradescope_still_prints_a_results_file(tmp_path):
+    proc = judge("run", TASK, tmp_path / "nothing.py", "--format", "gradescope")
+    assert proc.returncode == 2 and "cannot read" in proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["score"] == 0 and sum(t["max_score"] for t in doc["tests"]) == 4
+    assert "nothing.py" in doc["output"] and doc["output"].startswith("Nothing to grade: cannot read")

@@ -82,3 +82,18 @@ def test_exact_mode_and_trees():
     assert "wrong keys" in compare({"a": ok["a"]}, e, spec, Tolerance(), {}).message
     strict = ResultSpec(type="any", containers="strict")
     assert compare(ok, e, strict, Tolerance(), {}).kind == "structure"
+
+
+@pytest.mark.parametrize("narrow", ["bfloat16", "float16"])
+def test_a_narrower_float_than_asked_reads_as_a_wrong_dtype(narrow):
+    from judge.worker.wire import dtype_from_name
+
+    want = np.array([0.7558594, 1.1, -3.3], np.float32)
+    got = Leaf(want.astype(dtype_from_name(narrow)), "jax")
+    m = compare(got, Leaf(want, "jax"), ResultSpec(dtype="float"), Tolerance(), {"x": Leaf(want, "jax")})
+    assert m.kind == "dtype" and m.message.startswith(f"wrong dtype: expected float32, got {narrow}")
+    assert "elements differ by more than the tolerance" in m.message
+    wider = Leaf(want.astype(np.float64), "jax")     # more digits than asked is no mistake
+    assert compare(wider, Leaf(want, "jax"), ResultSpec(dtype="float"), Tolerance(), {}) is None
+    off = Leaf(want + np.float32(1), "jax")           # a plain wrong value stays one
+    assert compare(off, Leaf(want, "jax"), ResultSpec(dtype="float"), Tolerance(), {}).kind == "value"

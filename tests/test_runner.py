@@ -3,20 +3,16 @@ batch's gradings share."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
 
+from conftest import ROOT, TASK, bank_of
 from judge.bank import load_bank
 from judge.checks.property import PropertyCheck
 from judge.runner import Grading, JudgeFault, Oracle
 from judge.worker.wire import Leaf
-
-ROOT = Path(__file__).resolve().parents[1]
-TASK = "cache_independent_count"
 
 
 def inputs(lengths):
@@ -26,13 +22,7 @@ def inputs(lengths):
 
 
 def one_task_bank(tmp_path: Path, reference: str):
-    data = yaml.safe_load((ROOT / "tasks.yaml").read_text())
-    data["tasks"] = [t for t in data["tasks"] if t["id"] == TASK]
-    shutil.copytree(ROOT / "tasks" / TASK, tmp_path / "tasks" / TASK)
-    (tmp_path / "reference").mkdir()
-    (tmp_path / "reference" / f"{TASK}.py").write_text(reference)
-    (tmp_path / "tasks.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
-    return load_bank(tmp_path).get(TASK)
+    return load_bank(bank_of(tmp_path, TASK, references={TASK: reference})).get(TASK)
 
 
 def test_batched_reference_values_are_each_inputs_own():
@@ -90,3 +80,65 @@ def test_gradings_that_share_an_oracle_draw_their_inputs_once(monkeypatch):
     runs = [next(c for c in r.checks if c.kind == "property").details["examples_run"]
             for r in reports + [alone]]
     assert runs[0] == runs[1] >= 100 and runs[2] >= 20
+
+
+def test_a_submission_still_the_starter_says_not_attempted_yet(tmp_path):
+    task = load_bank().get(TASK)
+    starter = tmp_path / "mine.py"
+    starter.write_text("# my answer\n" + task.starter_path.read_text() + "\n\n")   # comments aside
+    report = Grading(task, starter, examples=5).run()
+    assert report.verdict in ("runtime_error", "wrong_answer")     # the contract's words
+    first_bad = next(c for c in report.checks if c.status in ("failed", "error"))
+    assert first_bad.message.startswith("not attempted yet: this is still the starter of "
+                                        f"{TASK}.")
+    assert sum("not attempted yet" in c.message for c in report.checks) == 1      # said once
+    tried = tmp_path / "tried.py"
+    tried.write_text(task.starter_path.read_text().replace("raise", "return 0.0  #"))
+    assert all("not attempted" not in c.message
+               for c in Grading(task, tried, examples=5).run().checks)
+
+
+# ---------------------------------------------------------------- one cause, said once
+
+OFF_BY_ONE = '''import jax
+import jax.numpy as jnp
+
+
+@jax.jit
+def masked_row_sums(values, lengths):
+    mask = jnp.arange(values.shape[1])[None, :] <= lengths[:, None]     # one entry too many
+    return jnp.sum(jnp.where(mask, values, 0.0), axis=1)
+'''
+
+
+def test_an_off_by_one_is_shown_by_the_value_checks_only(tmp_path):
+    task = load_bank().get("masked_row_sums")
+    path = tmp_path / "mine.py"
+    path.write_text(OFF_BY_ONE)
+    report = Grading(task, path, examples=20).run()
+    by_id = {c.id: c for c in report.checks}
+    assert report.verdict == "wrong_answer"
+    assert [c.id for c in report.checks] == ["retrace", "sync", "examples", "property"]  # as they ran
+    assert {c.id for c in report.checks if c.counterexample} == {"examples", "property"}
+    for performance in ("retrace", "sync"):       # failed, as labels say, but said once
+        assert by_id[performance].status == "failed" and by_id[performance].verdict == "wrong_answer"
+        assert by_id[performance].message == ("the values are wrong, so its performance is not "
+                                              "measured: the examples check below shows where")
+
+
+def test_a_timeout_in_an_advisory_script_is_reported_where_it_happened(tmp_path):
+    quick = lambda entry: entry.update(limits=dict(entry["limits"], call_timeout_s=1.5))
+    task = load_bank(bank_of(tmp_path, TASK, edit=quick)).get(TASK)
+    loops = tmp_path / "mine.py"
+    loops.write_text("import jax.numpy as jnp\n\n\ndef cache_independent_count(x_a, x_b):\n"
+                     "    while x_a.shape[0] == 16:\n        pass\n"
+                     "    return jnp.sum(x_a) + jnp.sum(x_b)\n")
+    report = Grading(task, loops, examples=5).run()
+    first, *later = report.checks
+    assert report.verdict == "time_limit_exceeded"
+    assert first.id == "retrace" and first.status == "error"
+    assert first.message.startswith("scripted call 2 of 8: cache_independent_count(x_a=float32[16]")
+    assert "ran out of time" in first.message
+    for c in later:
+        assert c.message == ("not run: your code already ran out of time in the retrace check "
+                             "above, and code that looped once would loop again"), c

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import put
 from judge.bank import BankError, load_bank
 from judge.validate import TaskValidation
 
@@ -51,11 +52,8 @@ def make_bank(tmp_path: Path, *, expect="[2, 4]", budget="reference",
     text = TASK.replace("EXPECT", expect).replace("BUDGET", budget).replace("TOLERANCE", tolerance)
     (tmp_path / "tasks.yaml").write_text(textwrap.dedent(text))
     for rel, body in {**FILES, **(extra or {})}.items():
-        if rel in drop:
-            continue
-        path = tmp_path / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(body)
+        if rel not in drop:
+            put(tmp_path / rel, body)
     return tmp_path
 
 
@@ -126,3 +124,46 @@ def test_missing_files_are_named(tmp_path):
     report = TaskValidation(load_bank(root).get("double_it")).run()
     files = next(c for c in report.checks if c.id == "files")
     assert files.status == "failed" and "starter.py" in files.message
+
+
+def test_placeholders_left_by_judge_new_are_refused(tmp_path):
+    from judge.scaffold import create_task, init_bank
+
+    init_bank(tmp_path, "course")
+    create_task(load_bank(tmp_path), "double_it", 1, "TODO: a one-line title")
+    v = TaskValidation(load_bank(tmp_path).get("double_it"))
+    v.placeholders()
+    (found,) = v.items
+    assert found.status == "failed"
+    for left in ("title 'TODO: a one-line title'", "tags: [todo]",
+                 "statement.md line 7: TODO: the idea this task practises",
+                 "returns_zeros.py line 2: # why: TODO"):
+        assert left in found.message, (left, found.message)
+
+
+def test_a_written_task_has_no_placeholders(tmp_path):
+    v = TaskValidation(load_bank(make_bank(tmp_path)).get("double_it"))
+    v.placeholders()
+    assert [(i.id, i.status) for i in v.items] == [("placeholders", "passed")]
+
+
+@pytest.mark.parametrize("tried, rejected, ok", [(21, 1, False), (21, 10, False), (21, 11, True),
+                                                 (23, 14, True), (6, 6, True)])
+def test_the_float16_trap_must_spring_on_most_inputs(tried, rejected, ok):
+    from judge.validate import float16_item
+
+    result = float16_item(tried, rejected)
+    assert (result.status == "passed") == ok
+    if not ok:
+        assert f"pass on {tried - rejected} of {tried} inputs (it must reject most)" in result.message
+
+
+@pytest.mark.slow
+def test_a_known_submission_that_raised_shows_the_exception(tmp_path):
+    typo = {"tasks/double_it/known/typo.py":
+            "# expect: wrong_answer via property\nimport jax.numpy as jnp\n\n"
+            "def double_it(x):\n    return jnp.multiplyy(x, 3)\n"}
+    report, items = validate(make_bank(tmp_path, extra=typo))
+    message = failed(items, "known:typo.py")
+    assert "labelled 'wrong_answer; property failed/error' but got: verdict runtime_error" in message
+    assert "raised:" in message and "multiplyy" in message

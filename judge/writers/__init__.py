@@ -4,10 +4,10 @@ new module listed in FORMATS; nothing else changes."""
 from __future__ import annotations
 
 import importlib
-from typing import Callable, TextIO
+from typing import Callable
 
 FORMATS = {"text": "text", "json": "json_format", "exercism": "exercism",
-           "gradescope": "gradescope", "junit": "junit"}
+           "gradescope": "gradescope", "junit": "junit", "html": "html"}
 
 
 def writer(name: str) -> Callable[..., None]:

@@ -10,22 +10,12 @@ could run (the file did not load, or the judge failed first), as the spec asks.
 from __future__ import annotations
 
 import json
+
+from ..scoring import SETUP_KINDS, outcome
 from ..verdicts import Verdict
 
 OUTPUT_LIMIT = 500          # the spec's cap on a test's output
-SETUP_KINDS = ("load", "judge")   # checks the runner adds when the task's checks cannot run
 STATUS = {"passed": "pass", "skipped": "pass", "failed": "fail", "error": "error"}
-
-
-def outcome(check, strict: bool) -> tuple[str, str]:
-    """(the check's status as the verdict sees it, a note when that differs from what
-    happened): an advisory failure without ``--strict`` is "passed".  Shared by the
-    Exercism, Gradescope and JUnit writers."""
-    if check.status == "skipped":
-        return "skipped", f"not run: {check.message}"
-    if check.status == "passed" or check.counts(strict):
-        return check.status, ""
-    return "passed", f"advisory, not counted: {check.message}"
 
 
 def capped(text: str, limit: int = OUTPUT_LIMIT) -> str:

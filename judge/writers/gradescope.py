@@ -1,18 +1,20 @@
 """Gradescope autograder ``results.json``: one test per check, scored.
 
-A check that counts towards the verdict is worth one point (advisory checks count only
-under ``--strict``); checks the runner adds when the task's own cannot run ("load",
-"judge") are worth nothing, so every report of a task has the same maximum and a file
-that does not load scores 0 of it.  Statuses follow the verdict, as in the Exercism view
-(partial credit, nbgrader#974: a wrong answer that passes the examples keeps that point).
+Each test is worth its check's points (judge/scoring.py: the same score as
+gradebook.csv and the HTML pages; partial credit, nbgrader#974: a wrong answer that
+passes the examples keeps those points).  Checks the runner adds when the task's own
+cannot run ("load", "judge") are worth nothing, so every report of a task has the same
+maximum and a file that does not load (or is not there) scores 0 of it.  Statuses
+follow the verdict, as in the Exercism view.
 """
 
 from __future__ import annotations
 
 import json
 
-from .exercism import SETUP_KINDS, learner_output, outcome
-from ..verdicts import Verdict
+from ..scoring import SETUP_KINDS, number, outcome, score
+from ..verdicts import Status, Verdict
+from .exercism import learner_output
 
 HEADLINES = {
     Verdict.ACCEPTED: "Accepted.",
@@ -27,33 +29,34 @@ HEADLINES = {
 
 
 def results(report) -> dict:
-    # Checks skipped because the file did not load cost their points; a check the task
-    # itself skips (for every learner alike) is worth nothing.
-    blocked = any(c.kind in SETUP_KINDS and c.status in ("failed", "error") for c in report.checks)
     tests = []
-    for number, c in enumerate(report.checks, 1):
+    points = score(report)
+    for index, (c, earned) in enumerate(zip(report.checks, points.checks), 1):
         state, note = outcome(c, report.strict)
-        worth = int(c.kind not in SETUP_KINDS and (c.required or report.strict)
-                    and (state != "skipped" or blocked))
-        passed = state == "passed" or (state == "skipped" and not blocked)
+        passed = earned.passed
         text = note or c.message
+        if passed and earned.earned < earned.worth:
+            text += "\n(its points count once every value check passes: values first)"
         tb = c.details.get("traceback")
-        if tb and state == "error":
+        if tb and state == Status.ERROR:
             text += "\n" + "\n".join(str(tb).rstrip().splitlines()[-6:])
         extra = {"check": c.id, "kind": c.kind, "status": c.status}
         if c.counterexample is not None and not passed:
             extra["counterexample"] = c.counterexample
-        tests.append({"score": worth if passed else 0, "max_score": worth,
+        tests.append({"score": number(earned.earned), "max_score": number(earned.worth),
                       "status": "passed" if passed else "failed",
                       "name": f"{c.id} ({c.kind}{'' if c.required else ', advisory'})",
-                      "number": str(number), "output": text, "output_format": "text",
+                      "number": str(index), "output": text, "output_format": "text",
                       "tags": [c.kind, "required" if c.required else "advisory"],
                       "visibility": "visible", "extra_data": extra})
     printed = learner_output(report)
-    output = f"{HEADLINES[report.verdict]}  ({report.task}, seed {report.seed})"
+    # when the task's checks could not run, why is the headline (a missing file, a syntax error)
+    setup = next((c for c in report.checks if c.kind in SETUP_KINDS and c.status.bad), None)
+    headline = setup.message[:1].upper() + setup.message[1:] if setup else HEADLINES[report.verdict]
+    output = f"{headline}  ({report.task}, seed {report.seed})"
     if printed:
         output += "\n\nYour code printed:\n" + printed
-    return {"score": sum(t["score"] for t in tests), "execution_time": round(report.elapsed_s, 3),
+    return {"score": number(points.earned), "execution_time": round(report.elapsed_s, 3),
             "output": output, "output_format": "text", "visibility": "visible",
             "stdout_visibility": "hidden",
             "extra_data": {"task": report.task, "verdict": report.verdict, "seed": report.seed,

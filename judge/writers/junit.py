@@ -13,7 +13,8 @@ import json
 import re
 import xml.etree.ElementTree as ET
 
-from .exercism import outcome
+from ..scoring import outcome
+
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..values import render
+from ..report import decide
+from ..values import render_shown
 from ..verdicts import Verdict
 
 COLORS = {Verdict.ACCEPTED: "32", Verdict.INEFFICIENT: "33", Verdict.JUDGE_ERROR: "35"}
@@ -13,22 +14,41 @@ def _paint(text: str, code: str, color: bool) -> str:
     return f"\033[{code}m{text}\033[0m" if color else text
 
 
-def _value(v) -> str:
-    """A counterexample value (already in display form) as one readable line."""
-    if isinstance(v, dict) and "dtype" in v:
-        body = v.get("value", v.get("values"))
-        more = f" ... ({v['values_truncated']} in all)" if v.get("values_truncated") else ""
-        return f"{v['dtype']}{v['shape']} {body}{more}"
-    return render(v)
+def text(report) -> str:
+    """The text report as one string (what `judge run` prints)."""
+    import io
+
+    buf = io.StringIO()
+    write(report, buf)
+    return buf.getvalue()
+
+
+def shout(verdict: Verdict) -> str:
+    return verdict.upper().replace("_", " ")
+
+
+def strict_note(report) -> str:
+    """" (would be INEFFICIENT with --strict)" when advisory failures are all that
+    stand between this verdict and a worse one."""
+    if report.strict:
+        return ""
+    strict = decide(report.checks, True)
+    return f"would be {shout(strict)} with --strict" if strict != report.verdict else ""
 
 
 def write(report, stream, *, color: bool = False) -> None:
-    verdict = report.verdict.upper().replace("_", " ")
-    head = _paint(verdict, COLORS.get(report.verdict, "31"), color)
-    stream.write(f"{head}  {report.task}  {report.submission}\n")
+    from ..scoring import number, score
+
+    head = _paint(shout(report.verdict), COLORS.get(report.verdict, "31"), color)
+    note = strict_note(report)
+    stream.write(f"{head}  {report.task}  {report.submission}" + (f"  ({note})" if note else "") + "\n")
+    for line in report.notes:
+        stream.write(f"  note: {line}\n")
     write_checks(report, stream, color=color)
     write_output(report, stream)
-    stream.write(f"  seed {report.seed}, {report.elapsed_s:.2f} s, isolation: {report.isolation}\n")
+    points = score(report)
+    stream.write(f"  seed {report.seed}, {report.elapsed_s:.2f} s, isolation: {report.isolation}, "
+                 f"points: {number(points.earned)} of {number(points.maximum)}\n")
 
 
 def write_checks(report, stream, *, color: bool = False, only_failed: bool = False) -> None:
@@ -46,11 +66,11 @@ def write_checks(report, stream, *, color: bool = False, only_failed: bool = Fal
         if c.counterexample and c.status in ("failed", "error"):
             ce = c.counterexample
             for name, v in ce.get("args", {}).items():
-                stream.write(f"       {name} = {_value(v)}\n")
+                stream.write(f"       {name} = {render_shown(v)}\n")
             if "expected" in ce:
-                stream.write(f"       expected: {_value(ce['expected'])}\n")
+                stream.write(f"       expected: {render_shown(ce['expected'])}\n")
             if "actual" in ce:
-                stream.write(f"       got:      {_value(ce['actual'])}\n")
+                stream.write(f"       got:      {render_shown(ce['actual'])}\n")
         tb = c.details.get("traceback")
         if tb and c.status == "error":
             for line in str(tb).rstrip().splitlines()[-6:]:

@@ -1,20 +1,22 @@
 """results.jsonl: the batch's only source of truth, append-only and crash-safe.
 
 One line per grading: the ``judge run --format json`` object plus ``learner``,
-``sha256`` (of the graded file's bytes) and ``examples`` (the --examples override, or
-null).  A result is identified by its key (learner, task, sha256, seed, strict,
-examples), so an edited file or changed options mean "not graded yet", and a rerun
-grades exactly what has no line, or only a ``judge_error`` one: that verdict is the
-judge's fault (a reference that broke, a machine out of memory), never the learner's, so
-it stands only until a later line for the same key replaces it.
+``sha256`` (of the graded file's bytes), ``examples`` (the --examples override, or
+null) and ``submitted`` (the manifest's time, or null).  A result is identified by its
+key (learner, task, sha256, seed, strict, examples), so an edited file or changed
+options mean "not graded yet", and a rerun grades exactly what has no line, or only a
+``judge_error`` one: that verdict is the judge's fault (a reference that broke, a
+machine out of memory), never the learner's, so it stands only until a later line for
+the same key replaces it.  ``--force`` grades a key again on purpose; its new line
+replaces the old one the same way.  So for each key the last line stands, and nothing
+is ever counted twice.
 
 Why it survives SIGKILL: each line is written by a single ``write`` of the whole line
 ending in ``\\n`` (only ever by one thread) and fsynced before the next one, so at most
 the last line can be torn, and a torn line is the only one without its ``\\n``.  Opening
-the store cuts such a tail off; a line that does not parse is ignored, and a key seen
-twice keeps its first line (unless that was a judge error), so nothing is ever counted
-twice.  A lock file keeps two
-batches from writing the same folder at once.
+the store cuts such a tail off; a line that does not parse is ignored.  A lock file
+keeps two batches from writing the same folder at once.  The views beside it
+(gradebook, summary, pages) are replaced whole with ``write_atomic``.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ import fcntl
 import json
 import os
 from pathlib import Path
-from .verdicts import Verdict
+
+from ..verdicts import Verdict
 
 FILE = "results.jsonl"
 
@@ -43,7 +46,8 @@ class ResultStore:
         self.path = self.folder / FILE
         self.results: dict[tuple, dict] = {}
         self.repaired_bytes = 0      # a torn last line cut off on open
-        self.ignored_lines = 0       # lines that did not parse, or repeated a key
+        self.ignored_lines = 0       # lines that did not parse
+        self.superseded = 0          # lines replaced by a later one for the same key
         self._fd: int | None = None
         self._lock: int | None = None
 
@@ -77,20 +81,20 @@ class ResultStore:
             except (ValueError, KeyError, TypeError):
                 self.ignored_lines += 1
                 continue
-            if self.settled(key):
-                self.ignored_lines += 1
-            else:
-                self.results[key] = record
+            if key in self.results:
+                self.superseded += 1
+            self.results[key] = record
 
     def settled(self, key: tuple) -> bool:
         """Graded for good: a result that is not a judge error."""
         record = self.results.get(key)
         return record is not None and record.get("verdict") != Verdict.JUDGE_ERROR
 
-    def add(self, record: dict) -> None:
-        """Append one result durably; a key graded for good is not written again."""
+    def add(self, record: dict, force: bool = False) -> None:
+        """Append one result durably; a key graded for good is written again only when
+        ``force``d (and then the new line is the one that stands)."""
         key = key_of(record)
-        if self.settled(key):
+        if self.settled(key) and not force:
             return
         line = (json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n").encode()
         view = memoryview(line)
@@ -104,6 +108,13 @@ class ResultStore:
             if fd is not None:
                 os.close(fd)
         self._fd = self._lock = None
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Readers (a spreadsheet, a web page) never see half a file."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def _fsync_dir(folder: Path) -> None:

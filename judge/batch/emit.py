@@ -4,6 +4,9 @@ of the stored report, rebuilt from results.jsonl like the gradebook:
     OUT/exercism/<learner>/<task>/results.json
     OUT/gradescope/<learner>/<task>/results.json
     OUT/junit/<learner>/<task>.xml
+
+A missing submission gets its file too (score 0, and the reason): a platform that finds
+no results file shows a broken grader instead.
 """
 
 from __future__ import annotations
@@ -11,9 +14,10 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from .batch_gradebook import write_atomic
-from .report import Report
-from .writers import writer
+from ..report import Report
+from ..writers import writer
+from .gradebook import MISSING, Gradebook
+from .store import write_atomic
 
 EMIT_FORMATS = ("exercism", "gradescope", "junit")
 
@@ -24,12 +28,20 @@ def emit_path(out: Path, fmt: str, learner: str, task_id: str) -> Path:
     return out / fmt / learner / task_id / "results.json"
 
 
-def emit_all(out: Path, records: list[dict], formats: list[str]) -> None:
-    for record in records:
-        report = Report.from_dict(record)
+def emit_all(out: Path, book: Gradebook, formats: list[str], missing_report) -> None:
+    """``missing_report(cell)``: the Report standing for a missing submission."""
+    if not formats:
+        return
+    for cell in book.cells.values():
+        if cell.graded:
+            report = Report.from_dict(cell.record)
+        elif cell.state == MISSING:
+            report = missing_report(cell)
+        else:
+            continue                      # pending: its file comes when it is graded
         for fmt in formats:
             buf = io.StringIO()
             writer(fmt)(report, buf)
-            path = emit_path(out, fmt, record["learner"], record["task"])
+            path = emit_path(out, fmt, cell.learner, cell.task_id)
             path.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(path, buf.getvalue())

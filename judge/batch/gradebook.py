@@ -1,0 +1,165 @@
+"""The class views, rebuilt from results.jsonl at the end of every run (also an
+interrupted one), so they always agree with the results and a rerun can never leave a
+stale or double-counted row.
+
+``Gradebook`` is the one model of them: a cell per learner and task column holding the
+verdict, ``pending`` (submitted, not graded yet) or ``missing`` (nothing gradable handed
+in, with the reason), its points (judge/scoring.py) and whether it came in late.
+gradebook.csv, summary.json, the HTML pages and the emitted files are views of it.
+
+gradebook.csv: a row per learner, a column per task, then ``score`` (points earned),
+``max_score`` and ``late`` (the tasks handed in after ``--deadline``).  summary.json:
+per task, the count of each verdict, each check's status counts and pass rate, and the
+most common failure messages, grouped after the values in them are blanked out (two
+learners failing on different inputs fail the same way).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from .. import __version__
+from ..report import Report
+from ..scoring import number, score, task_maximum
+from ..verdicts import Status, Verdict
+
+COMMON_FAILURES = 5
+PENDING, MISSING = "pending", "missing"
+_BRACKETS = re.compile(r"\[[^\[\]]*\]")
+_NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(\.\d*)?([eE][-+]?\d+)?")
+
+
+@dataclass
+class Cell:
+    learner: str
+    task_id: str
+    state: str                      # a verdict, PENDING or MISSING
+    record: dict | None = None      # the stored result, when graded
+    points: float = 0
+    late: bool = False
+    why: str = ""                   # why it is missing
+
+    @property
+    def graded(self) -> bool:
+        return self.record is not None
+
+
+@dataclass
+class Gradebook:
+    learners: list[str]
+    columns: list[str]
+    maximum: dict[str, float]                        # task -> most points a grading earns
+    cells: dict[tuple[str, str], Cell] = field(default_factory=dict)
+    deadline: datetime | None = None
+
+    def cell(self, learner: str, task_id: str) -> Cell:
+        return self.cells[(learner, task_id)]
+
+    def total(self, learner: str) -> float:
+        return sum(self.cell(learner, t).points for t in self.columns)
+
+    def late(self, learner: str) -> list[str]:
+        return [t for t in self.columns if self.cell(learner, t).late]
+
+    @property
+    def max_total(self) -> float:
+        return sum(self.maximum[t] for t in self.columns)
+
+    @property
+    def records(self) -> list[dict]:
+        return [c.record for c in self.cells.values() if c.record is not None]
+
+
+def build(learners, columns, tasks: dict, plan, records: list[dict], why_missing,
+          strict: bool, deadline: datetime | None = None) -> Gradebook:
+    """``plan``: the submissions to grade; ``records``: the current result of each one
+    graded; ``why_missing(learner, task_id)``: the reason a cell has no submission."""
+    book = Gradebook(sorted(learners), list(columns),
+                     {t: task_maximum(tasks[t], strict) for t in columns}, deadline=deadline)
+    graded = {(r["learner"], r["task"]): r for r in records}
+    submitted = {(s.learner, s.task_id): s for s in plan}
+    for learner in book.learners:
+        for task_id in book.columns:
+            key = (learner, task_id)
+            sub, record = submitted.get(key), graded.get(key)
+            if sub is None:
+                book.cells[key] = Cell(learner, task_id, MISSING, why=why_missing(learner, task_id))
+                continue
+            late = bool(deadline and sub.submitted and sub.submitted > deadline)
+            if record is None:
+                book.cells[key] = Cell(learner, task_id, PENDING, late=late)
+                continue
+            points = score(Report.from_dict(record)).earned
+            book.cells[key] = Cell(learner, task_id, record["verdict"], record, points, late)
+    return book
+
+
+def gradebook_csv(book: Gradebook) -> str:
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(["learner", *book.columns, "score", "max_score", "late"])
+    for learner in book.learners:
+        w.writerow([learner, *(book.cell(learner, t).state for t in book.columns),
+                    number(book.total(learner)), number(book.max_total),
+                    " ".join(book.late(learner))])
+    return out.getvalue()
+
+
+def failure_pattern(message: str) -> str:
+    line = message.splitlines()[0] if message else ""
+    while _BRACKETS.search(line):
+        line = _BRACKETS.sub("\u2026", line)
+    return _NUMBER.sub("N", line)[:300]
+
+
+def summary(book: Gradebook, skipped: list, options: dict) -> dict:
+    records = book.records
+    tasks: dict[str, dict] = {}
+    groups: dict[str, dict[tuple[str, str], dict]] = defaultdict(dict)
+    for r in records:
+        t = tasks.setdefault(r["task"], {"graded": 0, "verdicts": Counter(), "checks": {}})
+        t["graded"] += 1
+        t["verdicts"][r["verdict"]] += 1
+        for c in r.get("checks", []):
+            t["checks"].setdefault(c["id"], Counter())[c["status"]] += 1
+            if Status(c["status"]).bad:
+                g = groups[r["task"]].setdefault((c["id"], failure_pattern(c["message"])),
+                                                 {"check": c["id"], "count": 0,
+                                                  "example": c["message"].splitlines()[0][:500],
+                                                  "learners": []})
+                g["count"] += 1
+                g["learners"].append(r["learner"])
+    for task_id, t in tasks.items():
+        t["verdicts"] = {v: t["verdicts"][v] for v in Verdict if t["verdicts"][v]}
+        t["pass_rate"] = _rate(t["verdicts"].get(Verdict.ACCEPTED, 0), t["graded"])
+        t["checks"] = {cid: dict(sorted(counts.items())) for cid, counts in t["checks"].items()}
+        t["check_pass_rates"] = {cid: _rate(counts.get(Status.PASSED, 0), sum(counts.values()))
+                                 for cid, counts in t["checks"].items()}
+        cells = [c for c in book.cells.values() if c.task_id == task_id and c.graded]
+        t["points"] = {"max": number(book.maximum.get(task_id, 0)),
+                       "mean": number(sum(c.points for c in cells) / len(cells)) if cells else 0}
+        common = sorted(groups[task_id].items(), key=lambda kv: (-kv[1]["count"], kv[0]))
+        t["common_failures"] = [dict(g, pattern=pattern, learners=sorted(g["learners"]))
+                                for (_, pattern), g in common[:COMMON_FAILURES]]
+    total = Counter(r["verdict"] for r in records)
+    states = Counter(c.state for c in book.cells.values())
+    return {"judge_version": __version__, "options": options, "graded": len(records),
+            "pending": states[PENDING], "missing": states[MISSING],
+            "late": sum(c.late for c in book.cells.values()),
+            "verdicts": {v: total[v] for v in Verdict if total[v]},
+            "tasks": dict(sorted(tasks.items())),
+            "skipped": [{"path": s.path, "why": s.why} for s in skipped]}
+
+
+def summary_json(*args, **kw) -> str:
+    return json.dumps(summary(*args, **kw), indent=2, ensure_ascii=False) + "\n"
+
+
+def _rate(part: int, whole: int) -> float:
+    return round(part / whole, 4) if whole else 0.0
