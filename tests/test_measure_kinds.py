@@ -364,3 +364,35 @@ def test_an_update_that_allocates_is_inefficient_and_a_donating_one_accepted(ban
             return jax.tree.map(lambda a, b: a - 0.1 * b, p, g)
     """)
     assert report.verdict == Verdict.ACCEPTED, report.checks[0].message
+
+
+def test_no_cost_figure_is_unmeasurable_never_the_learners_failure():
+    from judge.worker.main import _Unmeasurable
+
+    class NoFigures:
+        def __init__(self, fn):
+            pass
+
+        def lower(self, *args):
+            return self
+
+        def compile(self):
+            return self
+
+        def cost_analysis(self):
+            return None
+
+    measure_cost = instrument_of("cost")
+    with pytest.raises(_Unmeasurable, match="gives no flops"):
+        measure_cost(MeasureContext(lambda a: a), [jnp.ones(3)], {}, {}, jit=NoFigures)
+
+
+def test_a_task_whose_reference_yields_no_cost_figure_is_a_judge_error(bank, tmp_path):
+    # XLA reports nothing for a product of empty matrices: the task is at fault
+    task = bank.get("chain")
+    task.scripts["shapes"] = [{"a": Leaf(np.zeros((0, 4), np.float32), "jax"),
+                               "b": Leaf(np.zeros((4, 4), np.float32), "jax"),
+                               "c": Leaf(np.zeros((4, 4), np.float32), "jax")}]
+    report = run(task, tmp_path, "def chain(a, b, c):\n    return a @ (b @ c)\n")
+    assert report.verdict == Verdict.JUDGE_ERROR, [c.message for c in report.checks]
+    assert "cost analysis gives no flops" in " ".join(c.message for c in report.checks)
