@@ -198,14 +198,15 @@ def test_forbidden_and_required_primitives():
         None, calls([3, 3, 3, 3], prims=lambda n: {"while": 1, "add": 2}, first_line={"while": 9}))
     assert with_while.status == Status.FAILED
     assert "uses `while` (1 time at size=0, first from line 9 of your file: " \
-           "`y = a * x[t] + y`)" in with_while.message
+           "`y = a * x[t] + y`; the reference's: none)" in with_while.message
     assert with_while.message.endswith("Usual cause: a while_loop where a scan is asked for.")
     needs_scan = check(require=["scan"])
     # the empty call (size 0) may do without it
     assert needs_scan.judge(None, calls([0, 3, 3, 3], prims=lambda n: {"scan": 1} if n else {})) \
         .status == Status.PASSED
     missing = needs_scan.judge(None, calls([3, 3, 3, 3], prims=lambda n: {"mul": 2}))
-    assert "no `scan`, which this task requires (it has: `mul` x2)" in missing.message
+    assert "no `scan` (the reference's: 1), which this task requires (yours has: `mul` x2)" \
+        in missing.message
     reasons = check(forbid={"pure_callback": "the loop runs in Python on the host"},
                     require={"scan": "a loop written in Python"})
     figures = calls([3, 3, 3, 3], prims=lambda n: {"pure_callback": 1})
@@ -362,3 +363,4 @@ def test_lines_are_the_learners_even_through_the_judges_own_wrappers(ema_task, t
     assert report.verdict == Verdict.INEFFICIENT, report.checks[0].message
     assert "uses `pure_callback` (1 time at T=8, first from line 12 of your file: " \
            "`return jax.pure_callback(" in report.checks[0].message
+    assert "the reference's: none)" in report.checks[0].message

@@ -335,8 +335,10 @@ class JaxprCheck(ScriptMeasureCheck):
                 code = c.mine.get("code", {}).get(str(line)) if line else None
                 where = f", first from line {line} of your file" + (f": `{code}`" if code else "") \
                     if line else ""
+                theirs = c.reference.get("primitives", {}).get(p, 0)
                 return (f"your program uses `{p}` ({_plural(c.mine['primitives'][p], 'time')} at "
-                        f"{self.at(s)}{where}), which this task rules out "
+                        f"{self.at(s)}{where}; the reference's: {theirs or 'none'}), which this "
+                        f"task rules out "
                         f"(forbidden: {', '.join(f'`{f}`' for f in self.forbid)})."
                         + self.stated_cause(p))
         return ""
@@ -348,8 +350,10 @@ class JaxprCheck(ScriptMeasureCheck):
             absent = [p for p in self.require if not c.mine["primitives"].get(p)]
             if absent:
                 top = sorted(c.mine["primitives"].items(), key=lambda kv: -kv[1])[:6]
-                return (f"your program at {self.at(s)} has no `{absent[0]}`, which this task "
-                        f"requires (it has: {', '.join(f'`{k}` x{n}' for k, n in top) or 'nothing'})."
+                theirs = c.reference.get("primitives", {}).get(absent[0], 0)
+                return (f"your program at {self.at(s)} has no `{absent[0]}` (the reference's: "
+                        f"{theirs}), which this task requires (yours has: "
+                        f"{', '.join(f'`{k}` x{n}' for k, n in top) or 'nothing'})."
                         + self.stated_cause(absent[0]))
         return ""
 
