@@ -146,6 +146,7 @@ class JaxprCheck(ScriptMeasureCheck):
         self.budget = budget
         self.slack = int(r.number("slack", 0, low=0))
         self.per_doubling = float(r.number("per_doubling", 32, low=0))
+        self.reasons: dict[str, str] = {}     # primitive -> the usual cause, as the task says
         self.forbid = self._primitives(r, "forbid")
         self.require = self._primitives(r, "require")
         if budget is None and not (self.forbid or self.require):
@@ -169,7 +170,7 @@ class JaxprCheck(ScriptMeasureCheck):
                 not all(isinstance(v, str) for v in why.values()):
             r.fail("must be a list of primitive names (scan, while, dot_general, ...), or a "
                    "mapping of each name to the usual cause", key)
-        self.reasons = dict(getattr(self, "reasons", {}), **why)
+        self.reasons.update(why)
         return list(names)
 
     # ------------------------------------------------------------ sizes of calls
