@@ -7,6 +7,7 @@ that own them (``specs``, ``checks``); this module only knows the shape of a tas
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import os
 import re
@@ -151,6 +152,8 @@ class Task:
     scripts: dict[str, list[dict[str, Any]]]
     limits: Limits
     seed: int
+    devices: int | None = None      # `devices: N`: the workers start with N devices
+    mesh: Any = None                # specs.MeshSpec the sharded arguments are placed on
     bank: "Bank" = field(repr=False, default=None)
 
     @property
@@ -263,7 +266,8 @@ def load_bank(root: str | Path | None = None) -> Bank:
 
 TASK_FIELDS = ("id", "title", "step", "step_title", "difficulty", "tags", "entrypoint",
                "args", "dims", "result", "tolerance", "examples", "checks", "scripts",
-               "limits", "seed")
+               "limits", "seed", "devices", "mesh")
+MAX_DEVICES = 64
 
 
 def parse_task(raw: Any, file: Path, index: int, bank: Bank) -> Task:
@@ -288,13 +292,24 @@ def parse_task(raw: Any, file: Path, index: int, bank: Bank) -> Task:
     dims = specs.parse_dims(r.child("dims", r.data.get("dims", {})))
     args_r = r.child("args")
     args = {name: specs.parse_spec(args_r.child(name), dims) for name in args_r.data}
+    devices = r.get("devices", int, None)
+    if devices is not None and not 1 <= devices <= MAX_DEVICES:
+        r.fail(f"must be from 1 to {MAX_DEVICES}", "devices")
+    mesh = specs.MeshSpec.parse(r.child("mesh"), devices) if "mesh" in r.data else None
+    dims = specs.place_on_mesh(args, dims, mesh,
+                               lambda name: args_r.child(name) if name else r)
     result = compare.ResultSpec.parse(r.child("result", r.data.get("result", {})))
     tolerance = compare.Tolerance.parse(r.child("tolerance", r.data.get("tolerance", {})))
     scripts_r = r.child("scripts", r.data.get("scripts", {}))
-    scripts = {name: literals.parse_calls(scripts_r, name, list(args))
+    scripts = {name: [specs.place_call(args, call, lambda m, n=name: scripts_r.fail(m, n))
+                      for call in literals.parse_calls(scripts_r, name, list(args))]
                for name in scripts_r.data}
-    examples = [literals.parse_example(r.reader_at(f"examples[{i}]", e), list(args))
-                for i, e in enumerate(r.get("examples", list, []))]
+    examples = []
+    for i, e in enumerate(r.get("examples", list, [])):
+        er = r.reader_at(f"examples[{i}]", e)
+        ex = literals.parse_example(er, list(args))
+        examples.append(dataclasses.replace(ex, args=specs.place_call(
+            args, ex.args, lambda m, er=er: er.fail(m, "args"))))
     check_list = r.get("checks", list)
     parsed = [checks.parse_check(r.reader_at(f"checks[{i}]", c), scripts)
               for i, c in enumerate(check_list)]
@@ -307,4 +322,4 @@ def parse_task(raw: Any, file: Path, index: int, bank: Bank) -> Task:
                 difficulty=difficulty, tags=tags, entrypoint=entrypoint, args=args,
                 dims=dims, result=result, tolerance=tolerance, examples=examples,
                 checks=parsed, scripts=scripts, limits=limits,
-                seed=r.get("seed", int, 20260), bank=bank)
+                seed=r.get("seed", int, 20260), devices=devices, mesh=mesh, bank=bank)

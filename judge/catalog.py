@@ -130,8 +130,10 @@ def show_text(task: Task) -> str:
     lines = [render_markdown(statement), "-" * 40,
              f"Signature: {task.signature}",
              f"Task: {task.id} (step {task.step}"
-             + (f": {task.step_title}" if task.step_title else "") + f", {task.difficulty})",
-             "Arguments:"]
+             + (f": {task.step_title}" if task.step_title else "") + f", {task.difficulty})"]
+    if task.devices:
+        lines.append(f"Devices: {task.devices}" + (f", mesh {task.mesh.describe()}" if task.mesh else ""))
+    lines.append("Arguments:")
     lines += [f"  {name}: {spec.describe()}" for name, spec in task.args.items()]
     lines.append("Checks:")
     for c in task.checks:

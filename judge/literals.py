@@ -27,12 +27,13 @@ class RandomArray:
     kind: str
     lo: float
     hi: float
+    sharding: dict | None = None      # where the worker places it (its argument's spec says)
 
     def make(self, rng: np.random.Generator) -> Leaf:
         from .specs import sample_values
 
         return Leaf(sample_values(dtype_from_name(self.dtype), self.shape, self.lo, self.hi, rng),
-                    self.kind)
+                    self.kind, sharding=self.sharding)
 
 
 MARKERS = ("$array", "$scalar", "$tuple", "$random")

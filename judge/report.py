@@ -57,6 +57,7 @@ class Report:
     elapsed_s: float = 0.0
     strict: bool = False
     isolation: str = "process"
+    devices: dict | None = None      # {"count": n, "platform": name}: what the grading ran on
     title: str = ""
     verdict: Verdict = Verdict.JUDGE_ERROR
     notes: list[str] = field(default_factory=list)   # said once, above the checks
@@ -77,6 +78,8 @@ class Report:
                "output": self.output,
                "strict": self.strict, "isolation": self.isolation,
                "score": score(self).to_dict()}
+        if self.devices:
+            out["devices"] = dict(self.devices)
         if self.notes:
             out["notes"] = list(self.notes)
         return out
@@ -94,4 +97,5 @@ class Report:
                    judge_version=data["judge_version"], checks=checks,
                    output=data.get("output", {}), elapsed_s=data.get("elapsed_s", 0.0),
                    strict=data.get("strict", False), isolation=data.get("isolation", "process"),
+                   devices=data.get("devices") if isinstance(data.get("devices"), dict) else None,
                    verdict=Verdict.parse(data["verdict"]), notes=list(data.get("notes", [])))

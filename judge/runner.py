@@ -72,7 +72,8 @@ class Oracle:
     def __init__(self, task: Task, seed: int):
         self.task, self.seed = task, seed
         self.session = Session(task.reference_path, task.reference_path.name, task.entrypoint,
-                               task.limits, trusted=True, instruments=task_instruments(task))
+                               task.limits, trusted=True, instruments=task_instruments(task),
+                               devices=task.devices)
         self._lock = threading.RLock()
         self._values: dict[str, Any] = {}
         self._measured: dict[tuple, CallOutcome] = {}
@@ -203,7 +204,7 @@ class Grading:
         self.strict = strict
         self.learner = Session(self.submission, display_name or self.submission.name,
                                task.entrypoint, task.limits, hidden_paths=task.bank.hidden_paths(),
-                               instruments=task_instruments(task))
+                               instruments=task_instruments(task), devices=task.devices)
         self.own_oracle = oracle is None
         self.oracle = oracle or Oracle(task, self.seed)
         self.deadline = 0.0
@@ -317,6 +318,7 @@ class Grading:
             if self._pool is not None:
                 self._pool.shutdown(wait=True)
             report.isolation = self.learner.isolation
+            report.devices = self.learner.device_info
             self.learner.stop()
             if self.own_oracle:
                 self.oracle.stop()

@@ -353,8 +353,10 @@ def _seconds(x: float) -> str:
 
 class Worker:
     def __init__(self, limits: Limits, *, trusted: bool = False, hidden_paths=(),
-                 isolation: str = "auto"):
+                 isolation: str = "auto", devices: int | None = None):
         self.limits = limits
+        self.devices = devices             # a task's `devices: N`, set before jax's first op
+        self.ready_info: dict = {}         # what the worker said when it was ready
         self.trusted = trusted
         self.hidden_paths = [] if trusted else [os.path.abspath(p) for p in hidden_paths]
         self.isolation = _resolve_isolation(isolation)
@@ -499,6 +501,7 @@ class Worker:
                                 f"{err.get('type', '?')}: {err.get('message', '')}",
                                 where="start", detail=err)
         self.ready_s = time.monotonic() - self._t0
+        self.ready_info = header
         self._ready = True
 
     def _deadline(self, where: str, timeout: float | None):
@@ -732,6 +735,7 @@ class Worker:
             "lost_exit": _LOST_EXIT,
             "deny": deny,
             "scrub_paths": _scrub_paths(self.hidden_paths),
+            "devices": self.devices,
         }
 
     def _argv(self, cfg: dict) -> list[str]:

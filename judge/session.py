@@ -22,6 +22,9 @@ ERROR_VERDICTS = {"exception": Verdict.RUNTIME_ERROR, "exit": Verdict.RUNTIME_ER
                   "unmeasurable": Verdict.JUDGE_ERROR, "wrong": Verdict.WRONG_ANSWER}
 
 
+TRUSTED_LIFETIME_S = 6 * 3600.0
+
+
 @dataclass
 class CallOutcome:
     ok: bool
@@ -40,14 +43,18 @@ class CallOutcome:
 class Session:
     def __init__(self, source: Path, display_name: str, entrypoint: str, limits,
                  *, trusted: bool = False, hidden_paths: list[str] = (),
-                 instruments: list[dict] = ()):
+                 instruments: list[dict] = (), devices: int | None = None):
         self.source, self.display_name, self.entrypoint = Path(source), display_name, entrypoint
+        # The reference's (trusted) worker serves every grading that shares it, a whole
+        # validation or batch: only each of its calls is limited, not its lifetime.
         self.limits = SandboxLimits(call_timeout_s=limits.call_timeout_s,
-                                    run_timeout_s=limits.run_timeout_s,
+                                    run_timeout_s=max(limits.run_timeout_s, TRUSTED_LIFETIME_S)
+                                    if trusted else limits.run_timeout_s,
                                     memory_mb=limits.memory_mb,
                                     output_bytes=limits.output_kb * 1024)
         self.trusted, self.hidden_paths = trusted, list(hidden_paths)
         self.instruments = list(instruments)    # check kinds' worker-side halves
+        self.devices = devices                  # a task's `devices: N`
         self.worker: Worker | None = None
         self.params: list[str] = []
         self.jitted: list[str] = []
@@ -57,7 +64,8 @@ class Session:
 
     # -------------------------------------------------------------- lifecycle
     def start(self) -> None:
-        self.worker = Worker(self.limits, trusted=self.trusted, hidden_paths=self.hidden_paths)
+        self.worker = Worker(self.limits, trusted=self.trusted, hidden_paths=self.hidden_paths,
+                             devices=self.devices)
         self.worker.start()
 
     @property
@@ -67,6 +75,15 @@ class Session:
     @property
     def isolation(self) -> str:
         return self.worker.isolation if self.worker else "process"
+
+    @property
+    def device_info(self) -> dict | None:
+        """{"count": n, "platform": name} of the worker's jax, once it started."""
+        info = self.worker.ready_info.get("devices") if self.worker else None
+        if isinstance(info, dict) and isinstance(info.get("count"), int) \
+                and isinstance(info.get("platform"), str):
+            return {"count": info["count"], "platform": info["platform"][:32]}
+        return None
 
     def load(self) -> CallOutcome:
         from .notebooks import NotebookError, read_submission

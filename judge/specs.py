@@ -13,6 +13,7 @@ needs to change.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass
@@ -52,16 +53,19 @@ def spec_type(name: str) -> Callable[[type], type]:
 
 @dataclass(frozen=True)
 class Dim:
-    """A symbolic dimension shared by every argument that names it."""
+    """A symbolic dimension shared by every argument that names it.  One split over mesh
+    axes takes multiples of their size (``step``) only; empty, the smallest non-empty and
+    the largest size stay its edges."""
     name: str
     lo: int
     hi: int
+    step: int = 1
 
     def candidates(self) -> list[int]:
-        return sorted({self.lo, min(max(1, self.lo), self.hi), self.hi})
+        return sorted({self.lo, min(max(self.step, self.lo), self.hi), self.hi})
 
     def draw(self, rng: np.random.Generator) -> int:
-        return int(rng.integers(self.lo, self.hi + 1))
+        return int(rng.integers(self.lo // self.step, self.hi // self.step + 1)) * self.step
 
 
 def parse_dims(r) -> dict[str, Dim]:
@@ -140,6 +144,15 @@ class Spec:
 
     def describe(self) -> str:
         raise NotImplementedError
+
+    def bind_mesh(self, mesh: "MeshSpec | None", r, steps: dict[str, int]) -> None:
+        """Check this spec's ``sharding`` against the task's mesh and note, in ``steps``,
+        the multiple each dimension it splits must be.  Nothing to do for most specs."""
+
+    def place(self, value, fail):
+        """A literal value of this argument (an example's, a script's) placed as the spec
+        says; ``fail(message)`` reports one that cannot be."""
+        return value
 
 
 def parse_spec(r, dims: dict[str, Dim], name: str | None = None) -> Spec:
@@ -264,11 +277,13 @@ class ArraySpec(Spec):
 
     ``shape`` is a list (``[n, 3]``) or ``{rank: [0, 2], size: [0, 8]}`` for any rank."""
 
-    FIELDS = ("type", "kind", "dtype", "shape", "values", "min_spread", "doc")
+    FIELDS = ("type", "kind", "dtype", "shape", "values", "min_spread", "sharding", "doc")
 
     def __init__(self, r, dims, name):
         super().__init__(r, dims, name)
         self.min_spread = float(r.number("min_spread", 0.0, low=0))
+        self.partition = _partition(r)
+        self.layout: dict | None = None      # set by bind_mesh for a sharded argument
         self.kind = r.get("kind", str, "jax")
         if self.kind not in ("jax", "numpy"):
             r.fail("must be 'jax' or 'numpy'", "kind")
@@ -297,6 +312,16 @@ class ArraySpec(Spec):
     def variables(self):
         return [self.free] if self.free else []
 
+    def bind_mesh(self, mesh, r, steps):
+        if self.partition is None:
+            return
+        if self.free:
+            r.fail("a sharded argument needs a shape of sizes and dimension names", "sharding")
+        self.layout = _bind_partition(self.partition, self.shape, self.kind, mesh, r, steps)
+
+    def place(self, value, fail):
+        return _placed(value, self.layout, fail)
+
     def dims_used(self):
         used = {d for d in self.shape if isinstance(d, str)}
         return used | {b for b in self.values if isinstance(b, str)}
@@ -315,7 +340,7 @@ class ArraySpec(Spec):
         arrays = _arrays_of(self.dtypes, shape, lo, hi)
         if self.min_spread:
             arrays = arrays.filter(functools.partial(_spread_enough, spread=self.min_spread))
-        return arrays.map(functools.partial(Leaf, kind=self.kind))
+        return arrays.map(functools.partial(Leaf, kind=self.kind, sharding=self.layout))
 
     def sample(self, assign, drawn, rng):
         dtype = dtype_from_name(self.dtypes[int(rng.integers(0, len(self.dtypes)))])
@@ -323,11 +348,12 @@ class ArraySpec(Spec):
         values = sample_values(dtype, self.concrete_shape(assign), lo, hi, rng)
         if self.min_spread and not _spread_enough(values, self.min_spread):
             values.reshape(-1)[[0, -1]] = np.asarray([lo, hi], dtype)
-        return Leaf(values, self.kind)
+        return Leaf(values, self.kind, sharding=self.layout)
 
     def describe(self):
         shape = "any rank" if self.free else "[" + ", ".join(map(str, self.shape)) + "]"
-        return f"{self.kind} {'|'.join(self.dtypes)}{shape} in [{self.values[0]}, {self.values[1]}]"
+        return (f"{self.kind} {'|'.join(self.dtypes)}{shape} in [{self.values[0]}, "
+                f"{self.values[1]}]" + _placement_words(self.layout))
 
 
 @dataclass(frozen=True)
@@ -358,7 +384,7 @@ class FreeShape(ShapeVar):
 class TypedScalarSpec(Spec):
     """A 0-d typed scalar: a NumPy scalar (np.float32(2.0)) or a JAX 0-d array."""
 
-    FIELDS = ("type", "kind", "dtype", "values", "doc")
+    FIELDS = ("type", "kind", "dtype", "values", "sharding", "doc")
 
     def __init__(self, r, dims, name):
         super().__init__(r, dims, name)
@@ -367,9 +393,18 @@ class TypedScalarSpec(Spec):
             r.fail("must be 'jax' or 'numpy'", "kind")
         self.dtypes = _dtype_list(r, "float32")
         self.values = _range(r, "values", [-10.0, 10.0], dims)
+        self.partition = _partition(r)
+        self.layout: dict | None = None
+
+    def bind_mesh(self, mesh, r, steps):
+        if self.partition is not None:
+            self.layout = _bind_partition(self.partition, [], self.kind, mesh, r, steps)
+
+    def place(self, value, fail):
+        return _placed(value, self.layout, fail)
 
     def _leaf(self, arr):
-        return Leaf(arr, "npscalar" if self.kind == "numpy" else "jax")
+        return Leaf(arr, "npscalar" if self.kind == "numpy" else "jax", sharding=self.layout)
 
     def strategy(self, assign, drawn):
         lo, hi = _resolve(self.values[0], assign), _resolve(self.values[1], assign)
@@ -380,7 +415,8 @@ class TypedScalarSpec(Spec):
         return self._leaf(sample_values(dtype_from_name(self.dtypes[0]), (), lo, hi, rng))
 
     def describe(self):
-        return f"{'NumPy' if self.kind == 'numpy' else 'JAX'} {'|'.join(self.dtypes)} scalar"
+        return (f"{'NumPy' if self.kind == 'numpy' else 'JAX'} {'|'.join(self.dtypes)} scalar"
+                + _placement_words(self.layout))
 
 
 @spec_type("float")
@@ -451,6 +487,10 @@ class _Container(Spec):
     def variables(self):
         return [v for c in self._children() for v in c.variables()]
 
+    def bind_mesh(self, mesh, r, steps):
+        for c in self._children():
+            c.bind_mesh(mesh, r, steps)
+
     def dims_used(self):
         return set().union(*(c.dims_used() for c in self._children())) if self._children() else set()
 
@@ -491,6 +531,9 @@ class ListSpec(_Container):
             out[0], out[-1] = out[0] - self.min_spread, out[-1] + self.min_spread
         return out
 
+    def place(self, value, fail):
+        return [self.items.place(v, fail) for v in value] if isinstance(value, list) else value
+
     def describe(self):
         return f"list of {self.length} x {self.items.describe()}"
 
@@ -516,6 +559,11 @@ class TupleSpec(_Container):
 
     def sample(self, assign, drawn, rng):
         return self.container(i.sample(assign, drawn, rng) for i in self.items)
+
+    def place(self, value, fail):
+        if not isinstance(value, (list, tuple)) or len(value) != len(self.items):
+            return value
+        return type(value)(i.place(v, fail) for i, v in zip(self.items, value))
 
     def describe(self):
         name = "tuple" if self.container is tuple else "list"
@@ -545,6 +593,12 @@ class DictSpec(_Container):
 
     def sample(self, assign, drawn, rng):
         return {k: s.sample(assign, drawn, rng) for k, s in self.fields.items()}
+
+    def place(self, value, fail):
+        if not isinstance(value, dict):
+            return value
+        return {k: self.fields[k].place(v, fail) if k in self.fields else v
+                for k, v in value.items()}
 
     def describe(self):
         return "dict(" + ", ".join(f"{k}: {s.describe()}" for k, s in self.fields.items()) + ")"
@@ -659,6 +713,154 @@ class TreeSpec(Spec):
     def describe(self):
         return f"nested dict of {self.kind} {'|'.join(self.dtypes)} arrays" + (
             f" shaped like {self.like}" if self.like else "")
+
+
+# ---------------------------------------------------------------- arguments on a mesh
+
+@dataclass(frozen=True)
+class MeshSpec:
+    """The mesh a task's sharded arguments are placed on: ``{axes: {data: 8},
+    axis_types: explicit}`` (``axis_types`` one of explicit, auto, manual for every
+    axis, or a mapping per axis; explicit is what jax.make_mesh makes by default)."""
+    axes: tuple[str, ...]
+    sizes: tuple[int, ...]
+    types: tuple[str, ...]
+
+    FIELDS = ("axes", "axis_types", "doc")
+    TYPES = ("explicit", "auto", "manual")
+
+    @classmethod
+    def parse(cls, r, devices: int | None) -> "MeshSpec":
+        import re
+
+        r.only(cls.FIELDS)
+        if not devices:
+            r.fail("a mesh needs the task's `devices: N`")
+        axes_r = r.child("axes")
+        if not axes_r.data:
+            r.fail("needs at least one axis, as {name: size}", "axes")
+        axes, sizes = [], []
+        for name, size in axes_r.data.items():
+            if not (isinstance(name, str) and re.match(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$", name)):
+                axes_r.fail(f"an axis name is an identifier, got {name!r}")
+            if not (isinstance(size, int) and not isinstance(size, bool) and size >= 1):
+                axes_r.fail("an axis size is a whole number of devices, at least 1", str(name))
+            axes.append(name)
+            sizes.append(size)
+        total = math.prod(sizes)
+        if total > devices:
+            r.fail(f"the axes need {total} devices and the task has {devices}", "axes")
+        raw = r.get("axis_types", (str, dict), "explicit")
+        kinds = raw if isinstance(raw, dict) else {a: raw for a in axes}
+        for a in kinds:
+            if a not in axes:
+                r.fail(f"'{a}' is not an axis of the mesh", "axis_types")
+        types = [kinds.get(a, "explicit") for a in axes]
+        for t in types:
+            if t not in cls.TYPES:
+                r.fail(f"an axis type is one of {', '.join(cls.TYPES)}, got {t!r}", "axis_types")
+        return cls(tuple(axes), tuple(sizes), tuple(types))
+
+    def size_of(self, axes: list[str]) -> int:
+        return math.prod(self.sizes[self.axes.index(a)] for a in axes)
+
+    def describe(self) -> str:
+        shape = ", ".join(f"{a}: {n}" for a, n in zip(self.axes, self.sizes))
+        return f"{{{shape}}} ({'/'.join(dict.fromkeys(self.types))} axes)"
+
+
+def _partition(r) -> list[list[str]] | None:
+    """``sharding: [data, null]``: per dimension, the mesh axes it is split over (a name,
+    a list of names, or null for none); [] places a scalar on every device."""
+    raw = r.get("sharding", list, None)
+    if raw is None:
+        return None
+    out = []
+    for entry in raw:
+        if entry is None:
+            out.append([])
+        elif isinstance(entry, str):
+            out.append([entry])
+        elif isinstance(entry, list) and entry and all(isinstance(a, str) for a in entry):
+            out.append(list(entry))
+        else:
+            r.fail(f"each entry is an axis name, a list of names or null, got {entry!r}",
+                   "sharding")
+    return out
+
+
+def _bind_partition(partition, shape, kind, mesh, r, steps) -> dict:
+    if mesh is None:
+        r.fail("a sharded argument needs the task's `mesh`", "sharding")
+    if kind != "jax":
+        r.fail("only a JAX array can be placed on a mesh (kind: jax)", "sharding")
+    if len(partition) != len(shape):
+        r.fail(f"gives {len(partition)} entries for an argument of rank {len(shape)}", "sharding")
+    used = [a for axes in partition for a in axes]
+    for a in used:
+        if a not in mesh.axes:
+            r.fail(f"'{a}' is not an axis of the mesh ({', '.join(mesh.axes)})", "sharding")
+    if len(set(used)) != len(used):
+        r.fail("an axis can split only one dimension", "sharding")
+    for axes, dim in zip(partition, shape):
+        factor = mesh.size_of(axes) if axes else 1
+        if isinstance(dim, str):
+            steps[dim] = math.lcm(steps.get(dim, 1), factor)
+        elif dim % factor:
+            r.fail(f"a dimension of {dim} cannot be split over {factor} devices", "sharding")
+    return {"mesh": {"axes": list(mesh.axes), "sizes": list(mesh.sizes),
+                     "types": list(mesh.types)}, "spec": [list(a) for a in partition]}
+
+
+def _placed(value, layout, fail):
+    if layout is None:
+        return value
+    mesh = layout["mesh"]
+    sizes = dict(zip(mesh["axes"], mesh["sizes"]))
+    # a Leaf ($array), or a $random placeholder (literals.RandomArray, a dataclass with
+    # a shape and a sharding: not imported, literals imports this module)
+    drawn = dataclasses.is_dataclass(value) and hasattr(value, "sharding")
+    shape = value.shape if drawn else value.array.shape if isinstance(value, Leaf) else None
+    if shape is None:
+        fail("a sharded argument takes an array ($array or $random)")
+    for axes, n in zip(layout["spec"], shape):
+        factor = math.prod(sizes[a] for a in axes)
+        if n % factor:
+            fail(f"a dimension of {n} cannot be split over {factor} devices (axes "
+                 f"{', '.join(axes)})")
+    if drawn:
+        return dataclasses.replace(value, kind="jax", sharding=layout)
+    return Leaf(value.array, "jax", value.weak, layout)
+
+
+def _placement_words(layout) -> str:
+    if layout is None:
+        return ""
+    split = [f"dimension {i} over {', '.join(axes)}" for i, axes in enumerate(layout["spec"]) if axes]
+    return ", " + ("split: " + "; ".join(split) if split else "on every device of the mesh")
+
+
+def place_on_mesh(args: dict[str, Spec], dims: dict[str, Dim], mesh, readers) -> dict[str, Dim]:
+    """Check every argument's ``sharding`` against the mesh; the dims with the multiples
+    the sharded ones must be (a dimension split over 8 devices takes 0, 8, 16, ...)."""
+    steps: dict[str, int] = {}
+    for name, spec in args.items():
+        spec.bind_mesh(mesh, readers(name), steps)
+    out = dict(dims)
+    for name, step in steps.items():
+        if step > 1 and name in dims:
+            d = dims[name]
+            if d.lo % step or d.hi % step:
+                readers(None).fail(f"dimension '{name}' is split over {step} devices, so its "
+                                   f"bounds must be multiples of {step}, got [{d.lo}, {d.hi}]",
+                                   f"dims.{name}")
+            out[name] = dataclasses.replace(d, step=step)
+    return out
+
+
+def place_call(args: dict[str, Spec], values: dict[str, Any], fail) -> dict[str, Any]:
+    """A literal call's arguments, each placed as its spec says."""
+    return {k: args[k].place(v, fail) if k in args else v for k, v in values.items()}
 
 
 # ---------------------------------------------------------------- whole argument lists

@@ -36,7 +36,7 @@ from .runner import JudgeFault, Oracle, grade
 from .specs import Inputs
 from .values import leaves
 from .worker.wire import Leaf
-from .verdicts import Verdict
+from .verdicts import Status, Verdict
 
 FLOAT16_SAMPLES = 24
 PLACEHOLDER = re.compile(r"\bTODO\b")
@@ -237,7 +237,10 @@ def label_disagrees(expectation, report, problems: list[str], summary: str) -> s
     """Why a known submission did not get its label; when it raised, what it raised, so
     the author sees a broken file (an import, a typo) for what it is."""
     message = f"labelled '{expectation.describe()}' but got: {'; '.join(problems)} ({summary})"
-    raised = next((c for c in report.checks if c.status == "error"), None)
+    errors = [c for c in report.checks if c.status == Status.ERROR]
+    # the check that holds the exception (a performance check that met it first only
+    # points at that one)
+    raised = next((c for c in errors if c.details.get("traceback")), errors[0] if errors else None)
     if raised is not None:
         tb = str(raised.details.get("traceback") or "").strip().splitlines()
         message += f"; {raised.id} raised: {raised.message.splitlines()[0]}"
@@ -259,7 +262,7 @@ def _map_leaves(value, fn):
 
 
 def _to_float16(args):
-    return _map_leaves(args, lambda l: Leaf(l.array.astype(np.float16), l.kind)
+    return _map_leaves(args, lambda l: l.with_array(l.array.astype(np.float16))
                        if isinstance(l, Leaf) and l.array.dtype == np.float32 else l)
 
 

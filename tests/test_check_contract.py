@@ -5,6 +5,8 @@ nothing outside a kind's own module is needed."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -28,6 +30,35 @@ def measure_length(ctx, args, kwargs, options, shape_of=__import__("numpy").shap
     value = ctx.function(*args, **kwargs)
     ctx.keep(value)
     return {"length": int(shape_of(args[0])[0]), "option": options.get("tag")}
+
+
+def bind_jax_shape():
+    """Runs in the worker, before the learner's file: jax is the worker's alone."""
+    import jax.numpy as jnp
+
+    return {"shape": jnp.shape}
+
+
+def measure_rank(ctx, args, kwargs, options):
+    return {"rank": len(ctx.bound["shape"](args[0]))}
+
+
+@check_kind("test_rank")
+class RankCheck(CheckSpec):
+    """The first argument's rank, measured with what the instrument's setup bound."""
+
+    failure_verdict = Verdict.INEFFICIENT
+    INSTRUMENT = instrument(measure_rank, setup=bind_jax_shape)
+
+    def run(self, grading):
+        import numpy as np
+        from judge.worker.wire import Leaf
+
+        mine = grading.learner_measure(self.kind, {"x": Leaf(np.zeros((2, 3), np.float32), "jax")},
+                                       {}, "test")
+        if not mine.ok:
+            return self.result(Status.ERROR, mine.message, verdict=mine.verdict)
+        return self.result(Status.PASSED, "fine", details=mine.measured)
 
 
 @check_kind("test_length")
@@ -177,6 +208,36 @@ def test_teeth_are_the_kinds_own():
     assert not example.needs_teeth and CHECK_KINDS["property"].needs_teeth
 
 
+def test_an_instruments_setup_binds_in_the_worker_before_the_learners_file(tmp_path):
+    # the learner's file replaces jax.numpy.shape; setup bound the real one first
+    task_with(tmp_path)
+    bank = tmp_path / "tasks.yaml"
+    bank.write_text(bank.read_text().replace(
+        "{id: length, kind: test_length, limit: 9, options: {tag: hello}}", "{id: rank, kind: test_rank}"))
+    task = load_bank(tmp_path).get("double_it")
+    report = grade(task, submit(tmp_path, """
+        import jax.numpy as jnp
+        jnp.shape = lambda a: (1,)
+
+        def double_it(x):
+            return x * 2
+    """))
+    assert report.checks[0].status == Status.PASSED, report.checks[0].message
+    assert report.checks[0].details["rank"] == 2
+
+
+def test_loading_every_kind_leaves_jax_out_of_the_judges_process():
+    # the judge forks workers and must not import jax: a kind binds jax in its
+    # instrument's setup, never in what runs when its module is imported
+    code = ("import sys; from judge.checks.base import _load_kinds; _load_kinds(); "
+            "from judge.checks import CHECK_KINDS; "
+            "print(sorted(CHECK_KINDS), 'jax' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60, cwd=Path(__file__).resolve().parents[1])
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().endswith("False"), out.stdout
+
+
 # ---------------------------------------------------------------- kinds that measure a script
 
 def measure_traced_size(ctx, args, kwargs, options, make_jaxpr=__import__("jax").make_jaxpr):
@@ -320,19 +381,20 @@ def test_an_instrument_ships_its_helpers():
     from judge.worker.main import MeasureContext, _compile_instrument
 
     shipped = instrument(measure_with_helper, helpers=(_helper_twice,))
-    compiled = _compile_instrument({"name": "h", "function": shipped.function,
-                                    "source": shipped.source})
+    compiled, _ = _compile_instrument({"name": "h", "function": shipped.function,
+                                       "source": shipped.source})
     assert compiled(MeasureContext(None), [], {}, {}) == {"twice": 6}
+    alone = instrument(measure_with_helper)
+    compiled, _ = _compile_instrument({"name": "h", "function": alone.function,
+                                       "source": alone.source})
     with pytest.raises(NameError):
-        alone = instrument(measure_with_helper)
-        _compile_instrument({"name": "h", "function": alone.function,
-                             "source": alone.source})(MeasureContext(None), [], {}, {})
+        compiled(MeasureContext(None), [], {}, {})
 
 
 def test_a_traced_programs_value_small_compiled_whole_large_op_by_op():
     import jax
     import jax.numpy as jnp
-    from judge.checks.base import run_traced
+    from judge.checks.base import bind_tracing, run_traced
 
     def unrolled(x):
         for _ in range(600):
@@ -342,18 +404,19 @@ def test_a_traced_programs_value_small_compiled_whole_large_op_by_op():
     closed = jax.make_jaxpr(unrolled)(jnp.ones(3))
     assert len(closed.jaxpr.eqns) == 1200
     compiled = []
-    real_jit = jax.jit
+    bound = bind_tracing()
 
     def counting_jit(fn):
         compiled.append(fn)
-        return real_jit(fn)
-    (value,) = run_traced(closed, [jnp.ones(3)], jit=counting_jit)   # two kinds: op by op
+        return jax.jit(fn)
+    bound["jit"] = counting_jit
+    (value,) = run_traced(bound, closed, [jnp.ones(3)])          # two kinds: op by op
     assert jnp.allclose(value, unrolled(jnp.ones(3))) and not compiled
     parallel = jax.make_jaxpr(lambda x: jax.lax.associative_scan(jnp.add, x))(jnp.ones(64))
-    (value,) = run_traced(parallel, [jnp.ones(64)], jit=counting_jit)  # few repeats: whole
+    (value,) = run_traced(bound, parallel, [jnp.ones(64)])       # few repeats: whole
     assert jnp.allclose(value, jnp.arange(1, 65)) and len(compiled) == 1
     # a scan unrolled 64 times compiles 64 copies however it is run: not run
     unrolled_scan = jax.make_jaxpr(lambda x: jax.lax.fori_loop(
         0, 64, lambda i, y: y * 1.001, x, unroll=True))(jnp.ones(3))
-    assert run_traced(unrolled_scan, [jnp.ones(3)]) is None
-    assert run_traced(unrolled_scan, [jnp.ones(3)], unrolled_up_to=64) is not None
+    assert run_traced(bound, unrolled_scan, [jnp.ones(3)]) is None
+    assert run_traced(bound, unrolled_scan, [jnp.ones(3)], unrolled_up_to=64) is not None

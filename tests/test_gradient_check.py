@@ -21,8 +21,8 @@ from judge.worker.main import MeasureContext, _Unmeasurable, _WrongResult, _comp
 
 def gradient_of(fn, args, wrt):
     _load_kinds()
-    measure = _compile_instrument(dataclasses.asdict(CHECK_KINDS["gradient"].INSTRUMENT))
-    ctx = MeasureContext(fn)
+    measure, bound = _compile_instrument(dataclasses.asdict(CHECK_KINDS["gradient"].INSTRUMENT))
+    ctx = MeasureContext(fn, None, bound)
     measure(ctx, list(args), {}, {"wrt": wrt})
     return ctx.kept
 

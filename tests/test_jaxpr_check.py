@@ -25,11 +25,11 @@ from judge.worker.wire import Leaf
 
 
 # compiled from its source, as the worker does: only what it binds itself is there
-measure_program = _compile_instrument(dataclasses.asdict(JaxprCheck.INSTRUMENT))
+measure_program, BOUND = _compile_instrument(dataclasses.asdict(JaxprCheck.INSTRUMENT))
 
 
 def measure(fn, *args, source_file=None):
-    ctx = MeasureContext(fn, source_file)
+    ctx = MeasureContext(fn, source_file, BOUND)
     figures = measure_program(ctx, list(args), {}, {})
     return figures, ctx.kept
 

@@ -34,8 +34,9 @@ def instrument_of(kind: str):
 
 
 def measure(kind, fn, args, options=None, source_file=None):
-    ctx = MeasureContext(fn, source_file)
-    return instrument_of(kind)(ctx, list(args), {}, options or {}), ctx.kept
+    function, bound = instrument_of(kind)
+    ctx = MeasureContext(fn, source_file, bound)
+    return function(ctx, list(args), {}, options or {}), ctx.kept
 
 
 def check(kind, scripts, **fields):
@@ -382,9 +383,10 @@ def test_no_cost_figure_is_unmeasurable_never_the_learners_failure():
         def cost_analysis(self):
             return None
 
-    measure_cost = instrument_of("cost")
+    measure_cost, bound = instrument_of("cost")
     with pytest.raises(_Unmeasurable, match="gives no flops"):
-        measure_cost(MeasureContext(lambda a: a), [jnp.ones(3)], {}, {}, jit=NoFigures)
+        measure_cost(MeasureContext(lambda a: a, None, bound), [jnp.ones(3)], {}, {},
+                     jit=NoFigures)
 
 
 def test_a_task_whose_reference_yields_no_cost_figure_is_a_judge_error(bank, tmp_path):

@@ -59,8 +59,8 @@ class Instrument:
     ``function`` is defined in the kind's own module but runs inside the worker: the
     judge sends its source when the submission is loaded, and the worker compiles it
     before it imports the learner's file, so what the function binds as default
-    arguments (``make_jaxpr=__import__("jax").make_jaxpr``) is jax's own, whatever the
-    learner's code replaces later.  The worker never imports the judge, so the function
+    arguments (``shape=__import__("numpy").shape``) or in its ``setup`` is the real
+    one, whatever the learner's code replaces later.  The worker never imports the judge, so the function
     must be self-contained: its imports and helpers inside its body (or bound as
     defaults), its only inputs its arguments.  It is called as ``function(ctx, args, kwargs, options)``
     with the call's arguments as the learner's function receives them and the check's
@@ -71,33 +71,60 @@ class Instrument:
     cannot be had here: a judge error, never the learner's fault), ``ctx.wrong(why)``
     (what the learner's function gave cannot be measured: their wrong answer),
     ``ctx.traceable(args, kwargs)`` (``fn, arrays``: the call as a function of its array
-    leaves, Python numbers static, its result checked, for jax's transformations) and
-    ``ctx.source_file`` (the file the entrypoint came from, to name its lines).  An
-    exception raised from the learner's own code is the learner's runtime error; any
-    other is the judge's.
+    leaves, Python numbers static, its result checked, for jax's transformations),
+    ``ctx.source_file`` (the file the entrypoint came from, to name its lines) and
+    ``ctx.bound`` (what ``setup`` returned).  An exception raised from the learner's own
+    code is the learner's runtime error; any other is the judge's.
+
+    Default arguments are evaluated where the function is defined too, in the judge's
+    process, which never imports jax.  What the instrument needs of jax (or of anything
+    the judge does not import) it binds in ``setup``: a second self-contained function,
+    shipped with it and called once in the worker when the instrument is compiled,
+    before the learner's file runs; its return value is ``ctx.bound``.
     """
 
     name: str
     function: str
     source: str
+    setup: str = ""
 
 
-def instrument(function, helpers=()) -> "Instrument":
+def instrument(function, setup=None, helpers=()) -> "Instrument":
     """Declare ``function`` (a module-level function of the kind's module) as the kind's
-    worker-side half: ``INSTRUMENT = instrument(measure_it)`` in the class; the kind's
-    name is filled in when it registers.  ``helpers`` are module-level functions it
-    calls (as self-contained as it is), shipped and compiled beside it."""
-    sources = [textwrap.dedent(inspect.getsource(f)) for f in (*helpers, function)]
-    return Instrument("", function.__name__, "\n\n".join(sources))
+    worker-side half: ``INSTRUMENT = instrument(measure_it)`` in the class, or
+    ``instrument(measure_it, setup=bind_jax)``; the kind's name is filled in when it
+    registers.  ``helpers`` are module-level functions it calls (as self-contained as
+    it is), shipped and compiled beside it."""
+    sources = [textwrap.dedent(inspect.getsource(f))
+               for f in (*([setup] if setup is not None else []), *helpers, function)]
+    return Instrument("", function.__name__, "\n\n".join(sources),
+                      setup.__name__ if setup is not None else "")
 
 
-def run_traced(closed, arrays, jit=__import__("jax").jit,
-               jaxpr_as_fun=__import__("jax.extend.core").extend.core.jaxpr_as_fun,
-               jaxprs_in_params=__import__("jax.extend.core").extend.core.jaxprs_in_params,
-               disable_jit=__import__("jax").disable_jit, unrolled_up_to=16):
-    """Worker side (an instrument's helper): the value of a traced program (a closed
-    jaxpr) at ``arrays``, so that what an instrument measured is what computes the
-    answer; None when it cannot be had cheaply.
+def bind_tracing():
+    """An instrument's setup (worker side, before the learner's file): jax's functions
+    for tracing, differentiating, compiling and running what was traced, and where to
+    read the learner's lines, whatever the learner's code replaces later."""
+    import linecache
+    import os
+
+    import jax
+    import jax.extend.core
+
+    return {"make_jaxpr": jax.make_jaxpr, "jit": jax.jit, "vjp": jax.vjp,
+            "disable_jit": jax.disable_jit, "device_put": jax.device_put,
+            "block_until_ready": jax.block_until_ready, "ones_like": jax.numpy.ones_like,
+            "issubdtype": jax.numpy.issubdtype, "inexact": jax.numpy.inexact,
+            "jaxprs_in_params": jax.extend.core.jaxprs_in_params,
+            "jaxpr_as_fun": jax.extend.core.jaxpr_as_fun, "Literal": jax.extend.core.Literal,
+            "tree_structure": jax.tree_util.tree_structure, "getline": linecache.getline,
+            "realpath": os.path.realpath}
+
+
+def run_traced(bound, closed, arrays, unrolled_up_to=16):
+    """Worker side (an instrument's helper; ``bound`` is ``bind_tracing``'s): the value
+    of a traced program (a closed jaxpr) at ``arrays``, so that what an instrument
+    measured is what computes the answer; None when it cannot be had cheaply.
 
     Compiling a program costs about its number of equations; running it op by op
     costs one small compile per distinct operation (primitive, parameters, input
@@ -106,6 +133,7 @@ def run_traced(closed, arrays, jit=__import__("jax").jit,
     few repeats: compiled whole, as jit would.  A scan unrolled more than
     ``unrolled_up_to`` times compiles its copies either way: not run (its size is what
     the instrument reports; the value checks weigh its values)."""
+    jaxprs_in_params = bound["jaxprs_in_params"]
     distinct: set = set()
 
     def walk(jaxpr, depth=0):
@@ -135,10 +163,10 @@ def run_traced(closed, arrays, jit=__import__("jax").jit,
     equations = walk(closed.jaxpr)
     if equations is None:
         return None
-    program = jaxpr_as_fun(closed)
+    program = bound["jaxpr_as_fun"](closed)
     if 4 * len(distinct) >= equations:
-        return jit(program)(*arrays)
-    with disable_jit():
+        return bound["jit"](program)(*arrays)
+    with bound["disable_jit"]():
         return program(*arrays)
 
 

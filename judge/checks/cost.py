@@ -18,13 +18,13 @@ Budget: the learner's flops at most the reference's times ``factor`` (default 1)
 from __future__ import annotations
 
 from ..verdicts import Status
-from .base import ScriptMeasureCheck, check_kind, instrument
+from .base import ScriptMeasureCheck, bind_tracing, check_kind, instrument
 
 
-def measure_cost(ctx, args, kwargs, options, jit=__import__("jax").jit,
-                 findall=__import__("re").findall):
+def measure_cost(ctx, args, kwargs, options, jit=None, findall=__import__("re").findall):
     """Runs in the worker: XLA's cost analysis of the compiled call, its host callbacks,
     and the compiled program's value (kept)."""
+    jit = jit or ctx.bound["jit"]
     fn, arrays = ctx.traceable(args, kwargs)
     compiled = jit(fn).lower(*arrays).compile()
     analysis = compiled.cost_analysis()
@@ -51,7 +51,7 @@ def _num(x: float) -> str:
 @check_kind("cost")
 class CostCheck(ScriptMeasureCheck):
     FIELDS = ScriptMeasureCheck.FIELDS + ("factor",)
-    INSTRUMENT = instrument(measure_cost)
+    INSTRUMENT = instrument(measure_cost, setup=bind_tracing)
     doing = "compiled with jax.jit"
     error_hint = ("The judge compiles your function with jax.jit to read XLA's cost analysis: "
                   "code that needs concrete values (np.asarray(x), float(x), an `if` on an "

@@ -20,17 +20,16 @@ in the worker, so donation cannot break the other checks.
 from __future__ import annotations
 
 from ..verdicts import Status
-from .base import ScriptMeasureCheck, check_kind, instrument
+from .base import ScriptMeasureCheck, bind_tracing, check_kind, instrument
 
 
 def measure_donation(ctx, args, kwargs, options,
                      catch_warnings=__import__("warnings").catch_warnings,
-                     simplefilter=__import__("warnings").simplefilter,
-                     block_until_ready=__import__("jax").block_until_ready,
-                     device_put=__import__("jax").device_put):
+                     simplefilter=__import__("warnings").simplefilter):
     """Runs in the worker: calls the function once and reports, for each leaf of the
     named argument, whether it was deleted and whether a result now holds its buffer;
     the result is kept."""
+    block_until_ready, device_put = ctx.bound["block_until_ready"], ctx.bound["device_put"]
     index, name = int(options["argument"]), str(options["name"])
 
     def walk(value, path, depth=0):
@@ -111,7 +110,7 @@ def _plural(n: int, word: str) -> str:
 @check_kind("donation")
 class DonationCheck(ScriptMeasureCheck):
     FIELDS = ScriptMeasureCheck.FIELDS + ("argument",)
-    INSTRUMENT = instrument(measure_donation)
+    INSTRUMENT = instrument(measure_donation, setup=bind_tracing)
     doing = "called to see which buffers it donates"
     usual_cause = ("the function is jitted without donating the argument "
                    "(jax.jit(f, donate_argnums=...) or donate_argnames=...), so XLA writes the "

@@ -23,22 +23,22 @@ import numpy as np
 
 from ..compare import ResultSpec, Tolerance, compare
 from ..verdicts import Status, Verdict
-from .base import CheckSpec, Later, check_kind, instrument
+from .base import CheckSpec, Later, bind_tracing, check_kind, instrument
 from .outcome import call_text, counterexample, failed_call, mismatch
 
 GRADIENTS = ResultSpec(type="any", kind="any", dtype="same")
 
 
-def measure_gradient(ctx, args, kwargs, options, vjp=__import__("jax").vjp,
-                     jit=__import__("jax").jit, ones_like=__import__("jax").numpy.ones_like,
-                     issubdtype=__import__("jax").numpy.issubdtype,
-                     inexact=__import__("jax").numpy.inexact, compiled={}):
+def measure_gradient(ctx, args, kwargs, options, compiled={}):
     """Runs in the worker: the function's value and its gradients with respect to the
     arguments at ``options["wrt"]`` (positions), kept as ``{"value", "gradients"}``.
 
     Forward and backward are compiled as one program, once per structure of the call
     (``compiled``, kept across calls; jit's own cache then keeps one per shape): taken
     eagerly, a jitted function's vjp compiles its forward and its transpose apart."""
+    bound = ctx.bound
+    vjp, jit, ones_like = bound["vjp"], bound["jit"], bound["ones_like"]
+    issubdtype, inexact = bound["issubdtype"], bound["inexact"]
     positions = [int(i) for i in options["wrt"]]
 
     def outline(value, depth=0):          # the call with its arrays left out
@@ -103,7 +103,7 @@ def measure_gradient(ctx, args, kwargs, options, vjp=__import__("jax").vjp,
 class GradientCheck(CheckSpec):
     phase = 2
     FIELDS = CheckSpec.FIELDS + ("wrt", "examples", "max_shapes", "tolerance")
-    INSTRUMENT = instrument(measure_gradient)
+    INSTRUMENT = instrument(measure_gradient, setup=bind_tracing)
 
     def __init__(self, r, scripts):
         super().__init__(r, scripts)

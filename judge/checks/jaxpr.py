@@ -32,19 +32,18 @@ import math
 import re
 
 from ..verdicts import Status
-from .base import ScriptMeasureCheck, check_kind, instrument, run_traced
+from .base import ScriptMeasureCheck, bind_tracing, check_kind, instrument, run_traced
 
 BUDGETS = ("no_growth", "reference")
 SIZE = re.compile(r"^(?:len\((?P<len>\w+)\)|(?P<arg>\w+)(?:\.shape\[(?P<axis>\d+)\])?)$")
 
 
-def measure_program(ctx, args, kwargs, options, make_jaxpr=__import__("jax").make_jaxpr,
-                    jaxprs_in_params=__import__("jax.extend.core").extend.core.jaxprs_in_params,
-                    tree_structure=__import__("jax").tree_util.tree_structure,
-                    getline=__import__("linecache").getline,
-                    realpath=__import__("os").path.realpath, lines_sent=40):
+def measure_program(ctx, args, kwargs, options, lines_sent=40):
     """Runs in the worker: the traced program's size, its primitives, and the lines of
     the learner's file its equations come from; the program's own value is kept."""
+    bound = ctx.bound
+    make_jaxpr, jaxprs_in_params = bound["make_jaxpr"], bound["jaxprs_in_params"]
+    tree_structure, getline, realpath = bound["tree_structure"], bound["getline"], bound["realpath"]
     fn, arrays = ctx.traceable(args, kwargs)
     closed, out_shape = make_jaxpr(fn, return_shape=True)(*arrays)
 
@@ -103,7 +102,7 @@ def measure_program(ctx, args, kwargs, options, make_jaxpr=__import__("jax").mak
         return total
 
     equations = count(closed.jaxpr)
-    flat = run_traced(closed, arrays)
+    flat = run_traced(bound, closed, arrays)
     if flat is not None:
         ctx.keep(tree_structure(out_shape).unflatten(flat))
     busiest = sorted(lines.items(), key=lambda kv: -kv[1])[:lines_sent]
@@ -127,7 +126,7 @@ def _listing(values: list[str], conjunction: str = "and") -> str:
 class JaxprCheck(ScriptMeasureCheck):
     FIELDS = ScriptMeasureCheck.FIELDS + ("budget", "slack", "per_doubling", "forbid", "require",
                                           "size", "size_name")
-    INSTRUMENT = instrument(measure_program, helpers=(run_traced,))
+    INSTRUMENT = instrument(measure_program, setup=bind_tracing, helpers=(run_traced,))
     doing = "traced with jax.make_jaxpr"
     error_hint = ("The judge measures the program jax traces from your function: code that "
                   "needs concrete values (np.asarray(x), float(x), an `if` on an array's "

@@ -20,17 +20,15 @@ and ``slack_bytes`` bytes; the traced program's primal value is kept and compare
 from __future__ import annotations
 
 from ..verdicts import Status
-from .base import ScriptMeasureCheck, check_kind, instrument, run_traced
+from .base import ScriptMeasureCheck, bind_tracing, check_kind, instrument, run_traced
 
 
-def measure_residuals(ctx, args, kwargs, options, make_jaxpr=__import__("jax").make_jaxpr,
-                      vjp=__import__("jax").vjp,
-                      tree_structure=__import__("jax").tree_util.tree_structure,
-                      getline=__import__("linecache").getline,
-                      realpath=__import__("os").path.realpath,
-                      Literal=__import__("jax.extend.core").extend.core.Literal, shown=12):
+def measure_residuals(ctx, args, kwargs, options, shown=12):
     """Runs in the worker: the residuals of ``jax.vjp`` of the call that are not its
     arguments (count, bytes, and the largest, with where they come from)."""
+    bound = ctx.bound
+    make_jaxpr, vjp, tree_structure = bound["make_jaxpr"], bound["vjp"], bound["tree_structure"]
+    getline, realpath, Literal = bound["getline"], bound["realpath"], bound["Literal"]
     fn, arrays = ctx.traceable(args, kwargs)
 
     def forward_and_residuals(*values):
@@ -101,7 +99,7 @@ def measure_residuals(ctx, args, kwargs, options, make_jaxpr=__import__("jax").m
         itemsize = int(getattr(getattr(aval, "dtype", None), "itemsize", 0) or 0)
         saved.append({"shape": shape, "dtype": str(getattr(aval, "dtype", "?")),
                       "bytes": size * itemsize, "from": origin[0], "line": origin[1]})
-    flat = run_traced(closed, arrays)      # the traced program's own value
+    flat = run_traced(bound, closed, arrays)      # the traced program's own value
     if flat is not None:
         ctx.keep(tree_structure(out_shape).unflatten(list(flat)[:primal]))
     largest = sorted(saved, key=lambda r: -r["bytes"])[:shown]
@@ -119,7 +117,7 @@ def _plural(n: int, word: str) -> str:
 @check_kind("residuals")
 class ResidualsCheck(ScriptMeasureCheck):
     FIELDS = ScriptMeasureCheck.FIELDS + ("slack", "slack_bytes")
-    INSTRUMENT = instrument(measure_residuals, helpers=(run_traced,))
+    INSTRUMENT = instrument(measure_residuals, setup=bind_tracing, helpers=(run_traced,))
     doing = "differentiated with jax.vjp"
     error_hint = ("The judge measures what jax.vjp of your function keeps for the backward "
                   "pass: code that cannot be differentiated or traced (np.asarray(x), "

@@ -96,7 +96,7 @@ def boot(config_json: str) -> None:
     cmd_fd, reply_fd = _move_fd(cfg["cmd_fd"]), _move_fd(cfg["reply_fd"])
     _hide_judge(cfg)
     try:
-        Loop(token, cmd_fd, reply_fd, t0, cfg["lost_exit"]).run()
+        Loop(token, cmd_fd, reply_fd, t0, cfg["lost_exit"], cfg.get("devices")).run()
     except BaseException:
         # Something the learner left behind (a thread's interrupt_main, a signal handler)
         # broke the loop itself: end quietly with the code the judge reads as that.
@@ -257,33 +257,38 @@ def _exit_words(exc: SystemExit) -> str:
 
 # ---------------------------------------------------------------- arguments and results
 
-def _to_argument(value):
-    """Decoded wire values -> what the learner's function receives."""
+def _to_argument(value, devices=None):
+    """Decoded wire values -> what the learner's function receives (``devices``: the
+    worker's ``devices.Devices``, for arguments placed on a mesh)."""
     from .wire import Leaf
 
     if isinstance(value, Leaf):
-        return _leaf_value(value)
+        return _leaf_value(value, devices)
     if type(value) is list:
-        return [_to_argument(v) for v in value]
+        return [_to_argument(v, devices) for v in value]
     if type(value) is tuple:
-        return tuple(_to_argument(v) for v in value)
+        return tuple(_to_argument(v, devices) for v in value)
     if type(value) is dict:
-        return {k: _to_argument(v) for k, v in value.items()}
+        return {k: _to_argument(v, devices) for k, v in value.items()}
     return value
 
 
-def _leaf_value(leaf):
+def _leaf_value(leaf, devices=None):
     if leaf.kind == "npscalar":
         return leaf.array[()]
     if leaf.kind == "numpy":
         return leaf.array
+    # from a Python scalar: weakly typed
+    value = leaf.array.item() if leaf.weak and leaf.array.ndim == 0 else leaf.array
+    if leaf.sharding is not None:
+        if devices is None:
+            raise RuntimeError("an argument placed on a mesh, in a worker started without devices")
+        return devices.place(value, leaf.sharding)
     import jax
 
     # device_put, not jnp.asarray: the same array (dtype, weak type, placement), but
     # asarray compiles a conversion for every new shape, on the learner's clock
-    if leaf.weak and leaf.array.ndim == 0:
-        return jax.device_put(leaf.array.item())  # from a Python scalar: weakly typed
-    return jax.device_put(leaf.array)
+    return jax.device_put(value)
 
 
 def _block(tree) -> None:
@@ -299,6 +304,14 @@ def _block(tree) -> None:
 
 class _Unmeasurable(Exception):
     """An instrument cannot give its figure here (not the learner's fault)."""
+
+
+class _LearnersFault(Exception):
+    """The learner's code failed outside their function (``error``: the protocol's dict)."""
+
+    def __init__(self, error: dict):
+        super().__init__(error.get("message", ""))
+        self.error = error
 
 
 class _WrongResult(Exception):
@@ -338,9 +351,10 @@ class MeasureContext:
 
     _NOTHING = object()
 
-    def __init__(self, function, source_file: str | None = None):
+    def __init__(self, function, source_file: str | None = None, bound=None):
         self.function = function
         self.source_file = source_file      # the file the entrypoint was loaded from
+        self.bound = bound          # what the instrument's setup bound before the learner's file
         self.kept = self._NOTHING
 
     def keep(self, value) -> None:
@@ -399,19 +413,24 @@ class MeasureContext:
 
 
 def _compile_instrument(spec: dict):
-    """The function an instrument's source defines, in a namespace of its own."""
+    """(the function an instrument's source defines, what its setup returned), in a
+    namespace of its own."""
     name = str(spec["name"])
     namespace = {"__name__": f"_jj_instrument_{name}"}
     exec(compile(str(spec["source"]), f"<instrument {name}>", "exec"), namespace)
-    return namespace[str(spec["function"])]
+    setup = str(spec.get("setup") or "")
+    return namespace[str(spec["function"])], (namespace[setup]() if setup else None)
 
 
 # ---------------------------------------------------------------- the loop
 
 class Loop:
-    def __init__(self, token: bytes, cmd_fd: int, reply_fd: int, t0: float, lost_exit: int):
+    def __init__(self, token: bytes, cmd_fd: int, reply_fd: int, t0: float, lost_exit: int,
+                 devices: int | None = None):
         self.token, self.cmd_fd, self.reply_fd, self.t0 = token, cmd_fd, reply_fd, t0
         self.lost_exit = lost_exit  # exit code telling the judge the channel broke
+        self.device_count = devices  # a task's `devices: N`; None: jax's own default
+        self.devices = None          # devices.Devices once warmed up, for such a task
         self.module = self.entry = self.learner = None
         self.probe, self.syncs = _NoProbe(), _NoSyncs()
         self.probe_error: str | None = None
@@ -443,12 +462,16 @@ class Loop:
             import jax
             import jax.numpy  # noqa: F401
 
-            jax.devices()
+            if self.device_count:   # set before jax's first operation
+                from .devices import Devices
+                self.devices = Devices(jax, int(self.device_count))
+            found = jax.devices()
         except BaseException as exc:
             return {"op": "ready", "ok": False,
                     "error": {"type": type(exc).__name__, "message": _text(exc)}}
         return {"op": "ready", "ok": True, "pid": os.getpid(), "jax": jax.__version__,
-                "boot_s": time.perf_counter() - self.t0}
+                "boot_s": time.perf_counter() - self.t0,
+                "devices": {"count": len(found), "platform": found[0].platform}}
 
     def _send(self, seq: int, reply: dict, blobs: list[bytes]) -> None:
         data = self._pack(seq, reply, blobs)
@@ -553,12 +576,12 @@ class Loop:
 
     def _call(self, header: dict, blobs: list[bytes],
               out_blobs: list[bytes] | None = None) -> tuple[dict, list[bytes]]:
-        from . import wire
-
         if self.entry is None:
             return _judge_error("call before a successful load"), []
-        args = [_to_argument(wire.decode(a, blobs)) for a in header.get("args", [])]
-        kwargs = {k: _to_argument(wire.decode(v, blobs)) for k, v in header.get("kwargs", {}).items()}
+        try:
+            args, kwargs = self._arguments(header, blobs)
+        except _LearnersFault as fault:
+            return {"ok": False, "error": fault.error}, []
         probe, syncs = ((self.probe, self.syncs) if header.get("probe", True)
                         else (_NoProbe(), _NoSyncs()))
         probe.begin_call(header.get("label", "call"))
@@ -580,17 +603,38 @@ class Loop:
         reply["syncs"] = syncs.end()
         return reply, out_blobs
 
+    def _arguments(self, header: dict, blobs: list[bytes]) -> tuple[list, dict]:
+        """The call's arguments as the learner's function receives them.  Making them
+        runs jax code (device_put, placing on a mesh) that the learner's file may have
+        changed: a failure that passes through their code is theirs."""
+        from . import wire
+
+        args = [wire.decode(a, blobs) for a in header.get("args", [])]
+        kwargs = {k: wire.decode(v, blobs) for k, v in header.get("kwargs", {}).items()}
+        try:
+            return ([_to_argument(a, self.devices) for a in args],
+                    {k: _to_argument(v, self.devices) for k, v in kwargs.items()})
+        except BaseException as exc:
+            replaced = self.devices.tampered() if self.devices is not None else []
+            if self.learner is None or not (self.learner.frames(exc) or replaced):
+                raise
+            error = self._call_error(exc)
+            what = f" ({', '.join(replaced[:3])})" if replaced else ""
+            error["message"] = (f"passing the arguments failed in code of yours that replaced "
+                                f"part of jax{what}: {error['message']}")
+            raise _LearnersFault(error) from None
+
     def _measure(self, header: dict, blobs: list[bytes]) -> tuple[dict, list[bytes]]:
         """A check kind's instrument at one input: its measurement (JSON), and the value
         it kept, encoded like a call's result."""
-        from . import wire
-
-        instrument = self.instruments.get(header.get("instrument"))
+        instrument, bound = self.instruments.get(header.get("instrument"), (None, None))
         if self.entry is None or instrument is None:
             return _judge_error(f"no instrument {header.get('instrument')!r} loaded"), []
-        args = [_to_argument(wire.decode(a, blobs)) for a in header.get("args", [])]
-        kwargs = {k: _to_argument(wire.decode(v, blobs)) for k, v in header.get("kwargs", {}).items()}
-        ctx = MeasureContext(self.entry, self.learner.path if self.learner else None)
+        try:
+            args, kwargs = self._arguments(header, blobs)
+        except _LearnersFault as fault:
+            return {"ok": False, "error": fault.error}, []
+        ctx = MeasureContext(self.entry, self.learner.path if self.learner else None, bound)
         self.probe.begin_call(header.get("label", "measure"))
         self.syncs.begin()
         out_blobs: list[bytes] = []
@@ -624,8 +668,9 @@ class Loop:
 
         start = len(blobs)
         try:
+            layout_of = self.devices.layout if self.devices is not None else None
             with _quietly(syncs.paused()):
-                return {"ok": True, "result": wire.encode(result, blobs)}
+                return {"ok": True, "result": wire.encode(result, blobs, layout_of=layout_of)}
         except BaseException as exc:
             del blobs[start:]
             error = self._call_error(exc)

@@ -137,15 +137,87 @@ def npy_to_array(data: bytes, dtype_name: str) -> np.ndarray:
 class Leaf:
     """An array as it crossed the channel, with how the sender held it."""
 
-    __slots__ = ("array", "kind", "weak")
+    __slots__ = ("array", "kind", "weak", "sharding")
 
-    def __init__(self, array: np.ndarray, kind: str, weak: bool = False):
+    def __init__(self, array: np.ndarray, kind: str, weak: bool = False,
+                 sharding: dict | None = None):
         self.array = array
         self.kind = kind  # "numpy", "jax" or "npscalar"
         self.weak = weak
+        # where a jax array lives on a mesh (see check_layout): for an argument, where the
+        # worker places it; for a result, what landed on each device
+        self.sharding = sharding
+
+    def with_array(self, array: np.ndarray) -> "Leaf":
+        """The same leaf (kind, weak type, placement) holding other values."""
+        return Leaf(array, self.kind, self.weak, self.sharding)
 
     def __repr__(self) -> str:
         return f"Leaf({self.kind}, {self.array.dtype}{list(self.array.shape)})"
+
+
+# ---------------------------------------------------------------- layouts on a mesh
+
+MAX_AXES = 16
+MAX_RANK = 64
+MAX_SHARDS = 4096
+AXIS_TYPES = ("explicit", "auto", "manual")
+_AXIS_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+_LAYOUT_KEYS = ("mesh", "spec", "shards", "platform")
+
+
+def check_layout(node) -> dict:
+    """A leaf's layout as JSON, checked: ``mesh`` (axis names, sizes and types), ``spec``
+    (per dimension, the mesh axes it is split over: ``[["data"], []]``), ``shards``
+    (``[device id, [[start, stop] per dimension]]`` for each device holding a part) and
+    ``platform``.  An argument's carries mesh and spec; a result's also its shards."""
+    if not isinstance(node, dict) or any(k not in _LAYOUT_KEYS for k in node):
+        raise WireError("bad layout")
+    out: dict = {}
+    axes: list = []
+    if "mesh" in node:
+        mesh = node["mesh"]
+        if not (isinstance(mesh, dict) and set(mesh) == {"axes", "sizes", "types"}):
+            raise WireError("bad layout mesh")
+        axes, sizes, types = mesh["axes"], mesh["sizes"], mesh["types"]
+        if not (isinstance(axes, list) and isinstance(sizes, list) and isinstance(types, list)
+                and 0 < len(axes) == len(sizes) == len(types) <= MAX_AXES
+                and all(isinstance(a, str) and _AXIS_NAME.match(a) for a in axes)
+                and len(set(axes)) == len(axes)
+                and all(_is_count(s, 1, MAX_SHARDS) for s in sizes)
+                and all(t in AXIS_TYPES for t in types)):
+            raise WireError("bad layout mesh")
+        out["mesh"] = {"axes": list(axes), "sizes": list(sizes), "types": list(types)}
+    if "spec" in node:
+        spec = node["spec"]
+        if not (isinstance(spec, list) and len(spec) <= MAX_RANK and all(
+                isinstance(d, list) and len(d) <= MAX_AXES
+                and all(isinstance(a, str) and a in axes for a in d) for d in spec)):
+            raise WireError("bad layout spec")
+        out["spec"] = [list(d) for d in spec]
+    if "shards" in node:
+        shards = node["shards"]
+        if not (isinstance(shards, list) and len(shards) <= MAX_SHARDS and all(
+                isinstance(s, list) and len(s) == 2 and _is_count(s[0], 0, 1 << 31)
+                and isinstance(s[1], list) and len(s[1]) <= MAX_RANK
+                and all(_is_block(b) for b in s[1]) for s in shards)):
+            raise WireError("bad layout shards")
+        out["shards"] = [[s[0], [list(b) for b in s[1]]] for s in shards]
+    if "platform" in node:
+        if not (isinstance(node["platform"], str) and len(node["platform"]) <= 32):
+            raise WireError("bad layout platform")
+        out["platform"] = node["platform"]
+    return out
+
+
+def _is_count(v, low: int, high: int) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and low <= v <= high
+
+
+def _is_block(b) -> bool:
+    """[start, stop) of one dimension of a shard."""
+    return (isinstance(b, list) and len(b) == 2 and _is_count(b[0], 0, 1 << 62)
+            and _is_count(b[1], b[0], 1 << 62))
 
 
 class Opaque:
@@ -174,11 +246,13 @@ def _is_jax_array(v) -> bool:
     return mod.startswith("jax") and hasattr(v, "dtype") and hasattr(v, "shape")
 
 
-def encode(value, blobs: list[bytes], depth: int = 0):
+def encode(value, blobs: list[bytes], depth: int = 0, layout_of=None):
     """Value tree -> JSON-able node; arrays are appended to ``blobs`` as .npy bytes.
 
     Python lists, tuples and dicts (str keys), scalars, numpy and jax arrays and
     ``Leaf`` objects cross; anything else becomes an opaque node naming its type.
+    ``layout_of(jax_array)``, when given, says where a jax array lives (a layout, see
+    ``check_layout``, or None): a worker with several devices passes one.
     """
     if depth > MAX_DEPTH:
         return {"t": "other", "type": type(value).__name__, "repr": "(nested too deeply)"}
@@ -193,7 +267,7 @@ def encode(value, blobs: list[bytes], depth: int = 0):
     if isinstance(value, float):
         return {"t": "float", "v": _float_json(float(value))}
     if isinstance(value, Leaf):
-        return _encode_array(value.array, value.kind, value.weak, blobs)
+        return _encode_array(value.array, value.kind, value.weak, blobs, value.sharding)
     if isinstance(value, np.ndarray):
         return _encode_array(value, "numpy", False, blobs)
     if _is_jax_array(value):
@@ -201,24 +275,30 @@ def encode(value, blobs: list[bytes], depth: int = 0):
             arr = np.asarray(value)
         except Exception as exc:  # a tracer or a deleted buffer
             return {"t": "other", "type": type(value).__name__, "repr": _short(repr(exc))}
-        return _encode_array(arr, "jax", bool(getattr(value, "weak_type", False)), blobs)
+        layout = layout_of(value) if layout_of is not None else None
+        return _encode_array(arr, "jax", bool(getattr(value, "weak_type", False)), blobs, layout)
     if type(value) in (list, tuple):
-        return {"t": type(value).__name__, "v": [encode(v, blobs, depth + 1) for v in value]}
+        return {"t": type(value).__name__,
+                "v": [encode(v, blobs, depth + 1, layout_of) for v in value]}
     if type(value) is dict and all(isinstance(k, str) for k in value):
         return {"t": "dict", "k": list(value.keys()),
-                "v": [encode(v, blobs, depth + 1) for v in value.values()]}
+                "v": [encode(v, blobs, depth + 1, layout_of) for v in value.values()]}
     if isinstance(value, str):
         return {"t": "str", "v": _short(value)}
     return {"t": "other", "type": _type_name(value), "repr": _short(_safe_repr(value))}
 
 
-def _encode_array(arr: np.ndarray, kind: str, weak: bool, blobs: list[bytes]):
+def _encode_array(arr: np.ndarray, kind: str, weak: bool, blobs: list[bytes],
+                  sharding: dict | None = None):
     try:
         name, data = array_to_npy(arr)
     except WireError:
         return {"t": "other", "type": f"array of {arr.dtype}", "repr": _short(_safe_repr(arr))}
     blobs.append(data)
-    return {"t": "array", "i": len(blobs) - 1, "dtype": name, "kind": kind, "weak": weak}
+    node = {"t": "array", "i": len(blobs) - 1, "dtype": name, "kind": kind, "weak": weak}
+    if sharding is not None:
+        node["sharding"] = sharding
+    return node
 
 
 def _type_name(value) -> str:
@@ -301,7 +381,8 @@ def _decode(node, blobs, depth, counter):
             raise WireError("bad array kind")
         if not isinstance(node["dtype"], str):
             raise WireError("bad dtype")
-        return Leaf(npy_to_array(blobs[i], node["dtype"]), kind, weak)
+        sharding = check_layout(node["sharding"]) if "sharding" in node else None
+        return Leaf(npy_to_array(blobs[i], node["dtype"]), kind, weak, sharding)
     if t == "other":
         tn, text = node.get("type"), node.get("repr")
         if not isinstance(tn, str) or not isinstance(text, str):

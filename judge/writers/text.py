@@ -47,8 +47,10 @@ def write(report, stream, *, color: bool = False) -> None:
     write_checks(report, stream, color=color)
     write_output(report, stream)
     points = score(report)
+    devices = f", {report.devices['count']} {report.devices['platform']} devices" \
+        if report.devices and report.devices.get("count", 1) > 1 else ""
     stream.write(f"  seed {report.seed}, {report.elapsed_s:.2f} s, isolation: {report.isolation}, "
-                 f"points: {number(points.earned)} of {number(points.maximum)}\n")
+                 f"points: {number(points.earned)} of {number(points.maximum)}{devices}\n")
 
 
 def write_checks(report, stream, *, color: bool = False, only_failed: bool = False) -> None:

@@ -1,0 +1,541 @@
+"""``collectives``: what the learner's compiled program sends between devices.
+
+A performance check.  In the worker, the instrument compiles the learner's whole
+function with ``jax.jit`` on a script's inputs (placed on the task's mesh) and sends the
+compiled program's HLO text; the judge counts its collectives per kind (all-reduce,
+all-gather, reduce-scatter, collective-permute, all-to-all, their async ``-start`` forms
+included; one inside a loop once per trip where the trip count is fixed) and the bytes
+they deliver to each device, and compares them with the reference's, compiled the same
+way on the same backend.  Budgets come from the reference, never from theory: XLA
+merges collectives (three gradient all-reduces can become one), differently on each
+backend.
+
+Each collective comes with where it came from: the function's arguments its data flows
+from (the compiled program names its parameters after them), the jax operation that
+asked for it and the line of the learner's file, so a message can say "an all-gather of
+`x` from jax.reshard at line 7".
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from dataclasses import dataclass, field
+
+from ..verdicts import Status, Verdict
+from .base import Measured, ScriptMeasureCheck, check_kind, instrument
+
+KINDS = ("all-reduce", "all-gather", "reduce-scatter", "collective-permute", "all-to-all")
+MAX_HLO_CHARS = 3 << 20
+
+# What usually makes a program send more of a kind than it needs, in a learner's words.
+CAUSES = {
+    "all-gather": "every device receives the whole of {what}: usually a reshard to a "
+                  "replicated layout (jax.reshard, jax.device_put or with_sharding_constraint "
+                  "to P()) or an operation XLA could not keep split, before the reduction. "
+                  "Reduce the part each device holds first and combine the partial results",
+    "all-reduce": "each all-reduce sums partial results over the devices; more of them than "
+                  "the reference usually means reducing in several steps (a psum per quantity, "
+                  "or a sum and a count reduced apart) where one would do",
+    "reduce-scatter": "a reduce-scatter sums partial results and leaves each device one block "
+                      "of the sum: usually a sharding constraint that splits a reduced value",
+    "collective-permute": "each collective-permute passes blocks between devices; more than "
+                          "the reference means more steps around the ring, or a shift XLA "
+                          "inserted to realign blocks",
+    "all-to-all": "an all-to-all sends a block from every device to every other: usually a "
+                  "reshape or transpose that changes which dimension is split",
+}
+
+
+def bind_jax():
+    """Runs in the worker before the learner's file: jax's own functions, whatever the
+    learner's code replaces later."""
+    import jax
+
+    errors = jax.errors
+    return {"jit": jax.jit, "compile": jax.stages.Lowered.compile,
+            "as_text": jax.stages.Compiled.as_text,
+            "host_errors": (errors.TracerArrayConversionError, errors.ConcretizationTypeError,
+                            errors.TracerBoolConversionError,
+                            errors.TracerIntegerConversionError)}
+
+
+def compile_for_collectives(ctx, args, kwargs, options):
+    """Runs in the worker: the compiled program of ``jax.jit(function)`` at these
+    arguments, as HLO text, and the value it computes, kept for the judge to compare.
+    A function that needs concrete values (NumPy on a traced array, ``if`` on one) has
+    no compiled program: say where it needed them, and keep its plain call's value."""
+    jax_ = ctx.bound
+    source = ctx.source_file
+    # the call as a function of its arrays (Python numbers static, the result checked);
+    # its parameters keep the entrypoint's names, which the compiled program carries
+    fn, arrays = ctx.traceable(args, kwargs)
+    try:
+        compiled = jax_["compile"](jax_["jit"](fn).lower(*arrays))
+    except jax_["host_errors"] as exc:
+        line = None
+        tb = exc.__traceback__
+        while tb is not None:
+            if source and tb.tb_frame.f_code.co_filename == source:
+                line = tb.tb_lineno
+            tb = tb.tb_next
+        ctx.keep(ctx.function(*args, **kwargs))
+        return {"host": {"error": type(exc).__name__, "message": str(exc)[:600], "line": line}}
+    text = jax_["as_text"](compiled)
+    ctx.keep(compiled(*arrays))
+    if len(text) > int(options.get("max_chars", 3 << 20)):
+        return {"too_large": len(text)}
+    return {"hlo": text, "source": str(source or "").rsplit("/", 1)[-1]}
+
+
+# ---------------------------------------------------------------- reading the compiled program
+
+_COMPUTATION = re.compile(r"^(ENTRY\s+)?%([^\s(]+)\s*\(.*->.*\{\s*$")
+_INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?%([^\s=]+)\s*=\s*(.*)$")
+_OPCODE = re.compile(r"\s*([a-z][a-z0-9\-]*)\(")
+_CALLEE = re.compile(r"\b(calls|to_apply|body|condition|true_computation|false_computation)="
+                     r"%([^\s,}]+)")
+_CALLEE_LIST = re.compile(r"\b(branch_computations|called_computations)=\{([^}]*)\}")
+_OP_NAME = re.compile(r'op_name="((?:[^"\\]|\\.)*)"')
+_FRAME_ID = re.compile(r"\bstack_frame_id=(\d+)")
+_TRIPS = re.compile(r'"known_trip_count":\{"n":"(\d+)"\}')
+_PARAMETER = re.compile(r"^parameter\((\d+)\)")
+_ARRAY_TYPE = re.compile(r"\b(pred|[suf]\d+|bf16|c64|c128|f8e\w+)\[([\d,]*)\]")
+_BYTES = {"pred": 1, "bf16": 2, "c64": 8, "c128": 16}
+_KIND_OF = {**{k: k for k in KINDS}, **{f"{k}-start": k for k in KINDS},
+            "ragged-all-to-all": "all-to-all"}
+
+
+@dataclass
+class Instruction:
+    name: str
+    opcode: str
+    type_text: str
+    operands: list[str]
+    callees: list[tuple[str, str]]     # (role, computation)
+    op_name: str = ""
+    frame: int | None = None
+    trips: int | None = None
+    parameter: int | None = None
+
+    def bytes(self) -> int:
+        """Bytes of the result, per device; of an async ``-start``'s largest part (its
+        tuple also holds the operand)."""
+        sizes = []
+        for dtype, dims in _ARRAY_TYPE.findall(self.type_text):
+            bits = re.match(r"[suf](\d+)$", dtype)
+            width = _BYTES.get(dtype) or (max(1, int(bits.group(1)) // 8) if bits else 1)
+            sizes.append(width * math.prod(int(d) for d in dims.split(",") if d))
+        if not sizes:
+            return 0
+        return max(sizes) if self.opcode.endswith("-start") else sum(sizes)
+
+
+@dataclass
+class Program:
+    computations: dict[str, dict[str, Instruction]] = field(default_factory=dict)
+    entry: str = ""
+    frames: dict[int, tuple[str, int, str]] = field(default_factory=dict)  # file, line, function
+    num_partitions: int = 1
+
+
+def _balanced(text: str, start: int) -> int:
+    """The index just past the bracket that closes the one at ``start``."""
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] in "({[":
+            depth += 1
+        elif text[i] in ")}]":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return len(text)
+
+
+def _instruction(name: str, rest: str) -> Instruction | None:
+    if rest.startswith("("):
+        end = _balanced(rest, 0)
+    else:
+        end = rest.find(" ")
+        end = len(rest) if end < 0 else end
+    type_text, tail = rest[:end], rest[end:]
+    m = _OPCODE.match(tail)
+    if m is None:
+        return None
+    open_at = m.end() - 1
+    close = _balanced(tail, open_at)
+    operands = re.findall(r"%([^\s,()]+)", tail[open_at:close])
+    attrs = tail[close:]
+    callees = [(role, comp) for role, comp in _CALLEE.findall(attrs)]
+    for role, names in _CALLEE_LIST.findall(attrs):
+        callees += [(role, n.strip().lstrip("%")) for n in names.split(",") if n.strip()]
+    op = _OP_NAME.search(attrs)
+    frame = _FRAME_ID.search(attrs)
+    trips = _TRIPS.search(attrs)
+    param = _PARAMETER.match(tail.strip())
+    return Instruction(name, m.group(1), type_text, operands, callees,
+                       op.group(1) if op else "", int(frame.group(1)) if frame else None,
+                       int(trips.group(1)) if trips else None,
+                       int(param.group(1)) if param else None)
+
+
+def _tables(lines: list[str]) -> dict[int, tuple[str, int, str]]:
+    """The stack frames the program's instructions point at: frame id -> (file, line,
+    function)."""
+    section, files, functions, locations, frames = None, {}, {}, {}, {}
+    for line in lines:
+        if line in ("FileNames", "FunctionNames", "FileLocations", "StackFrames"):
+            section = line
+            continue
+        m = re.match(r"^(\d+) (.*)$", line)
+        if m is None or section is None:
+            if not line.strip():
+                continue
+            section = None
+            continue
+        key, body = int(m.group(1)), m.group(2)
+        if section in ("FileNames", "FunctionNames"):
+            (files if section == "FileNames" else functions)[key] = body.strip().strip('"')
+        elif section == "FileLocations":
+            f = re.search(r"file_name_id=(\d+)", body)
+            g = re.search(r"function_name_id=(\d+)", body)
+            n = re.search(r"\bline=(\d+)", body)
+            locations[key] = (int(f.group(1)) if f else 0, int(n.group(1)) if n else 0,
+                              int(g.group(1)) if g else 0)
+        else:
+            loc = re.search(r"file_location_id=(\d+)", body)
+            frames[key] = int(loc.group(1)) if loc else 0
+    out = {}
+    for frame, loc in frames.items():
+        if loc in locations:
+            f, line, g = locations[loc]
+            out[frame] = (files.get(f, ""), line, functions.get(g, ""))
+    return out
+
+
+def read_hlo(text: str) -> Program:
+    """The computations of a compiled HLO module (``Compiled.as_text()``)."""
+    program = Program()
+    lines = text.splitlines()
+    head = re.search(r"\bnum_partitions=(\d+)", lines[0] if lines else "")
+    program.num_partitions = int(head.group(1)) if head else 1
+    program.frames = _tables(lines)
+    current = None
+    for line in lines:
+        m = _COMPUTATION.match(line)
+        if m:
+            current = program.computations.setdefault(m.group(2), {})
+            if m.group(1):
+                program.entry = m.group(2)
+            continue
+        if line.strip() == "}":
+            current = None
+            continue
+        if current is None:
+            continue
+        m = _INSTRUCTION.match(line)
+        if m:
+            ins = _instruction(m.group(1), m.group(2))
+            if ins is not None:
+                current[ins.name] = ins
+    return program
+
+
+@dataclass
+class Site:
+    """One collective of the program, and how often one run of the program executes it."""
+    kind: str
+    times: int
+    bytes_each: int
+    sources: list[str]        # the function's arguments its data flows from
+    operation: str            # the jax operation that asked for it ("reshard", "psum", ...)
+    file: str = ""
+    line: int | None = None
+    fixed_trips: bool = True  # False: inside a loop whose trip count is not fixed (counted once)
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "times": self.times, "bytes_each": self.bytes_each,
+                "sources": self.sources, "operation": self.operation, "file": self.file,
+                "line": self.line, "fixed_trips": self.fixed_trips}
+
+
+class _Walk:
+    LIMIT = 200_000     # instructions visited: a program is at most a few thousand
+
+    def __init__(self, program: Program):
+        self.program = program
+        self.visited = 0
+        self.sites: list[Site] = []
+
+    def computation(self, name: str, times: int, fixed: bool, resolve, depth: int = 0) -> list[Site]:
+        comp = self.program.computations.get(name, {})
+        found: list[Site] = []
+        if depth > 64:
+            return found
+        for ins in comp.values():
+            self.visited += 1
+            if self.visited > self.LIMIT:
+                return found
+            kind = _KIND_OF.get(ins.opcode)
+            if kind:
+                frame = self.program.frames.get(ins.frame) if ins.frame is not None else None
+                found.append(Site(kind, times, ins.bytes(), self.sources(comp, ins, resolve),
+                                  _operation(ins.op_name), frame[0] if frame else "",
+                                  frame[1] if frame else None, fixed))
+            if not ins.callees:
+                continue
+            inner = functools.partial(self.operand_sources, comp, ins, resolve)
+            if ins.opcode == "while":
+                trips = ins.trips if ins.trips is not None else 1
+                for role, callee in ins.callees:
+                    found += self.computation(callee, times * trips,
+                                              fixed and ins.trips is not None,
+                                              lambda k: inner(None), depth + 1)
+            elif ins.opcode == "conditional":
+                branches = [self.computation(c, times, fixed, lambda k, i=i: inner(i + 1), depth + 1)
+                            for i, (_, c) in enumerate(ins.callees)]
+                found += max(branches, key=lambda b: sum(s.times for s in b), default=[])
+            else:
+                for role, callee in ins.callees:
+                    if role != "to_apply":    # a reduction's combiner: no collectives
+                        found += self.computation(callee, times, fixed, inner, depth + 1)
+        return found
+
+    def operand_sources(self, comp, ins, resolve, k) -> list[str]:
+        """Where operand ``k`` of a call site comes from (None: all its operands)."""
+        picked = ins.operands if k is None else ins.operands[k:k + 1]
+        out: list[str] = []
+        for name in picked:
+            out += self.trace(comp, name, resolve)
+        return list(dict.fromkeys(out))
+
+    def sources(self, comp, ins, resolve) -> list[str]:
+        out: list[str] = []
+        for name in ins.operands:
+            out += self.trace(comp, name, resolve)
+        return list(dict.fromkeys(out))
+
+    def trace(self, comp, start: str, resolve) -> list[str]:
+        """The function arguments (entry parameters) an instruction's value flows from."""
+        out, seen, todo = [], set(), [start]
+        while todo and len(seen) < 2000:
+            name = todo.pop()
+            if name in seen or name not in comp:
+                continue
+            seen.add(name)
+            ins = comp[name]
+            if ins.parameter is not None:
+                out += resolve(ins.parameter)
+            else:
+                todo += ins.operands
+        return out
+
+
+# jax's primitive names, as a learner wrote them
+_SPELLED = {"psum_invariant": "lax.psum", "psum": "lax.psum", "pmean": "lax.pmean",
+            "ppermute": "lax.ppermute", "all_gather": "lax.all_gather",
+            "all_gather_invariant": "lax.all_gather", "psum_scatter": "lax.psum_scatter",
+            "reduce_scatter": "lax.psum_scatter", "all_to_all": "lax.all_to_all",
+            "reshard": "jax.reshard", "sharding_constraint": "with_sharding_constraint",
+            "device_put": "jax.device_put", "reduce_sum": "a sum", "reduce_max": "a max",
+            "reduce_min": "a min", "dot_general": "a matmul", "reshape": "a reshape",
+            "transpose": "a transpose"}
+
+
+def _operation(op_name: str) -> str:
+    """The jax operation in an op_name ("jit(f)/shard_map/ppermute" -> "lax.ppermute")."""
+    last = re.sub(r"\W+$", "", op_name.rsplit("/", 1)[-1])
+    return _SPELLED.get(last, last)
+
+
+def collective_sites(program: Program) -> list[Site]:
+    entry = program.computations.get(program.entry, {})
+    params = {ins.parameter: ins.op_name for ins in entry.values() if ins.parameter is not None}
+
+    def argument(k):
+        return [params[k]] if params.get(k) else []
+    return _Walk(program).computation(program.entry, 1, True, argument)
+
+
+@dataclass
+class Tally:
+    """Collectives per kind, and bytes delivered per device, in one run of a program."""
+    counts: dict[str, int]
+    bytes: int
+    sites: list[Site]
+    num_partitions: int
+
+    @classmethod
+    def of(cls, measured: dict) -> "Tally":
+        program = read_hlo(str(measured.get("hlo", "")))
+        sites = collective_sites(program)
+        counts = {k: sum(s.times for s in sites if s.kind == k) for k in KINDS}
+        return cls(counts, sum(s.times * s.bytes_each for s in sites), sites,
+                   program.num_partitions)
+
+    def details(self) -> dict:
+        return {"counts": self.counts, "bytes": self.bytes, "num_partitions": self.num_partitions,
+                "sites": [s.to_dict() for s in self.sites[:40]]}
+
+
+# ---------------------------------------------------------------- the check
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+@check_kind("collectives")
+class CollectivesCheck(ScriptMeasureCheck):
+    FIELDS = ScriptMeasureCheck.FIELDS + ("budget", "bytes", "advice")
+    INSTRUMENT = instrument(compile_for_collectives, setup=bind_jax)
+    doing = "compiled with jax.jit on the sharded inputs"
+    error_hint = ("The judge compiles your whole function with jax.jit to see what it sends "
+                  "between devices: inside it the arrays are tracers (jax.typeof(x).sharding, "
+                  "not x.sharding; jnp, not NumPy).")
+
+    def __init__(self, r, scripts):
+        super().__init__(r, scripts)
+        self.budget = {k: "reference" for k in KINDS}
+        budget_r = r.child("budget", r.data.get("budget", {}))
+        budget_r.only(KINDS)
+        for kind, value in budget_r.data.items():
+            if not (value == "reference" or (isinstance(value, int) and not isinstance(value, bool)
+                                             and value >= 0)):
+                budget_r.fail("expected a number of at least 0 or 'reference'", kind)
+            self.budget[kind] = value
+        self.bytes = r.get("bytes", (int, str), None, what="a number or 'reference'")
+        if isinstance(self.bytes, str) and self.bytes != "reference":
+            r.fail(f"expected a number or 'reference', got '{self.bytes}'", "bytes")
+        advice_r = r.child("advice", r.data.get("advice", {}))
+        advice_r.only(KINDS + ("bytes",))
+        self.advice = {k: str(v) for k, v in advice_r.data.items()}
+
+    def options(self, task) -> dict:
+        return {"max_chars": MAX_HLO_CHARS}
+
+    def judge(self, grading, calls: list[Measured]):
+        results = []
+        for c in calls:
+            where = f"scripted call {c.index} of {len(calls)}: " if len(calls) > 1 else ""
+            if "hlo" not in c.reference:
+                return self.result(Status.ERROR, "the reference has no compiled program to count "
+                                   f"collectives in ({_first(c.reference)}): the task is at fault",
+                                   verdict=Verdict.JUDGE_ERROR)
+            theirs = Tally.of(c.reference)
+            if "hlo" not in c.mine:
+                return self.failed(where + self.no_program(c.mine, c.label),
+                                   details={"reference": theirs.details(), "call": c.label})
+            mine = Tally.of(c.mine)
+            source = c.mine.get("source") or "submission.py"
+            verdict = self.compare(mine, theirs, c.label, source, where)
+            if verdict is not None:
+                return verdict
+            results.append((self.summary(mine, theirs, c.label),
+                            {"call": c.label, "mine": mine.details(),
+                             "reference": theirs.details(), "budget": self.limits(theirs)}))
+        return self.result(Status.PASSED, "\n".join(text for text, _ in results),
+                           details={"calls": [d for _, d in results]})
+
+    def limits(self, theirs: Tally) -> dict[str, int]:
+        return {k: theirs.counts[k] if b == "reference" else b for k, b in self.budget.items()}
+
+    def compare(self, mine: Tally, theirs: Tally, label: str, source: str, where: str):
+        limits = self.limits(theirs)
+        details = {"mine": mine.details(), "reference": theirs.details(), "budget": limits,
+                   "call": label}
+        for kind in KINDS:
+            if mine.counts[kind] <= limits[kind]:
+                continue
+            budget = limits[kind]
+            basis = (f"the reference's {theirs.counts[kind]}" if self.budget[kind] == "reference"
+                     else "set by the task")
+            head = (f"{where}your compiled program on {label} makes "
+                    f"{_plural(mine.counts[kind], kind)} where the budget is {budget} ({basis})")
+            lines = [head] + [f"  {self.site_words(s, source)}" for s in self.worst(mine, kind)]
+            lines.append(f"  {CAUSES[kind].format(what=self.what(mine, kind))}.")
+            if kind in self.advice:
+                lines.append(f"  {self.advice[kind]}")
+            return self.failed("\n".join(lines), details=details)
+        if self.bytes is not None:
+            budget = theirs.bytes if self.bytes == "reference" else self.bytes
+            if mine.bytes > budget:
+                basis = "the reference's" if self.bytes == "reference" else "set by the task"
+                lines = [f"{where}your compiled program on {label} delivers "
+                         f"{mine.bytes} bytes to each device through its collectives, over the "
+                         f"budget of {budget} ({basis}): the counts are within budget, so some "
+                         f"collective carries far more than it needs"]
+                lines += [f"  {self.site_words(s, source)}" for s in self.worst(mine, None)]
+                if "bytes" in self.advice:
+                    lines.append(f"  {self.advice['bytes']}")
+                return self.failed("\n".join(lines), details=details)
+        return None
+
+    @staticmethod
+    def worst(tally: Tally, kind: str | None, shown: int = 3) -> list[Site]:
+        """The sites of that kind (None: any) that move most, the same one written once
+        however often the program repeats it (an unrolled loop, a merged shape)."""
+        grouped: dict[tuple, Site] = {}
+        for s in tally.sites:
+            if kind is None or s.kind == kind:
+                key = (s.kind, tuple(s.sources), s.operation, s.line, s.bytes_each, s.fixed_trips)
+                if key in grouped:
+                    grouped[key].times += s.times
+                else:
+                    grouped[key] = Site(**s.to_dict())
+        return sorted(grouped.values(), key=lambda s: -s.times * max(s.bytes_each, 1))[:shown]
+
+    @staticmethod
+    def what(tally: Tally, kind: str) -> str:
+        names = [n for s in tally.sites if s.kind == kind for n in s.sources]
+        names = list(dict.fromkeys(names))
+        return ", ".join(f"`{n}`" for n in names) if names else "the array"
+
+    @staticmethod
+    def site_words(site: Site, source: str) -> str:
+        of = ("of " + ", ".join(f"`{n}`" for n in site.sources) if len(site.sources) == 1 else
+              "of a value computed from " + ", ".join(f"`{n}`" for n in site.sources)
+              if site.sources else "")
+        many = f"{site.times} {site.kind}s" if site.times > 1 else site.kind
+        parts = [f"{many} {of}".strip()]
+        if site.operation:
+            parts.append(f"from {site.operation}")
+        if site.line and site.file.rsplit("/", 1)[-1] == source:
+            parts.append(f"at line {site.line}")
+        each = " each" if site.times > 1 else ""
+        loop = "" if site.fixed_trips else " (inside a loop with no fixed trip count: counted once)"
+        return " ".join(parts) + f": {site.bytes_each} bytes to each device{each}{loop}"
+
+    def summary(self, mine: Tally, theirs: Tally, label: str) -> str:
+        limits = self.limits(theirs)
+        shown = [f"{_plural(mine.counts[k], k)} (budget {limits[k]})" for k in KINDS
+                 if mine.counts[k] or limits[k]]
+        rest = [k for k in KINDS if not (mine.counts[k] or limits[k])]
+        text = f"your compiled program on {label}: " + (", ".join(shown) or "no collectives")
+        if rest and shown:
+            text += f"; no {', '.join(rest)}"
+        if self.bytes is not None:
+            text += f"; {mine.bytes} bytes to each device (the reference's: {theirs.bytes})"
+        return text
+
+    def no_program(self, measured: dict, label: str) -> str:
+        if "too_large" in measured:
+            return (f"your compiled program on {label} is {measured['too_large']} "
+                    f"characters of HLO, over the {MAX_HLO_CHARS} the judge reads: it is far "
+                    f"larger than it needs to be (a Python loop unrolled many times?)")
+        host = measured.get("host") or {}
+        at = f" at line {host['line']}" if host.get("line") else ""
+        return (f"your function needs values on the host{at}, so it has no compiled program "
+                f"to run on the devices: under jax.jit it raises {host.get('error', 'an error')} "
+                f"({str(host.get('message', '')).splitlines()[0][:200] if host.get('message') else ''}). "
+                "Called as it is, it copies every device's part of the arrays to the host: a "
+                "gather through the host. The judge compiles your whole function with jax.jit "
+                "on sharded inputs to see what it sends between devices; keep it traceable "
+                "(jnp, not NumPy, on the arrays; jax.typeof(x).sharding, not x.sharding)")
+
+
+def _first(measured: dict) -> str:
+    host = measured.get("host")
+    if isinstance(host, dict):
+        return f"{host.get('error')}: {str(host.get('message', ''))[:200]}"
+    return f"{measured.get('too_large')} characters of HLO" if "too_large" in measured else "?"
