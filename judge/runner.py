@@ -109,8 +109,12 @@ class Oracle:
                 out = self.session.load()
                 if not out.ok:
                     raise JudgeFault(f"the reference solution does not load: {out.message}")
-                for name in self.task.scripts:     # measured before any other call
-                    self._scripts[name] = self._run_script(name)
+                # measured before any other call; only the scripts a check reads the runs
+                # of (another script's shapes would already be compiled for these)
+                read = {name for check in self.task.checks for name in check.scripts_run()}
+                for name in self.task.scripts:
+                    if name in read:
+                        self._scripts[name] = self._run_script(name)
             except JudgeFault as fault:
                 self._fault = fault
                 raise

@@ -53,6 +53,9 @@ class ScriptedCheck(CheckSpec):
         self.budget = budget
         self.slack = int(r.number("slack", 0, low=0))
 
+    def scripts_run(self):
+        return (self.script,)
+
     def run(self, grading):
         mine = grading.learner_script(self.script)
         return Later(functools.partial(self.judge, grading, mine))
