@@ -166,6 +166,53 @@ def _csv_list(value: str | None) -> list[str]:
     return [v.strip() for v in (value or "").split(",") if v.strip()]
 
 
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (0.0.0.0: every interface; other machines need "
+                   "--tokens).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port to listen on (0: any free port, printed at start).")
+@click.option("--workers", type=click.IntRange(1, 256), default=None,
+              help="Gradings at once (default: the number of cores; with --scheduler, "
+                   "gradings in flight on the cluster, default 16).")
+@click.option("--warm", type=click.IntRange(0, 64), default=None,
+              help="Learner workers kept started, waiting for a submission (default: --workers).")
+@click.option("--queue", "queue_limit", type=click.IntRange(1, 1_000_000), default=1000,
+              show_default=True, help="Submissions that may wait; beyond, 503 with Retry-After.")
+@click.option("--state", default="judge-serve.sqlite", show_default=True,
+              type=click.Path(dir_okay=False),
+              help="SQLite file holding every submission and report (created if needed).")
+@click.option("--tokens", type=click.Path(dir_okay=False),
+              help="YAML file of bearer tokens (name, token, per_minute); without it only "
+                   "this machine may call.")
+@click.option("--scheduler", metavar="tcp://HOST:PORT",
+              help="Grade on this Dask cluster instead of here "
+                   "(pip install 'jax-judge[serve,dask]').")
+@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]),
+              default="info", show_default=True)
+@click.pass_context
+def serve(ctx, host, port, workers, warm, queue_limit, state, tokens, scheduler, log_level):
+    """Serve the grading API (/v1), its metrics and a page for people at /.
+
+    POST /v1/submissions {"task": ID, "source": TEXT} answers 202 {"id": ...} at once;
+    GET /v1/submissions/ID?wait=30 gives the report (the `judge run --format json`
+    object) when it is graded.  Every submission is kept in the --state file: a
+    service that is stopped or killed grades what was waiting when it starts again.
+    See docs/serve.md."""
+    # imported here, not at the top: `judge run` must not pay for the service's imports
+    from .serve.command import ServeRequest, UsageError, run as run_service
+
+    bank = open_bank(ctx)
+    request = ServeRequest(host=host, port=port, workers=workers, warm=warm, queue=queue_limit,
+                           state=state, tokens=tokens, scheduler=scheduler, log_level=log_level)
+    try:
+        status = run_service(bank, request, lambda text: click.echo(f"judge serve: {text}",
+                                                                    err=True))
+    except UsageError as exc:
+        fail_usage(str(exc))
+    sys.exit(status)
+
+
 @main.command(name="list")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.pass_context

@@ -34,14 +34,16 @@ class ResultSpec:
     kind: str = "any"        # jax | numpy | any: what an array result must be
     dtype: str = "float"     # same | float | any | <a dtype name>
     containers: str = "loose"  # loose: a list may stand for a tuple; strict: not
+    min: float | None = None   # no element may be below it (a distance is never negative)
 
-    FIELDS = ("type", "kind", "dtype", "containers", "doc")
+    FIELDS = ("type", "kind", "dtype", "containers", "min", "doc")
 
     @classmethod
     def parse(cls, r) -> "ResultSpec":
         r.only(cls.FIELDS)
         spec = cls(type=r.get("type", str, "any"), kind=r.get("kind", str, "any"),
-                   dtype=r.get("dtype", str, "float"), containers=r.get("containers", str, "loose"))
+                   dtype=r.get("dtype", str, "float"), containers=r.get("containers", str, "loose"),
+                   min=r.number("min", None))
         for key, allowed in (("type", ("scalar", "array", "any")), ("kind", ("jax", "numpy", "any")),
                              ("containers", ("loose", "strict"))):
             if getattr(spec, key) not in allowed:
@@ -88,7 +90,7 @@ class Tolerance:
 @dataclass
 class Mismatch:
     message: str
-    kind: str = "value"      # value | type | shape | dtype | structure
+    kind: str = "value"      # value | type | shape | dtype | structure | range
 
 
 def compare(actual, expected, spec: ResultSpec, tol: Tolerance,
@@ -164,6 +166,10 @@ def _leaf(actual, expected, spec, tol, data, path):
     dt = _dtype_problem(a.dtype, e.dtype, spec.dtype, isinstance(actual, Leaf))
     if dt:
         return Mismatch(dt + _where(path), "dtype")
+    if spec.min is not None and a.dtype.kind in "fiu":
+        below = _widened(a) < spec.min          # a NaN is not below: the values say it
+        if below.any():
+            return Mismatch(_describe_below(a, below, spec.min, path), "range")
     if tol.mode == "exact" or not is_floating(e.dtype):
         bad = ~_equal_exact(a, e)
         atol = rtol = 0.0
@@ -252,6 +258,14 @@ def _fmt(x) -> str:
     if isinstance(x, (float, np.floating)):
         return np.format_float_positional(x, trim="0") if np.isfinite(x) else str(float(x))
     return str(x.item() if isinstance(x, np.generic) else x)
+
+
+def _describe_below(a, below, low, path):
+    if a.ndim == 0:
+        return f"got {_fmt(a[()])}{_where(path)}, below the smallest allowed value, {_fmt(low)}"
+    idx = tuple(int(i) for i in np.argwhere(below)[0])
+    return (f"{int(below.sum())} of {a.size} elements are below the smallest allowed value, "
+            f"{_fmt(low)}{_where(path)}; first at index {idx}: {_fmt(a[idx])}")
 
 
 def _describe_values(a, e, bad, atol, rtol, path):

@@ -29,6 +29,7 @@ from .bank import Task
 from .compile_log import CompileLog, open_log
 from .checks.base import CheckView, Later, instruments_of
 from .report import CheckResult, Report
+from .sandbox import Worker
 from .session import CallOutcome, Session
 from .worker import wire
 from .verdicts import Status, Verdict
@@ -96,6 +97,10 @@ class Oracle:
                 self._ensure()
         except JudgeFault:
             pass                               # kept in self._fault, raised to the next caller
+        except RuntimeError:
+            if self.session.alive:
+                raise
+            # closed while it warmed up (a service stopping, a reference replaced): nothing to do
 
     def _ensure(self) -> None:
         if self._fault is not None:
@@ -105,8 +110,12 @@ class Oracle:
                 out = self.session.load()
                 if not out.ok:
                     raise JudgeFault(f"the reference solution does not load: {out.message}")
-                for name in self.task.scripts:     # measured before any other call
-                    self._scripts[name] = self._run_script(name)
+                # measured before any other call; only the scripts a check reads the runs
+                # of (another script's shapes would already be compiled for these)
+                read = {name for check in self.task.checks for name in check.scripts_run()}
+                for name in self.task.scripts:
+                    if name in read:
+                        self._scripts[name] = self._run_script(name)
             except JudgeFault as fault:
                 self._fault = fault
                 raise
@@ -199,7 +208,8 @@ def script_calls(task: Task, name: str, seed: int) -> list[dict[str, Any]]:
 class Grading:
     def __init__(self, task: Task, submission: Path, *, seed: int | None = None,
                  examples: int | None = None, strict: bool = False,
-                 oracle: Oracle | None = None, display_name: str | None = None):
+                 oracle: Oracle | None = None, display_name: str | None = None,
+                 worker: Worker | None = None):
         self.task = task
         self.submission = Path(submission)
         self.seed = task.seed if seed is None else seed
@@ -208,6 +218,11 @@ class Grading:
         self.learner = Session(self.submission, display_name or self.submission.name,
                                task.entrypoint, task.limits, hidden_paths=task.bank.hidden_paths(),
                                instruments=task_instruments(task), devices=task.devices)
+        if worker is not None and (worker.limits, worker.devices) != \
+                (self.learner.limits, self.learner.devices):
+            raise ValueError("the warm worker was started with other limits or devices than "
+                             "this task's")
+        self.warm_worker = worker       # started ahead of its one submission, or None
         self.own_oracle = oracle is None
         self.oracle = oracle or Oracle(task, self.seed)
         self.deadline = 0.0
@@ -340,7 +355,11 @@ class Grading:
         report = Report(task=self.task.id, submission=str(self.submission), seed=self.seed,
                         judge_version=__version__, strict=self.strict, title=self.task.title)
         try:
-            self.learner.start()          # first: it imports jax while the oracle starts
+            if self.warm_worker is not None:      # jax already imported, no code run yet
+                self.learner.worker = self.warm_worker
+                self.warm_worker.begin_run()
+            else:
+                self.learner.start()      # first: it imports jax while the oracle starts
             if self.own_oracle:
                 self.oracle.start()
             report.checks = self._run_checks()

@@ -415,6 +415,12 @@ class Worker:
                         self._spawn_thread(self._drain, "stderr", self._proc.stderr)]
         self._spawn_thread(self._watch_memory)
 
+    def begin_run(self) -> None:
+        """Count the whole-run limit from now: for a worker started ahead of its one
+        submission (a service's warm pool), the limit belongs to the grading, not to the
+        worker's age."""
+        self._run_deadline = time.monotonic() + self.limits.run_timeout_s
+
     def stop(self) -> None:
         """Kill the worker's tree now and return; close() reaps it.  Stopping several
         workers before closing them lets them die together."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -218,21 +219,36 @@ def parse_spec(r, dims: dict[str, Dim], name: str | None = None) -> Spec:
     return cls(r, dims, name)
 
 
+_DIM_BOUND = re.compile(r"^\s*(-)?\s*([A-Za-z_]\w*)\s*(?:([+-])\s*(\d+))?\s*$")
+
+
 def _range(r, key: str, default, dims: dict[str, Dim]):
-    """[low, high]; an end may name a dimension (entries in [0, T])."""
+    """[low, high]; an end may name a dimension, negated or offset by an integer
+    (entries in [0, T]; indices in [-n - 3, n + 3])."""
     raw = r.get(key, list, default)
     if not (isinstance(raw, list) and len(raw) == 2):
         r.fail("must be [low, high]", key)
     for end in raw:
-        ok = (isinstance(end, str) and end in dims) or (
+        m = _DIM_BOUND.match(end) if isinstance(end, str) else None
+        ok = (m is not None and m.group(2) in dims) or (
             isinstance(end, (int, float)) and not isinstance(end, bool))
         if not ok:
-            r.fail(f"an end must be a number or a dimension name, got {end!r}", key)
+            r.fail(f"an end must be a number or a dimension name (n, n + 3, -n - 3), "
+                   f"got {end!r}", key)
     return list(raw)
 
 
+def _bound_dim(bound: str) -> str:
+    """The dimension an end of a range names ('n' in '-n - 3')."""
+    return _DIM_BOUND.match(bound).group(2)
+
+
 def _resolve(bound, assign) -> float:
-    return assign[bound] if isinstance(bound, str) else bound
+    if not isinstance(bound, str):
+        return bound
+    negate, name, sign, offset = _DIM_BOUND.match(bound).groups()
+    value = -assign[name] if negate else assign[name]
+    return value + (int(offset) if sign == "+" else -int(offset)) if offset else value
 
 
 def _value_edges(values: list, what: str = "value") -> list[str]:
@@ -475,7 +491,7 @@ class ArraySpec(Spec):
 
     def dims_used(self):
         used = {d for d in self.shape if isinstance(d, str)}
-        return used | {b for b in self.values if isinstance(b, str)}
+        return used | {_bound_dim(b) for b in self.values if isinstance(b, str)}
 
     def concrete_shape(self, assign) -> tuple:
         if self.free:
@@ -585,6 +601,189 @@ class TypedScalarSpec(Spec):
                 + _placement_words(self.layout))
 
 
+def key_leaf(seed: int) -> Leaf:
+    """The typed PRNG key ``jax.random.key(seed)`` as it crosses the channel: its raw
+    threefry2x32 data, which for 0 <= seed < 2**32 is [0, seed] (made without jax, which
+    the judge never imports; the worker wraps it back into a key)."""
+    return Leaf(np.array([0, seed], dtype=np.uint32), "key")
+
+
+@spec_type("key")
+class KeySpec(Spec):
+    """A typed PRNG key, ``jax.random.key(seed)``, its seed drawn from ``values``."""
+
+    FIELDS = ("type", "values", "doc")
+
+    def __init__(self, r, dims, name):
+        super().__init__(r, dims, name)
+        self.values = _range(r, "values", [0, 2**31 - 1], {})
+        if not (0 <= self.values[0] <= self.values[1] < 2**32
+                and all(isinstance(v, int) for v in self.values)):
+            r.fail("seeds are integers with 0 <= low <= high < 2**32", "values")
+
+    def strategy(self, assign, drawn):
+        return st.integers(*self.values).map(key_leaf)
+
+    def sample(self, assign, drawn, rng):
+        return key_leaf(int(rng.integers(self.values[0], self.values[1] + 1)))
+
+    def describe(self):
+        return "a JAX random key (jax.random.key(seed))"
+
+
+CONTAINERS = ("dict", "list", "tuple")
+_PYTREE_KEYS = ("w", "b", "layers", "head", "scale", "emb", "gamma", "beta")
+
+
+@dataclass(frozen=True)
+class PytreeNode:
+    """One container of a pytree's structure: ``kind`` one of CONTAINERS; ``children``
+    a tuple of structures, for a dict of (key, structure) pairs in insertion order."""
+    kind: str
+    children: tuple
+
+
+@dataclass(frozen=True)
+class LeafShape:
+    shape: tuple
+
+
+@dataclass(frozen=True)
+class PytreeShape(ShapeVar):
+    """The structure of a nested pytree of dicts, lists and tuples with the shape of
+    every leaf; the top is always a container."""
+    name: str
+    containers: tuple
+    depth: int
+    width: tuple
+    rank: tuple
+    size: tuple
+
+    def candidates(self):
+        """Smallest first: the empty container of each kind; one length-1 leaf; every
+        kind of container nested with empty ones, a zero-size leaf and a rank-0 one; the
+        largest structure (every container full, every leaf at the largest shape)."""
+        kinds = self.containers
+        empty = [PytreeNode(k, ()) for k in kinds]
+        one = (min(max(1, self.size[0]), self.size[1]),) * max(self.rank[0], 1 if self.rank[1] else 0)
+        out = empty + [self._node(kinds[0], [LeafShape(one)])]
+        smallest = LeafShape((self.size[0],) * max(self.rank[0], 1 if self.rank[1] else 0))
+        lowest = LeafShape((self.size[1],) * self.rank[0])
+        inner = self._node(kinds[0], [PytreeNode(kinds[1 % len(kinds)], ()), lowest]) \
+            if self.depth else lowest
+        if self.width[1] >= 2:
+            out.append(self._node(kinds[-1], [smallest, inner]))
+        out.append(self._full(self.depth, 0))
+        return list(dict.fromkeys(out))
+
+    def _node(self, kind: str, children: list) -> PytreeNode:
+        if kind == "dict":
+            return PytreeNode(kind, tuple(zip(_PYTREE_KEYS, children)))
+        return PytreeNode(kind, tuple(children))
+
+    def _full(self, depth: int, at: int) -> PytreeNode:
+        kind = self.containers[at % len(self.containers)]
+        children = [self._full(depth - 1, at + 1) if depth and i == 0
+                    else LeafShape((self.size[1],) * self.rank[1]) for i in range(self.width[1])]
+        return self._node(kind, children)
+
+    def draw(self, rng, depth=None):
+        depth = self.depth if depth is None else depth
+        kind = self.containers[int(rng.integers(0, len(self.containers)))]
+        children = []
+        for _ in range(int(rng.integers(self.width[0], self.width[1] + 1))):
+            if depth and rng.random() < 0.35:
+                children.append(self.draw(rng, depth - 1))
+            else:
+                rank = int(rng.integers(self.rank[0], self.rank[1] + 1))
+                children.append(LeafShape(tuple(int(rng.integers(self.size[0], self.size[1] + 1))
+                                                for _ in range(rank))))
+        if kind == "dict":        # keys in no particular order: flattening sorts them
+            keys = [_PYTREE_KEYS[i] for i in rng.permutation(len(_PYTREE_KEYS))[:len(children)]]
+            return PytreeNode(kind, tuple(zip(keys, children)))
+        return PytreeNode(kind, tuple(children))
+
+
+@spec_type("pytree")
+class PytreeSpec(Spec):
+    """A nested pytree of dicts, lists and tuples (``containers``) of arrays of any
+    shape: up to ``depth`` levels of containers below the top, ``width`` children per
+    container, leaves of ``rank`` and ``size`` per dimension; empty containers and
+    zero-size leaves are among the edges.  ``min_spread``: max - min of every leaf with
+    two or more elements is at least this."""
+
+    FIELDS = ("type", "kind", "dtype", "values", "containers", "depth", "width", "rank",
+              "size", "min_spread", "doc")
+
+    def __init__(self, r, dims, name):
+        super().__init__(r, dims, name)
+        self.kind = r.get("kind", str, "jax")
+        if self.kind not in ("jax", "numpy"):
+            r.fail("must be 'jax' or 'numpy'", "kind")
+        self.dtype = dtype_from_name(_dtype_list(r, "float32")[0])
+        self.values = [float(v) for v in _range(r, "values", [-10.0, 10.0], {})]
+        self.min_spread = float(r.number("min_spread", 0.0, low=0))
+        containers = r.get("containers", list, list(CONTAINERS))
+        if not containers or any(c not in CONTAINERS for c in containers):
+            r.fail(f"a list of {', '.join(CONTAINERS)}", "containers")
+        ranges = {}
+        for key, default in (("width", [0, 3]), ("rank", [0, 2]), ("size", [0, 4])):
+            lo, hi = _range(r, key, default, {})
+            if not (isinstance(lo, int) and isinstance(hi, int) and 0 <= lo <= hi):
+                r.fail("must be [low, high], two integers with 0 <= low <= high", key)
+            ranges[key] = (lo, hi)
+        depth = r.get("depth", int, 2)
+        if depth < 0:
+            r.fail("must be at least 0", "depth")
+        self.shape_var = PytreeShape(f"{name}.pytree", tuple(dict.fromkeys(containers)), depth,
+                                     ranges["width"], ranges["rank"], ranges["size"])
+
+    def variables(self):
+        return [self.shape_var]
+
+    def _build(self, node, make_leaf):
+        if isinstance(node, LeafShape):
+            return make_leaf(node.shape)
+        if node.kind == "dict":
+            return {k: self._build(child, make_leaf) for k, child in node.children}
+        built = [self._build(child, make_leaf) for child in node.children]
+        return built if node.kind == "list" else tuple(built)
+
+    def _leaves(self, node) -> list[tuple]:
+        shapes: list[tuple] = []
+        self._build(node, shapes.append)
+        return shapes
+
+    def strategy(self, assign, drawn):
+        node = assign[self.shape_var.name]
+        lo, hi = self.values
+        leaf_strategies = []
+        for shape in self._leaves(node):
+            arrays = _array_values(self.dtype, shape, lo, hi)
+            if self.min_spread:
+                arrays = arrays.filter(functools.partial(_spread_enough, spread=self.min_spread))
+            leaf_strategies.append(arrays)
+        return st.tuples(*leaf_strategies).map(functools.partial(self._assemble, node))
+
+    def _assemble(self, node, arrays):
+        it = iter(arrays)
+        return self._build(node, lambda shape: Leaf(next(it), self.kind))
+
+    def sample(self, assign, drawn, rng):
+        lo, hi = self.values
+
+        def leaf(shape):
+            values = sample_values(self.dtype, shape, lo, hi, rng)
+            if self.min_spread and not _spread_enough(values, self.min_spread):
+                values.reshape(-1)[[0, -1]] = np.asarray([lo, hi], self.dtype)
+            return Leaf(values, self.kind)
+        return self._build(assign[self.shape_var.name], leaf)
+
+    def describe(self):
+        return (f"nested {'/'.join(self.shape_var.containers)} of {self.kind} "
+                f"{self.dtype.name} arrays")
+
+
 @spec_type("float")
 class FloatSpec(Spec):
     """A Python float."""
@@ -633,7 +832,7 @@ class IntSpec(Spec):
         self.values = _range(r, "values", [0, 10], dims)
 
     def dims_used(self):
-        return {b for b in self.values if isinstance(b, str)}
+        return {_bound_dim(b) for b in self.values if isinstance(b, str)}
 
     def strategy(self, assign, drawn):
         lo, hi = (int(_resolve(b, assign)) for b in self.values)

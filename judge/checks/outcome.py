@@ -14,7 +14,9 @@ from ..verdicts import Status, Verdict
 def call_label(args) -> str:
     parts = []
     for name, value in args.items():
-        if isinstance(value, Leaf):
+        if isinstance(value, Leaf) and value.kind == "key":
+            parts.append(f"{name} a key")
+        elif isinstance(value, Leaf):
             a = value.array
             parts.append(f"{name} {a.dtype}{list(a.shape)}" if value.kind == "jax"
                          else f"{name} {'np.' if value.kind != 'jax' else ''}{a.dtype}{list(a.shape)}")

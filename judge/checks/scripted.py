@@ -63,6 +63,9 @@ class ScriptedCheck(CheckSpec):
             if name not in names:
                 r.fail(f"'{name}' is not an argument of the task ({', '.join(names)})", "may_be_static")
 
+    def scripts_run(self):
+        return (self.script,)
+
     def run(self, grading):
         mine = grading.learner_script(self.script)
         return Later(functools.partial(self.judge, grading, mine))

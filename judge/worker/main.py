@@ -332,6 +332,9 @@ def _leaf_value(leaf, devices=None):
         return devices.place(value, leaf.sharding)
     import jax
 
+    if leaf.kind == "key":     # what jax.random.key(seed) makes, from its raw data
+        return jax.random.wrap_key_data(jax.device_put(leaf.array), impl="threefry2x32")
+
     # device_put, not jnp.asarray: the same array (dtype, weak type, placement), but
     # asarray compiles a conversion for every new shape, on the learner's clock
     return jax.device_put(value)

@@ -1,0 +1,227 @@
+"""The HTTP API (Starlette), versioned under ``/v1``, JSON in and out:
+
+    POST /v1/submissions               {task, source | notebook, seed?, strict?, callback_url?}
+                                       -> 202 {id, state, deduplicated}
+    GET  /v1/submissions/{id}[?wait=S] -> 202 {id, state: queued | running, ...} while it
+                                          waits, 200 and the report (the ``judge run
+                                          --format json`` object, exactly) when done
+    GET  /v1/submissions/{id}/report.html   the report as an HTML fragment (writers/html.py)
+    GET  /v1/tasks, /v1/tasks/{id}     the bank: statement, signature, starter, checks
+    GET  /healthz, /metrics            for people and for Prometheus
+    GET  /                             the page for people (page/)
+
+Errors are ``{"error": "..."}`` with the status that says what kind: 400/413/422 bad
+input, 401 no or unknown token, 403 not this machine (no tokens configured), 404
+unknown id, 429 over the token's rate, 503 the queue is full; 429 and 503 carry
+``Retry-After``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from pathlib import Path
+
+import anyio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ..catalog import task_summary
+from .access import Client
+from .service import MAX_SOURCE_BYTES, Refused, Service
+
+PAGE = Path(__file__).parent / "page"
+MAX_WAIT_S = 60.0
+MAX_BODY_BYTES = 2 * MAX_SOURCE_BYTES       # a notebook's JSON escapes its source
+
+
+def create_app(service: Service, *, start: bool = True, close: bool = True,
+               on_stop=None) -> Starlette:
+    """The ASGI app.  ``start``/``close``: start the service when the app starts, close it
+    when the app stops (``on_stop()`` first).  The closing belongs here, not after the
+    server returns: uvicorn re-raises SIGTERM once it has shut down."""
+    waiters: dict[str, set[asyncio.Event]] = {}
+    loop_box: list[asyncio.AbstractEventLoop] = []
+
+    def changed(sub_id: str, state: str) -> None:           # from a grading thread
+        if loop_box:
+            with contextlib.suppress(RuntimeError):         # the loop has closed
+                loop_box[0].call_soon_threadsafe(_wake, sub_id)
+
+    def _wake(sub_id: str) -> None:
+        for event in waiters.get(sub_id, ()):
+            event.set()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        loop_box.append(asyncio.get_running_loop())
+        service.listeners.append(changed)
+        if start:
+            service.start()
+        try:
+            yield
+        finally:
+            service.listeners.remove(changed)
+            if on_stop is not None:
+                on_stop()
+            if close:
+                await anyio.to_thread.run_sync(service.close)
+
+    def caller(request: Request) -> Client:
+        who = service.access.client(request.headers.get("authorization"),
+                                    request.client.host if request.client else None)
+        if who == "forbidden":
+            raise Refused(403, "this service has no tokens configured, so it answers this "
+                               "machine only (start it with --tokens FILE to accept others)")
+        if who == "unauthorized":
+            raise Refused(401, "a bearer token is required: Authorization: Bearer TOKEN")
+        return who
+
+    async def submit(request: Request) -> Response:
+        client = caller(request)
+        body = await _json_body(request)
+        answer = await anyio.to_thread.run_sync(service.submit, client, body)
+        url = request.url_for("submission", sub_id=answer["id"])
+        return JSONResponse(answer, status_code=202, headers={"Location": str(url.path)})
+
+    async def submission(request: Request) -> Response:
+        caller(request)
+        sub_id = request.path_params["sub_id"]
+        wait = _wait_s(request.query_params.get("wait"))
+        event = asyncio.Event()
+        waiters.setdefault(sub_id, set()).add(event)    # before reading: no change missed
+        try:
+            deadline = asyncio.get_running_loop().time() + wait
+            while True:
+                row = await anyio.to_thread.run_sync(service.status, sub_id)
+                if row is None:
+                    raise Refused(404, f"no submission '{sub_id}' here")
+                left = deadline - asyncio.get_running_loop().time()
+                if row["state"] == "done" or left <= 0:
+                    break
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(event.wait(), left)
+                event.clear()
+        finally:
+            waiters[sub_id].discard(event)
+            if not waiters[sub_id]:
+                del waiters[sub_id]
+        headers = {"Judge-State": row["state"], "Cache-Control": "no-store"}
+        if row["state"] == "done":
+            return Response(row["report"], media_type="application/json", headers=headers)
+        pending = {"id": row["id"], "task": row["task"], "state": row["state"]}
+        if row.get("ahead") is not None:
+            pending["ahead"] = row["ahead"]
+        return JSONResponse(pending, status_code=202, headers=headers)
+
+    async def report_html(request: Request) -> Response:
+        caller(request)
+        sub_id = request.path_params["sub_id"]
+        row = await anyio.to_thread.run_sync(service.status, sub_id)
+        if row is None:
+            raise Refused(404, f"no submission '{sub_id}' here")
+        if row["state"] != "done":
+            raise Refused(409, f"submission '{sub_id}' is {row['state']}, not graded yet")
+        from ..report import Report
+        from ..writers.html import fragment
+
+        return HTMLResponse(fragment(Report.from_dict(json.loads(row["report"])), styled=True))
+
+    async def tasks(request: Request) -> Response:
+        caller(request)
+        steps: dict[int, dict] = {}
+        for task in sorted(service.bank.tasks.values(), key=lambda t: (t.step, t.id)):
+            step = steps.setdefault(task.step, {"step": task.step, "title": task.step_title,
+                                                "tasks": []})
+            step["title"] = step["title"] or task.step_title
+            step["tasks"].append(task_summary(task))
+        return JSONResponse({"course": service.bank.course, "steps": list(steps.values())})
+
+    async def task(request: Request) -> Response:
+        caller(request)
+        from ..bank import UnknownTask
+
+        try:
+            t = service.bank.get(request.path_params["task_id"])
+        except UnknownTask as exc:
+            raise Refused(404, str(exc), extra={"closest": exc.closest}) from None
+        return JSONResponse(await anyio.to_thread.run_sync(_task_detail, t))
+
+    async def healthz(request: Request) -> Response:
+        return JSONResponse(await anyio.to_thread.run_sync(service.health))
+
+    async def metrics(request: Request) -> Response:
+        caller(request)
+        return Response(service.metrics.text(), media_type=service.metrics.content_type)
+
+    async def page(request: Request) -> Response:
+        return FileResponse(PAGE / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def refused(request: Request, exc: Refused) -> Response:
+        headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else {}
+        if exc.status == 401:
+            headers["WWW-Authenticate"] = "Bearer"
+        return JSONResponse({"error": exc.message, **exc.extra}, status_code=exc.status,
+                            headers=headers)
+
+    routes = [
+        Route("/", page),
+        Route("/v1/submissions", submit, methods=["POST"]),
+        Route("/v1/submissions/{sub_id}", submission, name="submission"),
+        Route("/v1/submissions/{sub_id}/report.html", report_html),
+        Route("/v1/tasks", tasks),
+        Route("/v1/tasks/{task_id}", task),
+        Route("/healthz", healthz),
+        Route("/metrics", metrics),
+        Mount("/static", StaticFiles(directory=PAGE), name="static"),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan, exception_handlers={Refused: refused})
+
+
+async def _json_body(request: Request):
+    size, chunks = 0, []
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise Refused(413, f"the request is over {MAX_BODY_BYTES} bytes")
+        chunks.append(chunk)
+    try:
+        return json.loads(b"".join(chunks))
+    except ValueError:
+        raise Refused(400, "the body is not JSON") from None
+
+
+def _wait_s(value: str | None) -> float:
+    if value is None:
+        return 0.0
+    try:
+        wait = float(value)
+    except ValueError:
+        raise Refused(400, f"'wait' must be a number of seconds, not {value!r}") from None
+    if not 0 <= wait < float("inf"):
+        raise Refused(400, "'wait' must be a number of seconds, at least 0")
+    return min(wait, MAX_WAIT_S)
+
+
+def _task_detail(task) -> dict:
+    import markdown
+
+    statement = task.statement_path.read_text(encoding="utf-8") \
+        if task.statement_path.is_file() else ""
+    starter = task.starter_path.read_text(encoding="utf-8") if task.starter_path.is_file() else ""
+    docs = {c.id: c.doc for c in task.checks}
+    summary = task_summary(task)
+    return {**summary,
+            "checks": [dict(c, doc=docs.get(c["id"], "")) for c in summary["checks"]],
+            "statement": statement,
+            "statement_html": markdown.markdown(statement, extensions=["fenced_code", "tables"]),
+            "starter": starter,
+            "arguments": {name: spec.describe() for name, spec in task.args.items()},
+            "seed": task.seed,
+            "limits": {"call_timeout_s": task.limits.call_timeout_s,
+                       "run_timeout_s": task.limits.run_timeout_s,
+                       "memory_mb": task.limits.memory_mb}}

@@ -1,0 +1,112 @@
+"""``judge serve`` once the CLI has parsed it: read the tokens, open the state, start the
+service, run uvicorn on a socket bound here (so ``--port 0`` can say which port it got),
+and close everything when uvicorn stops (SIGTERM, Ctrl-C)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+from dataclasses import dataclass
+from typing import Callable
+
+from ..bank import Bank
+
+
+class UsageError(Exception):
+    """Bad options or files: the CLI says it and exits 2."""
+
+
+@dataclass(frozen=True)
+class ServeRequest:
+    host: str = "127.0.0.1"
+    port: int = 8000
+    workers: int | None = None         # gradings at once (here: cores; on Dask: 16)
+    warm: int | None = None            # learner workers kept started (default: workers)
+    queue: int = 1000
+    state: str = "judge-serve.sqlite"
+    tokens: str | None = None
+    scheduler: str | None = None
+    log_level: str = "info"
+
+
+def run(bank: Bank, request: ServeRequest, say: Callable[[str], None]) -> int:
+    try:
+        import uvicorn
+
+        from .access import Access, TokensError, load_tokens
+        from .app import create_app
+        from .service import Service
+        from .store import StoreError
+    except ImportError as exc:
+        raise UsageError(f"judge serve needs its extra: pip install 'jax-judge[serve]' "
+                         f"({exc.name} is missing)") from None
+    logging.basicConfig(level=request.log_level.upper(), format="judge serve: %(message)s")
+    try:
+        access = Access(load_tokens(request.tokens) if request.tokens else None)
+    except TokensError as exc:
+        raise UsageError(str(exc)) from None
+    backend, workers = _backend(bank, request)
+    try:
+        sock = _listen(request.host, request.port)
+    except OSError as exc:
+        backend.close()
+        raise UsageError(f"cannot listen on {request.host}:{request.port}: "
+                         f"{exc.strerror or exc}") from None
+    service = Service(bank, backend, state=request.state, workers=workers,
+                      queue_limit=request.queue, access=access)
+    try:
+        service.start()
+    except StoreError as exc:
+        sock.close()
+        service.close()
+        raise UsageError(str(exc)) from None
+
+    counts = service.store.counts()
+    cut = service.store.requeued
+    say(f"{len(bank.tasks)} tasks from {bank.root}; state {request.state} ({counts['done']} "
+        f"graded, {counts['queued']} waiting"
+        + (f", {cut} cut off by the last stop and queued again" if cut else "") + ")")
+    if access.loopback_only:
+        say("no --tokens: answering this machine only (loopback addresses); give --tokens "
+            "FILE to accept other machines")
+    else:
+        say(f"{len(access.tokens)} tokens from {request.tokens}: every /v1 call needs one")
+    where = f"on {request.scheduler}" if request.scheduler else \
+        f"here, {backend.pool.size} learner workers kept warm"
+    say(f"{workers} gradings at once {where}; a queue of {request.queue}")
+    host, port = sock.getsockname()[:2]
+    say(f"listening on http://{f'[{host}]' if ':' in host else host}:{port}")
+
+    stopping = lambda: say("stopping: what is still grading is graded again at the next start")
+    app = create_app(service, start=False, on_stop=stopping)     # closed by its lifespan
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
+                            http="h11", loop="asyncio", timeout_graceful_shutdown=3)
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        service.close()          # again, in case the lifespan never ran: a no-op otherwise
+    return 0
+
+
+def _backend(bank: Bank, request: ServeRequest):
+    if request.scheduler:
+        from .backends import DaskBackend, SchedulerError
+
+        try:
+            return DaskBackend(bank, request.scheduler), request.workers or 16
+        except SchedulerError as exc:
+            raise UsageError(str(exc)) from None
+    from .backends import LocalBackend
+
+    workers = request.workers or os.cpu_count() or 1
+    return LocalBackend(bank, workers if request.warm is None else request.warm), workers
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    return sock

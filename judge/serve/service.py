@@ -1,0 +1,212 @@
+"""The service as one object: the store, the queue, the backend, the callbacks, the
+metrics and who may call, started and stopped together.  The HTTP layer (``app``) only
+translates requests into calls of this object and its answers into responses."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import __version__
+from ..bank import Bank, UnknownTask
+from .access import Access, Client, RateLimiter
+from .callbacks import Callbacks
+from .metrics import Metrics
+from .queue import GradingQueue
+from .store import Store
+
+MAX_SOURCE_BYTES = 512 * 1024
+SEED_RANGE = (0, 2**32 - 1)
+
+
+class Refused(Exception):
+    """A request that cannot be served, with its HTTP status and the words for it."""
+
+    def __init__(self, status: int, message: str, *, retry_after: int | None = None,
+                 extra: dict | None = None):
+        super().__init__(message)
+        self.status, self.message, self.retry_after = status, message, retry_after
+        self.extra = extra or {}
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A POST body, checked."""
+    task: str
+    filename: str
+    source: bytes
+    seed: int
+    strict: bool
+    callback_url: str | None
+
+
+class Service:
+    def __init__(self, bank: Bank, backend, *, state: str | Path, workers: int,
+                 queue_limit: int, access: Access):
+        self.bank, self.backend, self.access = bank, backend, access
+        self.store = Store(state)
+        self.limiter = RateLimiter()
+        self.queue = GradingQueue(self.store, backend, workers=workers, limit=queue_limit,
+                                  on_change=self._changed)
+        self.metrics = Metrics(self.queue, backend)
+        self.callbacks = Callbacks(self.store, on_result=lambda ok: self.metrics.callbacks.labels(
+            "delivered" if ok else "failed").inc())
+        self.listeners: list = []           # called (id, state) from the grading threads
+        self._fingerprints = {t: _fingerprint(bank, t) for t in bank.tasks}
+
+    def start(self) -> None:
+        from ..checks.property import warm_up_for_threads
+
+        warm_up_for_threads()      # in the calling (main) thread, before any grading thread
+        self.store.open()
+        self.backend.start()
+        self.queue.start()
+        self.callbacks.start()
+
+    def close(self) -> None:
+        self.queue.close()
+        self.callbacks.close()
+        self.backend.close()
+        self.store.close()
+
+    # ------------------------------------------------------------ submissions
+    def parse(self, body) -> Submission:
+        if not isinstance(body, dict):
+            raise Refused(400, "the body must be a JSON object: {\"task\": ..., \"source\": ...}")
+        unknown = sorted(set(body) - {"task", "source", "notebook", "seed", "strict",
+                                      "callback_url"})
+        if unknown:
+            raise Refused(422, f"unknown field {', '.join(unknown)} (known: task, source, "
+                               "notebook, seed, strict, callback_url)")
+        task_id = body.get("task")
+        if not isinstance(task_id, str):
+            raise Refused(422, "'task' must be a task id (GET /v1/tasks lists them)")
+        try:
+            task = self.bank.get(task_id)
+        except UnknownTask as exc:
+            raise Refused(422, str(exc), extra={"closest": exc.closest}) from None
+        if ("source" in body) == ("notebook" in body):
+            raise Refused(422, "give exactly one of 'source' (the .py file's text) and "
+                               "'notebook' (the .ipynb document)")
+        if "source" in body:
+            if not isinstance(body["source"], str):
+                raise Refused(422, "'source' must be the Python file's text, as a string")
+            filename, source = "submission.py", body["source"].encode("utf-8", "surrogatepass")
+        else:
+            filename, source = "submission.ipynb", _notebook_bytes(body["notebook"])
+        if len(source) > MAX_SOURCE_BYTES:
+            raise Refused(413, f"the submission is {len(source)} bytes; at most "
+                               f"{MAX_SOURCE_BYTES} are accepted")
+        seed = body.get("seed", task.seed)
+        if seed is None:
+            seed = task.seed
+        if isinstance(seed, bool) or not isinstance(seed, int) or \
+                not SEED_RANGE[0] <= seed <= SEED_RANGE[1]:
+            raise Refused(422, f"'seed' must be a whole number from {SEED_RANGE[0]} to "
+                               f"{SEED_RANGE[1]}")
+        strict = body.get("strict", False)
+        if not isinstance(strict, bool):
+            raise Refused(422, "'strict' must be true or false")
+        url = body.get("callback_url")
+        if url is not None and not _http_url(url):
+            raise Refused(422, "'callback_url' must be an http:// or https:// URL")
+        return Submission(task.id, filename, source, seed, strict, url)
+
+    def submit(self, client: Client, body) -> dict:
+        """Store a submission and queue it (or find it stored already); the answer of a
+        ``202``.  Raises Refused for bad input, a full queue or a client over its rate."""
+        try:
+            sub = self.parse(body)
+        except Refused:
+            self.metrics.submissions.labels("refused").inc()
+            raise
+        allowed, wait = self.limiter.allow(client)
+        if not allowed:
+            self.metrics.submissions.labels("rate_limited").inc()
+            raise Refused(429, f"'{client.name}' may send {client.per_minute} submissions a "
+                               f"minute; try again in {wait} s", retry_after=wait)
+        fields = dict(key=self.key(sub), task=sub.task, seed=sub.seed, strict=sub.strict,
+                      filename=sub.filename, source=sub.source, client=client.name,
+                      callback_url=sub.callback_url)
+        added = self.store.add(**fields, create=False)     # a repeat needs no place
+        if added is None:
+            if not self.queue.reserve():
+                self.metrics.submissions.labels("queue_full").inc()
+                wait = self.queue.retry_after_s()
+                raise Refused(503, f"the queue is full ({self.queue.limit} submissions "
+                                   f"waiting); try again in {wait} s", retry_after=wait)
+            try:
+                added = self.store.add(**fields)   # a repeat again if one came meanwhile
+            except BaseException:
+                self.queue.put(None)
+                raise
+            self.queue.put(None if added.deduplicated else added.id)
+        self.metrics.submissions.labels("deduplicated" if added.deduplicated else "queued").inc()
+        if added.deduplicated and added.state == "done" and sub.callback_url:
+            self.callbacks.wake()
+        return {"id": added.id, "state": added.state, "deduplicated": added.deduplicated}
+
+    def key(self, sub: Submission) -> str:
+        """The content key: the same task (as the bank defines it now), source, seed and
+        options give the same report."""
+        h = hashlib.sha256(json.dumps([__version__, self._fingerprints[sub.task], sub.task,
+                                       sub.seed, sub.strict, sub.filename]).encode())
+        h.update(sub.source)
+        return h.hexdigest()
+
+    def status(self, sub_id: str) -> dict | None:
+        """The stored row (``report`` is the JSON text when done), plus the queue position."""
+        row = self.store.get(sub_id)
+        if row is not None and row["state"] == "queued":
+            row["ahead"] = self.queue.position(sub_id)
+        return row
+
+    def _changed(self, sub_id: str, state: str, report: dict | None) -> None:
+        if report is not None:
+            self.metrics.gradings.labels(report["verdict"]).inc()
+            row = self.store.get(sub_id)
+            if row and row["finished_at"]:
+                self.metrics.latency.observe(row["finished_at"] - row["created_at"])
+            self.callbacks.wake()
+        for listener in list(self.listeners):
+            listener(sub_id, state)
+
+    def health(self) -> dict:
+        counts = self.store.counts()
+        return {"status": "ok", "judge_version": __version__,
+                "access": "loopback" if self.access.loopback_only else "token",
+                "tasks": len(self.bank.tasks), "queue": self.queue.depth,
+                "queue_limit": self.queue.limit, "running": self.queue.running,
+                "grading_slots": self.queue.workers, "graded": counts["done"],
+                **self.backend.status()}
+
+
+def _fingerprint(bank: Bank, task_id: str) -> str:
+    """What the task's grading depends on in the bank: tasks.yaml and its reference."""
+    h = hashlib.sha256(bank.file.read_bytes())
+    ref = bank.get(task_id).reference_path
+    h.update(ref.read_bytes() if ref.is_file() else b"")
+    return h.hexdigest()
+
+
+def _notebook_bytes(notebook) -> bytes:
+    if isinstance(notebook, str):
+        try:
+            notebook = json.loads(notebook)
+        except ValueError:
+            raise Refused(422, "'notebook' is not JSON: give the .ipynb document") from None
+    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
+        raise Refused(422, "'notebook' must be a Jupyter notebook (a JSON object with 'cells')")
+    return json.dumps(notebook, ensure_ascii=False).encode()
+
+
+def _http_url(url) -> bool:
+    import urllib.parse
+
+    if not isinstance(url, str) or len(url) > 2000:
+        return False
+    parts = urllib.parse.urlsplit(url)
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
+
