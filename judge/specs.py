@@ -612,7 +612,8 @@ def key_leaf(seed: int) -> Leaf:
 class KeySpec(Spec):
     """A typed PRNG key, ``jax.random.key(seed)``, its seed drawn from ``values``."""
 
-    FIELDS = ("type", "values", "doc")
+    FIELDS = Spec.FIELDS + ("values",)
+    DATA = False          # a key's bits are no scale for a tolerance
 
     def __init__(self, r, dims, name):
         super().__init__(r, dims, name)
@@ -624,8 +625,13 @@ class KeySpec(Spec):
     def strategy(self, assign, drawn):
         return st.integers(*self.values).map(key_leaf)
 
-    def sample(self, assign, drawn, rng):
+    def sample(self, assign, drawn, rng, edge=None):
+        if edge is not None:
+            return key_leaf(self.values[0] if edge.end == "low" else self.values[1])
         return key_leaf(int(rng.integers(self.values[0], self.values[1] + 1)))
+
+    def matches(self, value) -> bool:
+        return isinstance(value, Leaf) and value.kind == "key"
 
     def describe(self):
         return "a JAX random key (jax.random.key(seed))"
@@ -712,8 +718,8 @@ class PytreeSpec(Spec):
     zero-size leaves are among the edges.  ``min_spread``: max - min of every leaf with
     two or more elements is at least this."""
 
-    FIELDS = ("type", "kind", "dtype", "values", "containers", "depth", "width", "rank",
-              "size", "min_spread", "doc")
+    FIELDS = Spec.FIELDS + ("kind", "dtype", "values", "containers", "depth", "width", "rank",
+                            "size", "min_spread")
 
     def __init__(self, r, dims, name):
         super().__init__(r, dims, name)
@@ -769,15 +775,53 @@ class PytreeSpec(Spec):
         it = iter(arrays)
         return self._build(node, lambda shape: Leaf(next(it), self.kind))
 
-    def sample(self, assign, drawn, rng):
+    def sample(self, assign, drawn, rng, edge=None):
         lo, hi = self.values
 
         def leaf(shape):
-            values = sample_values(self.dtype, shape, lo, hi, rng)
+            values = _at_ends(sample_values(self.dtype, shape, lo, hi, rng), lo, hi, edge)
             if self.min_spread and not _spread_enough(values, self.min_spread):
                 values.reshape(-1)[[0, -1]] = np.asarray([lo, hi], self.dtype)
             return Leaf(values, self.kind)
         return self._build(assign[self.shape_var.name], leaf)
+
+    def matches(self, value) -> bool:
+        return isinstance(value, (dict, list, tuple))
+
+    def edges(self):
+        v = self.shape_var
+        out = [f"an empty {k}" for k in v.containers] if v.width[0] == 0 else []
+        if v.rank[0] == 0:
+            out.append("a scalar leaf")
+        if v.rank[1] >= 1:
+            out.append(f"a leaf of rank {v.rank[1]}")
+            if v.size[0] == 0:
+                out.append("a zero-size leaf")
+        if v.width[1]:
+            out.append(f"a container of {v.width[1]} children")
+        return out + _value_edges(self.values)
+
+    def reached(self, value):
+        found: set[str] = set()
+        numbers: list = []
+
+        def walk(node):
+            if isinstance(node, (dict, list, tuple)):
+                kind = "dict" if isinstance(node, dict) else type(node).__name__
+                if not node:
+                    found.add(f"an empty {kind}")
+                found.add(f"a container of {len(node)} children")
+                for child in (node.values() if isinstance(node, dict) else node):
+                    walk(child)
+            elif isinstance(node, Leaf):
+                a = node.array
+                found.add("a scalar leaf" if a.ndim == 0 else f"a leaf of rank {a.ndim}")
+                if a.ndim and a.size == 0:
+                    found.add("a zero-size leaf")
+                numbers.append(a.reshape(-1))
+        walk(value)
+        flat = np.concatenate(numbers) if numbers else np.zeros(0, self.dtype)
+        return found | _values_reached(self.values, flat)
 
     def describe(self):
         return (f"nested {'/'.join(self.shape_var.containers)} of {self.kind} "
