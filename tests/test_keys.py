@@ -83,7 +83,7 @@ def test_keys_cross_the_channel_and_scale_no_tolerance():
     assert back["key"].kind == "key" and back["key"].array.tolist() == [0, 2**31 - 1]
     # a key's bits are not data: only x scales the tolerance
     assert [a.tolist() for a in numeric_leaves(back)] == [1.0]
-    atol, _ = Tolerance(mode="elementwise").bounds(np.dtype("float32"), back)
+    atol, _ = Tolerance(mode="elementwise").bounds(np.dtype("float32"), numeric_leaves(back))
     assert atol == pytest.approx(8 * np.finfo(np.float32).eps)
 
 

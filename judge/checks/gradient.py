@@ -23,6 +23,7 @@ import functools
 import numpy as np
 
 from ..compare import ResultSpec, Tolerance, compare
+from ..specs import data_leaves
 from ..verdicts import Status, Verdict
 from .base import CheckSpec, Later, bind_tracing, check_kind, instrument
 from .outcome import call_text, counterexample, failed_call, mismatch
@@ -175,7 +176,7 @@ class GradientCheck(CheckSpec):
             if problem is None:
                 for name, mine, theirs in zip(self.wrt, out.value["gradients"], ref["gradients"]):
                     problem = compare(mine, theirs, GRADIENTS, self.tolerance or task.tolerance,
-                                      args)
+                                      data_leaves(task.args, args))
                     if problem:
                         what, want, got = f"gradient with respect to {name}", theirs, mine
                         break
