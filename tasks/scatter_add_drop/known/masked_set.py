@@ -1,6 +1,7 @@
-# expect: wrong_answer via examples, property, jaxpr
+# expect: runtime_error via examples, property, jaxpr
 # why: uses .set where the values must accumulate: with a repeated index only one of
-# the updates survives.
+# the updates survives (wrong values); on an empty x with indices to drop, its gather
+# fails outright.
 import jax
 import jax.numpy as jnp
 
