@@ -1,14 +1,16 @@
 """Is the learner's result the reference's result?  Structure, kind, dtype, then values.
 
-Values are compared with a dtype-aware tolerance scaled to the inputs, so that a
-correct answer summed in another order, or computed in float64, passes, and a wrong
-one does not:
+Values are compared with a dtype-aware tolerance scaled to the data the result is
+computed from, so that a correct answer summed in another order, or computed in
+float64, passes, and a wrong one does not.  "Data" is what the task's argument specs
+declare as data (``specs.data_leaves``): arrays and floats, never counts, sizes or
+static parameters such as a Python int ``degree``, which would inflate the scale.
 
-* ``elementwise``: |a - e| <= atol + rtol |e|, rtol = ulps eps, atol = ulps eps max|inputs|
-* ``reduction``: atol = ulps eps sum|inputs|.  Rounding errors of a sum of n terms
+* ``elementwise``: |a - e| <= atol + rtol |e|, rtol = ulps eps, atol = ulps eps max|data|
+* ``reduction``: atol = ulps eps sum|data|.  Rounding errors of a sum of n terms
   behave like a random walk: their spread is about sqrt(n) eps sum|x| whatever the
-  order, so ulps defaults to 4 sqrt(n) + 8.  The worst case, n eps sum|x|, would let a
-  float16 answer through.
+  order, so ulps defaults to 4 sqrt(n) + 8 (n: the number of data elements).  The
+  worst case, n eps sum|x|, would let a float16 answer through.
 * ``exact``: equal, element for element (integers, booleans)
 
 eps is that of the reference's dtype (float32 when the reference gave a Python float).
@@ -22,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .values import eps_of, is_floating, is_scalar_like, kind_phrase, numeric_leaves, short
+from .values import eps_of, is_floating, is_scalar_like, kind_phrase, short
 from .worker.wire import Leaf, Opaque
 
 
@@ -32,14 +34,16 @@ class ResultSpec:
     kind: str = "any"        # jax | numpy | any: what an array result must be
     dtype: str = "float"     # same | float | any | <a dtype name>
     containers: str = "loose"  # loose: a list may stand for a tuple; strict: not
+    min: float | None = None   # no element may be below it (a distance is never negative)
 
-    FIELDS = ("type", "kind", "dtype", "containers", "doc")
+    FIELDS = ("type", "kind", "dtype", "containers", "min", "doc")
 
     @classmethod
     def parse(cls, r) -> "ResultSpec":
         r.only(cls.FIELDS)
         spec = cls(type=r.get("type", str, "any"), kind=r.get("kind", str, "any"),
-                   dtype=r.get("dtype", str, "float"), containers=r.get("containers", str, "loose"))
+                   dtype=r.get("dtype", str, "float"), containers=r.get("containers", str, "loose"),
+                   min=r.number("min", None))
         for key, allowed in (("type", ("scalar", "array", "any")), ("kind", ("jax", "numpy", "any")),
                              ("containers", ("loose", "strict"))):
             if getattr(spec, key) not in allowed:
@@ -65,19 +69,19 @@ class Tolerance:
             r.fail("must be one of elementwise, reduction, exact", "mode")
         return tol
 
-    def bounds(self, dtype: np.dtype, inputs) -> tuple[float, float]:
-        """(atol, rtol) for a result leaf of ``dtype`` computed from ``inputs``."""
+    def bounds(self, dtype: np.dtype, data: list[np.ndarray]) -> tuple[float, float]:
+        """(atol, rtol) for a result leaf of ``dtype`` computed from ``data`` (the
+        arguments' data leaves, see ``specs.data_leaves``)."""
         if self.mode == "exact" or not is_floating(dtype):
             return 0.0, 0.0
         eps = eps_of(dtype)
-        leaves = numeric_leaves(inputs)
-        count = sum(a.size for a in leaves)
+        count = sum(a.size for a in data)
         if self.mode == "reduction":
             ulps = self.ulps if self.ulps is not None else 4 * math.sqrt(count) + 8
-            scale = sum(float(np.abs(a).sum()) for a in leaves)
+            scale = sum(float(np.abs(a).sum()) for a in data)
         else:
             ulps = self.ulps if self.ulps is not None else 8
-            scale = max([1.0] + [float(np.abs(a).max()) for a in leaves if a.size])
+            scale = max([1.0] + [float(np.abs(a).max()) for a in data if a.size])
         atol = self.atol if self.atol is not None else ulps * eps * scale
         rtol = self.rtol if self.rtol is not None else ulps * eps
         return atol, rtol
@@ -86,24 +90,27 @@ class Tolerance:
 @dataclass
 class Mismatch:
     message: str
-    kind: str = "value"      # value | type | shape | dtype | structure
+    kind: str = "value"      # value | type | shape | dtype | structure | range
 
 
-def compare(actual, expected, spec: ResultSpec, tol: Tolerance, inputs) -> Mismatch | None:
+def compare(actual, expected, spec: ResultSpec, tol: Tolerance,
+            data: list[np.ndarray]) -> Mismatch | None:
+    """None when ``actual`` is ``expected`` within ``tol``, scaled by ``data`` (the
+    call's data leaves, ``specs.data_leaves``); else what differs."""
     if spec.type == "scalar":
         if not is_scalar_like(actual):
             return Mismatch(f"expected a scalar, but the function returned {kind_phrase(actual)}", "type")
-        return _leaf(actual, expected, spec, tol, inputs, "")
+        return _leaf(actual, expected, spec, tol, data, "")
     if spec.type == "array" and not isinstance(actual, Leaf):
         return Mismatch(f"expected an array, but the function returned {kind_phrase(actual)}", "type")
-    return _tree(actual, expected, spec, tol, inputs, "")
+    return _tree(actual, expected, spec, tol, data, "")
 
 
 def _where(path: str) -> str:
     return f" at {path}" if path else ""
 
 
-def _tree(actual, expected, spec, tol, inputs, path):
+def _tree(actual, expected, spec, tol, data, path):
     if isinstance(expected, dict):
         if not isinstance(actual, dict):
             return Mismatch(f"expected a dict{_where(path)}, got {kind_phrase(actual)}", "structure")
@@ -113,7 +120,7 @@ def _tree(actual, expected, spec, tol, inputs, path):
             parts = ([f"missing keys {missing}"] if missing else []) + ([f"unexpected keys {extra}"] if extra else [])
             return Mismatch(f"the dict{_where(path)} has the wrong keys: {'; '.join(parts)}", "structure")
         for k in expected:
-            m = _tree(actual[k], expected[k], spec, tol, inputs, f"{path}[{k!r}]")
+            m = _tree(actual[k], expected[k], spec, tol, data, f"{path}[{k!r}]")
             if m:
                 return m
         return None
@@ -124,31 +131,31 @@ def _tree(actual, expected, spec, tol, inputs, path):
         if len(actual) != len(expected):
             return Mismatch(f"expected {len(expected)} items{_where(path)}, got {len(actual)}", "structure")
         for i, (a, e) in enumerate(zip(actual, expected)):
-            m = _tree(a, e, spec, tol, inputs, f"{path}[{i}]")
+            m = _tree(a, e, spec, tol, data, f"{path}[{i}]")
             if m:
                 return m
         return None
     if isinstance(expected, Leaf) and expected.array.ndim == 0 and spec.type != "array":
         if not is_scalar_like(actual):
             return Mismatch(f"expected a scalar{_where(path)}, got {kind_phrase(actual)}", "type")
-        return _leaf(actual, expected, spec, tol, inputs, path)
+        return _leaf(actual, expected, spec, tol, data, path)
     if isinstance(expected, Leaf):
         if not isinstance(actual, Leaf):
             return Mismatch(f"expected an array{_where(path)}, got {kind_phrase(actual)}", "type")
-        return _leaf(actual, expected, spec, tol, inputs, path)
+        return _leaf(actual, expected, spec, tol, data, path)
     if expected is None or isinstance(expected, (str, Opaque)):
         return None if short(actual) == short(expected) else Mismatch(
             f"expected {short(expected)}{_where(path)}, got {short(actual)}")
     if not is_scalar_like(actual):
         return Mismatch(f"expected a number{_where(path)}, got {kind_phrase(actual)}", "type")
-    return _leaf(actual, expected, spec, tol, inputs, path)
+    return _leaf(actual, expected, spec, tol, data, path)
 
 
 def _as_array(v) -> np.ndarray:
     return v.array if isinstance(v, Leaf) else np.asarray(v)
 
 
-def _leaf(actual, expected, spec, tol, inputs, path):
+def _leaf(actual, expected, spec, tol, data, path):
     a, e = _as_array(actual), _as_array(expected)
     if isinstance(actual, Leaf) and spec.kind != "any" and actual.kind != spec.kind \
             and not (spec.kind == "numpy" and actual.kind == "npscalar"):
@@ -159,12 +166,16 @@ def _leaf(actual, expected, spec, tol, inputs, path):
     dt = _dtype_problem(a.dtype, e.dtype, spec.dtype, isinstance(actual, Leaf))
     if dt:
         return Mismatch(dt + _where(path), "dtype")
+    if spec.min is not None and a.dtype.kind in "fiu":
+        below = _widened(a) < spec.min          # a NaN is not below: the values say it
+        if below.any():
+            return Mismatch(_describe_below(a, below, spec.min, path), "range")
     if tol.mode == "exact" or not is_floating(e.dtype):
         bad = ~_equal_exact(a, e)
         atol = rtol = 0.0
     else:
         eff = e.dtype if isinstance(expected, Leaf) else _named_dtype(spec.dtype)
-        atol, rtol = tol.bounds(eff, inputs)
+        atol, rtol = tol.bounds(eff, data)
         bad = _outside(a, e, atol, rtol)
     if not bad.any():
         return None
@@ -247,6 +258,14 @@ def _fmt(x) -> str:
     if isinstance(x, (float, np.floating)):
         return np.format_float_positional(x, trim="0") if np.isfinite(x) else str(float(x))
     return str(x.item() if isinstance(x, np.generic) else x)
+
+
+def _describe_below(a, below, low, path):
+    if a.ndim == 0:
+        return f"got {_fmt(a[()])}{_where(path)}, below the smallest allowed value, {_fmt(low)}"
+    idx = tuple(int(i) for i in np.argwhere(below)[0])
+    return (f"{int(below.sum())} of {a.size} elements are below the smallest allowed value, "
+            f"{_fmt(low)}{_where(path)}; first at index {idx}: {_fmt(a[idx])}")
 
 
 def _describe_values(a, e, bad, atol, rtol, path):

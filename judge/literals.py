@@ -6,6 +6,7 @@ Plain YAML scalars, lists and mappings are Python values.  A mapping with one
   {$array: [1, 2], dtype: float32, kind: jax}   an array (kind jax or numpy)
   {$scalar: 2.0, dtype: float32, kind: numpy}   a NumPy scalar or a JAX 0-d array
   {$tuple: [a, b]}                              a tuple
+  {$key: 42}                                    the random key jax.random.key(42)
   {$random: {shape: [8], dtype: float32, kind: jax, values: [-1, 1]}}
                                                 seeded values of that shape
 """
@@ -38,7 +39,7 @@ class RandomArray:
                     self.kind, sharding=self.sharding)
 
 
-MARKERS = ("$array", "$scalar", "$tuple", "$random")
+MARKERS = ("$array", "$scalar", "$tuple", "$random", "$key")
 
 
 def parse_value(raw, r, key: str):
@@ -57,6 +58,14 @@ def parse_value(raw, r, key: str):
     if mark == "$tuple":
         sub.only(("$tuple",))
         return tuple(parse_value(v, r, f"{key}[{i}]") for i, v in enumerate(sub.get("$tuple", list)))
+    if mark == "$key":
+        from .specs import key_leaf
+
+        sub.only(("$key",))
+        seed = sub.get("$key", int)
+        if not 0 <= seed < 2**32:
+            sub.fail("a key's seed is an integer with 0 <= seed < 2**32", "$key")
+        return key_leaf(seed)
     if mark == "$random":
         sub.only(("$random",))
         rr = sub.child("$random")

@@ -26,6 +26,7 @@ import numpy as np
 
 from . import __version__
 from .bank import Task
+from .compile_log import CompileLog, open_log
 from .checks.base import CheckView, Later, instruments_of
 from .report import CheckResult, Report
 from .sandbox import Worker
@@ -70,13 +71,13 @@ class ScriptRun:
 class Oracle:
     """The reference solution of one task, in a fresh trusted worker; thread-safe."""
 
-    def __init__(self, task: Task, seed: int):
+    def __init__(self, task: Task, seed: int, *, x64: bool = False):
         self.task, self.seed = task, seed
         self.session = Session(task.reference_path, task.reference_path.name, task.entrypoint,
                                task.limits, trusted=True, instruments=task_instruments(task),
-                               devices=task.devices)
+                               devices=task.devices, x64=x64)
         self._lock = threading.RLock()
-        self._values: dict[str, Any] = {}
+        self._outcomes: dict[str, CallOutcome] = {}    # its values, traces and syncs
         self._measured: dict[tuple, CallOutcome] = {}
         self._scripts: dict[str, ScriptRun] = {}
         self._shared: dict[Any, Future] = {}
@@ -109,8 +110,12 @@ class Oracle:
                 out = self.session.load()
                 if not out.ok:
                     raise JudgeFault(f"the reference solution does not load: {out.message}")
-                for name in self.task.scripts:     # measured before any other call
-                    self._scripts[name] = self._run_script(name)
+                # measured before any other call; only the scripts a check reads the runs
+                # of (another script's shapes would already be compiled for these)
+                read = {name for check in self.task.checks for name in check.scripts_run()}
+                for name in self.task.scripts:
+                    if name in read:
+                        self._scripts[name] = self._run_script(name)
             except JudgeFault as fault:
                 self._fault = fault
                 raise
@@ -136,19 +141,25 @@ class Oracle:
 
     def values(self, calls: list[dict[str, Any]], chunk: int = 32) -> list[Any]:
         """The reference's values for many inputs, a few dozen per round trip."""
+        return [out.value for out in self.outcomes(calls, chunk)]
+
+    def outcomes(self, calls: list[dict[str, Any]], chunk: int = 32) -> list[CallOutcome]:
+        """The reference's outcomes for many inputs (values, and the traces and syncs of
+        the first time each input was called), a few dozen per round trip.  Inputs that
+        are equal share one outcome object."""
         keys = [args_key(args) for args in calls]
         with self._lock:
-            missing = list({k: args for k, args in zip(keys, calls) if k not in self._values}.items())
+            missing = list({k: args for k, args in zip(keys, calls) if k not in self._outcomes}.items())
             if missing:
                 self._ensure()
             for i in range(0, len(missing), chunk):
                 part = missing[i:i + chunk]
-                outs = self.session.call_many([args for _, args in part], "reference")
+                outs = self.session.call_many([args for _, args in part], "reference", probe=True)
                 for (key, _), out in zip(part, outs):
                     if not out.ok:
                         raise JudgeFault(f"the reference fails on these inputs: {out.message}")
-                    self._values[key] = out.value
-            return [self._values[k] for k in keys]
+                    self._outcomes[key] = out
+            return [self._outcomes[k] for k in keys]
 
     def measure(self, kind: str, args: dict[str, Any], options: dict) -> CallOutcome:
         """A check kind's instrument on the reference at ``args`` (memoised)."""
@@ -229,12 +240,23 @@ class Grading:
         self.timed_out: CallOutcome | None = None
         self.timed_out_in: str = ""              # the check whose call ran out of time
         self._running: str = ""                  # the check making learner calls now
+        self._calls: dict[str, list] = {}            # label -> [(args, CallOutcome)]
+        self.tampered: list[str] = []     # what the learner's code did to the instruments
+        self._compile_log: CompileLog | None = None
 
     # -------------------------------------------------------------- used by checks
     # (checks see only these, through checks.base.GradingView)
     def learner_call(self, args: dict[str, Any], label: str) -> CallOutcome:
-        return self._on_learner(lambda: self.learner.call(args, label,
-                                                          reply_limit=self._reply_limit(args)))
+        out = self._on_learner(lambda: self.learner.call(args, label,
+                                                         reply_limit=self._reply_limit(args)))
+        self._calls.setdefault(label, []).append((args, out))
+        return out
+
+    def learner_calls(self, label: str) -> list[tuple[dict[str, Any], CallOutcome]]:
+        return list(self._calls.get(label, []))
+
+    def reference_outcomes(self, calls: list[dict[str, Any]]) -> list[CallOutcome]:
+        return self.oracle.outcomes(calls)
 
     def learner_measure(self, kind: str, args: dict[str, Any], options: dict,
                         label: str) -> CallOutcome:
@@ -260,11 +282,13 @@ class Grading:
                                        "and code that looped once would loop again")
         if not self.learner.alive:
             reloaded = self.learner.restart()
+            self._watch_compiles(reloaded)
             if not reloaded.ok:
                 return reloaded
         out = request()
         if out.verdict == Verdict.TIME_LIMIT_EXCEEDED and out.fatal:
             self.timed_out, self.timed_out_in = out, self._running
+        self._check_instruments(out)
         return out
 
     def _reply_limit(self, args: dict[str, Any]):
@@ -288,6 +312,30 @@ class Grading:
 
     def _note_expected(self, values) -> None:
         self._largest_expected = max([self._largest_expected] + [value_bytes(v) for v in values])
+
+    def _watch_compiles(self, loaded: CallOutcome) -> None:
+        """Count XLA's compiles in the learner's worker from outside it (see compile_log)."""
+        if self._compile_log is not None:
+            self._compile_log.close()
+        value = loaded.value if loaded.ok and isinstance(loaded.value, dict) else {}
+        worker = self.learner.worker
+        self._compile_log = open_log(worker.judges_path(value.get("compile_log")) if worker else None)
+        self._check_instruments(loaded)
+
+    def _check_instruments(self, out: CallOutcome) -> None:
+        """What the worker found changed of its instruments, and XLA's count of compiles
+        against the probe's: more compiles than the probe saw means it was blinded."""
+        found = list(out.tampered)
+        log = self._compile_log
+        if log is not None and out.compiles_seen is not None:
+            compiled = log.count()
+            if log.problem:
+                found.append(log.problem)
+            elif compiled > out.compiles_seen and not any(t.startswith("XLA compiled") for t in self.tampered):
+                found.append(f"XLA compiled {compiled} program{'s' if compiled != 1 else ''} in "
+                             f"your worker where the judge's probe saw {out.compiles_seen} (the "
+                             f"probe was blinded)")
+        self.tampered += [t for t in found if t not in self.tampered]
 
     def prepared(self, check_id: str) -> Any:
         """What that check's ``prepare`` made (waiting for it), or None."""
@@ -366,6 +414,8 @@ class Grading:
             report.isolation_layers = self.learner.isolation_layers
             report.devices = self.learner.device_info
             self._expected.clear()
+            if self._compile_log is not None:
+                self._compile_log.close()
             self.learner.stop()
             if self.own_oracle:
                 self.oracle.stop()
@@ -389,6 +439,7 @@ class Grading:
         # while the workers import jax and the learner's first checks run
         self._preparing = in_background(self._prepare, "prepare")
         self.loaded = self.learner.load()
+        self._watch_compiles(self.loaded)
         if not self.loaded.ok:
             load = CheckResult(id="load", kind="load", required=True, status="error",
                                message=load_message(self.loaded),
@@ -411,7 +462,18 @@ class Grading:
         for check in ran:
             if isinstance(results[check.id], Later):
                 results[check.id] = results[check.id].finish()
-        return said_once(ran, [results[c.id] for c in ran])
+        return said_once(ran, [results[c.id] for c in ran]) + self._instruments_result()
+
+    def _instruments_result(self) -> list[CheckResult]:
+        if not self.tampered:
+            return []
+        return [CheckResult(
+            id="instruments", kind="instruments", required=True, status="error",
+            message="your code tampered with the judge's instruments: " + "; ".join(self.tampered[:4])
+                    + ". The performance checks cannot trust what they measured, so the "
+                      "submission is graded as a runtime error; remove the code that touches "
+                      "the judge's probe, jax's monitoring listeners or the patched functions",
+            details={"changes": self.tampered}, verdict=Verdict.RUNTIME_ERROR)]
 
     def _prepare(self) -> dict[str, Any]:
         prepared = {}

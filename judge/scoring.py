@@ -26,6 +26,9 @@ from dataclasses import dataclass
 from .verdicts import Status
 
 SETUP_KINDS = ("load", "judge")      # added by the runner when the task's checks cannot run
+# added by the runner when the learner's code touched its instruments: worth nothing, and
+# no performance check earns its points then (what it measured cannot be trusted)
+TAMPER_KIND = "instruments"
 PERFORMANCE_KINDS = ("retrace", "sync")   # for reports stored before points were recorded
 
 
@@ -84,10 +87,12 @@ def score(report) -> Score:
         state = outcome(c, report.strict)[0]
         passed = state == Status.PASSED or (state == Status.SKIPPED and not blocked)
         points, performance = check_points(c)
-        can = 0 if c.kind in SETUP_KINDS else worth(points, c.required, report.strict)
+        can = 0 if c.kind in SETUP_KINDS + (TAMPER_KIND,) else worth(points, c.required, report.strict)
         rows.append((passed, can, performance))
     values_ok = all(passed for passed, can, performance in rows if can and not performance)
-    out = tuple(CheckScore(can if passed and (values_ok or not performance) else 0, can, passed)
+    tampered = any(c.kind == TAMPER_KIND and c.status.bad for c in report.checks)
+    out = tuple(CheckScore(can if passed and ((values_ok and not tampered) or not performance) else 0,
+                           can, passed)
                 for passed, can, performance in rows)
     return Score(sum(c.earned for c in out), sum(c.worth for c in out), out)
 

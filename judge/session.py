@@ -39,6 +39,8 @@ class CallOutcome:
     message: str = ""
     traceback: str = ""
     fatal: bool = False          # the worker is gone
+    tampered: list = field(default_factory=list)   # what the code changed of the judge's instruments
+    compiles_seen: int | None = None   # compiles the worker's probe has seen so far
 
 
 class Session:
@@ -48,13 +50,14 @@ class Session:
     def __init__(self, source: Path, display_name: str, entrypoint: str, limits: Limits,
                  *, trusted: bool = False, hidden_paths: list[str] = (),
                  instruments: list[dict] = (), devices: int | None = None,
-                 isolation: str | None = None):
+                 isolation: str | None = None, x64: bool = False):
         self.source, self.display_name, self.entrypoint = Path(source), display_name, entrypoint
         self.limits = limits
         self.trusted, self.hidden_paths = trusted, list(hidden_paths)
         self.isolation_asked = isolation
         self.instruments = list(instruments)    # check kinds' worker-side halves
         self.devices = devices                  # a task's `devices: N`
+        self.x64 = x64                           # jax with 64-bit types (trusted code only)
         self.worker: Worker | None = None
         self.params: list[str] = []
         self.jitted: list[str] = []
@@ -115,7 +118,7 @@ class Session:
                                message=f"{self.display_name} cannot be read: {exc}")
         out = self._request({"op": "load", "path": str(target), "display_name": self.display_name,
                              "entrypoint": self.entrypoint, "probe": True,
-                             "instruments": self.instruments}, load=True)
+                             "instruments": self.instruments, "x64": self.x64}, load=True)
         if out.ok:
             self.params = list(out.value.get("params", []))
             self.jitted = list(out.value.get("jitted", []))
@@ -165,11 +168,13 @@ class Session:
                                "`devices: N`)")
         return None
 
-    def call_many(self, calls: list[dict[str, Any]], label: str) -> list[CallOutcome]:
+    def call_many(self, calls: list[dict[str, Any]], label: str,
+                  probe: bool = False) -> list[CallOutcome]:
         """Several calls in one round trip, for trusted code only: the time limit is
-        the batch's (the sum of the calls'), not each call's."""
+        the batch's (the sum of the calls'), not each call's.  ``probe``: each call's
+        traces and syncs come back too."""
         blobs: list[bytes] = []
-        header = {"op": "calls", "calls": [_call_header(args, label, blobs, probe=False)
+        header = {"op": "calls", "calls": [_call_header(args, label, blobs, probe=probe)
                                            for args in calls]}
         out = self._request(header, blobs, timeout=self._timeout() * len(calls))
         if not out.ok:
@@ -221,6 +226,13 @@ class Session:
     def _outcome(self, reply, rblobs: list[bytes], op: str, load: bool = False) -> CallOutcome:
         if not isinstance(reply, dict):
             return CallOutcome(False, verdict=Verdict.RUNTIME_ERROR, message="malformed reply", fatal=True)
+        out = self._outcome_of(reply, rblobs, op, load)
+        out.tampered = [str(t)[:300] for t in _list_of(reply.get("tampered"))][:10]
+        seen = reply.get("compiles_seen")
+        out.compiles_seen = seen if isinstance(seen, int) and not isinstance(seen, bool) else None
+        return out
+
+    def _outcome_of(self, reply: dict, rblobs: list[bytes], op: str, load: bool) -> CallOutcome:
         if not reply.get("ok"):
             err = reply.get("error") if isinstance(reply.get("error"), dict) else {}
             category = str(err.get("category", "exception"))
@@ -272,3 +284,7 @@ def _num(v) -> float:
 
 def _list(v) -> list:
     return [x for x in v if isinstance(x, dict)] if isinstance(v, list) else []
+
+
+def _list_of(v) -> list:
+    return [x for x in v if isinstance(x, str)] if isinstance(v, list) else []

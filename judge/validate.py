@@ -13,9 +13,14 @@ writers of `judge run` show it.  What is checked:
 * the statement's examples agree with the reference
 * every required check whose kind needs teeth is caught failing some known submission
   (each kind says what catching means: ``CheckSpec.needs_teeth`` and ``caught``)
-* the generated inputs reach the declared edges (empty and maximal sizes, both signs)
+* the generated inputs (what the property check draws and its edge cases) reach every
+  edge each argument declares, nested ones included (``Spec.edges``): each dimension at
+  both ends, both signs and the ends of a value range, each dtype and option, an empty
+  nested dict, dict keys in another order, ...
 * the tolerance rejects the reference computed in float16 where results are float32,
   on most inputs (a tolerance that one input in twenty catches is loose on the rest)
+* and accepts the reference computed in float64 on every generated input (a more
+  accurate answer is not a wrong one)
 """
 
 from __future__ import annotations
@@ -28,17 +33,19 @@ import numpy as np
 
 from . import __version__
 from .bank import Task
+from .checks.outcome import call_text
 from .checks.property import warm_up_for_threads
 from .compare import compare
 from .labels import read_labels
 from .report import CheckResult, Report
 from .runner import JudgeFault, Oracle, grade
-from .specs import Inputs
+from .specs import Inputs, data_leaves
 from .values import leaves
 from .worker.wire import Leaf
 from .verdicts import Status, Verdict
 
 FLOAT16_SAMPLES = 24
+ACCURACY_SAMPLES = 48
 PLACEHOLDER = re.compile(r"\bTODO\b")
 
 
@@ -67,6 +74,7 @@ class TaskValidation:
                 self.domain_edges()
                 self.gradings()
                 self.float16_tolerance()
+                self.float64_accuracy()
             except JudgeFault as fault:
                 self.items.append(item("reference", False, f"the reference fails: {fault}"))
             finally:
@@ -114,7 +122,7 @@ class TaskValidation:
             return
         for i, ex in stated:
             got = self.oracle.value(ex.args)
-            problem = compare(got, ex.expect, t.result, t.tolerance, ex.args)
+            problem = compare(got, ex.expect, t.result, t.tolerance, data_leaves(t.args, ex.args))
             self.items.append(item(f"example {i}", problem is None,
                                    "agrees with the reference" if problem is None else
                                    f"the statement's example {i} disagrees with the reference: "
@@ -133,21 +141,31 @@ class TaskValidation:
             for edge in (dim.lo, dim.hi):
                 if edge not in values:
                     problems.append(f"dimension '{name}' never reaches {edge}")
-        samples = [inputs.sample(a, np.random.default_rng(i)) for i, a in enumerate(pool)]
-        for name, spec in t.args.items():
-            lo_hi = getattr(spec, "values", None)
-            if not (isinstance(lo_hi, list) and all(isinstance(v, (int, float)) for v in lo_hi)):
-                continue
-            if lo_hi[0] < 0 < lo_hi[1]:
-                vals = [l.array for s in samples for l in leaves(s[name])
-                        if isinstance(l, Leaf) and l.array.dtype.kind in "fiu"]
-                vals += [l for s in samples for l in leaves(s[name]) if isinstance(l, (int, float))]
-                flat = np.concatenate([np.ravel(np.asarray(v, np.float64)) for v in vals]) if vals else np.zeros(0)
-                if not (flat.size and (flat < 0).any() and (flat > 0).any()):
-                    problems.append(f"argument '{name}' allows both signs but the samples lack one")
+        tried = self._generated()
+        if tried is None:      # no check draws inputs: what a pool of that size would give
+            tried = [inputs.sample(a, np.random.default_rng(i)) for i, a in enumerate(pool)]
+        for name, missing in inputs.unreached(tried).items():
+            problems.append(f"argument '{name}' never reaches: {'; '.join(missing)} (widen "
+                            f"the spec's ranges, raise the check's examples or max_shapes, "
+                            f"or narrow what the spec declares)")
         self.items.append(item("domain", not problems,
-                               f"inputs reach every declared edge ({len(pool)} shapes in the pool)"
+                               f"inputs reach every declared edge ({len(tried)} inputs, "
+                               f"{len(pool)} shapes in the pool)"
                                if not problems else "; ".join(problems)))
+
+    def _generated(self) -> list | None:
+        """Every input the task's checks generate (drawn once, shared with the gradings
+        that follow), or None when no check generates any."""
+        t = self.task
+        plan = _Plan(t, t.seed)
+        found = None
+        for check in t.checks:
+            made = self.oracle.shared(("prepare", check.id, t.seed, None),
+                                      lambda: check.prepare(plan))
+            generated = check.generated_inputs(plan, made)
+            if generated is not None:
+                found = (found or []) + generated
+        return found
 
     def gradings(self) -> None:
         t = self.task
@@ -209,7 +227,10 @@ class TaskValidation:
                        for l in leaves(args)):
                 continue
             exact = self.oracle.value(args)
-            if not any(isinstance(l, Leaf) and l.array.dtype == np.float32 for l in leaves(exact)):
+            # only a result with a nonzero float32 value can tell float16 from float32 (an
+            # empty product, a sum of nothing, is exact in any precision)
+            if not any(isinstance(l, Leaf) and l.array.dtype == np.float32 and np.any(l.array)
+                       for l in leaves(exact)):
                 continue
             try:
                 half = self.oracle.value(_to_float16(args))
@@ -217,9 +238,49 @@ class TaskValidation:
                 return self.items.append(item("tolerance", True, "the reference does not run on "
                                               "float16 inputs; float16 check skipped", warn=True))
             tried += 1
-            if compare(_back_to(half, exact), exact, t.result, t.tolerance, args) is None:
+            if compare(_back_to(half, exact), exact, t.result, t.tolerance,
+                       data_leaves(t.args, args)) is None:
                 passed += 1
         self.items.append(float16_item(tried, tried - passed))
+
+    def float64_accuracy(self) -> None:
+        """A more accurate answer is not a wrong one: the reference computed in float64
+        (jax's 64-bit mode, float64 copies of its float32 inputs), cast back, must pass
+        the tolerance on every generated input, so that no task hinges on float32
+        rounding noise (a constant input normalised by its standard deviation, ...)."""
+        t = self.task
+        tol = t.tolerance
+        if tol.mode == "exact" or (not tol.atol and (tol.ulps is not None and tol.ulps <= 1
+                                                       or tol.rtol is not None and tol.rtol == 0)):
+            return self.items.append(item("accuracy", True, "the tolerance prescribes the float32 "
+                                          "computation itself (one unit of rounding or exact): "
+                                          "float64 check not applicable"))
+        tried = [args for args in (self._generated() or [])
+                 if any(isinstance(l, Leaf) and l.array.dtype == np.float32 and l.array.size
+                        for l in leaves(args))][:ACCURACY_SAMPLES]
+        if not tried:
+            return self.items.append(item("accuracy", True, "no float32 inputs: float64 check not needed"))
+        precise = Oracle(t, t.seed, x64=True)
+        precise.start()
+        try:
+            exact = self.oracle.values(tried)
+            try:
+                better = precise.values([_to_float64(args) for args in tried])
+            except JudgeFault:
+                return self.items.append(item("accuracy", True, "the reference does not run in "
+                                              "64-bit mode; float64 check skipped", warn=True))
+        finally:
+            precise.close()
+        rejected = [args for args, e, b in zip(tried, exact, better)
+                    if compare(_back_to(b, e), e, t.result, t.tolerance, data_leaves(t.args, args))]
+        self.items.append(item(
+            "accuracy", not rejected,
+            f"accepts the reference computed in float64 on all {len(tried)} inputs" if not rejected
+            else f"the tolerance rejects the reference computed in float64 on {len(rejected)} of "
+                 f"{len(tried)} generated inputs (first: {call_text(t.entrypoint, rejected[0])}): a more "
+                 f"accurate answer is not a wrong one. Widen the tolerance, or keep the inputs "
+                 f"where float32 rounding decides out of the domain (min_spread) and say so in "
+                 f"the statement"))
 
 
 def float16_item(tried: int, rejected: int) -> CheckResult:
@@ -249,6 +310,14 @@ def label_disagrees(expectation, report, problems: list[str], summary: str) -> s
     return message
 
 
+class _Plan:
+    """What a check's ``prepare`` reads of a grading (GradingView's task, seed and
+    n_examples), for drawing a task's inputs without grading anyone."""
+
+    def __init__(self, task: Task, seed: int):
+        self.task, self.seed, self.n_examples = task, seed, None
+
+
 def _pool_size(task: Task) -> int:
     return max([c.pool_size() or 0 for c in task.checks] + [8])
 
@@ -259,6 +328,11 @@ def _map_leaves(value, fn):
     if isinstance(value, (list, tuple)):
         return type(value)(_map_leaves(v, fn) for v in value)
     return fn(value)
+
+
+def _to_float64(args):
+    return _map_leaves(args, lambda l: Leaf(l.array.astype(np.float64), l.kind)
+                       if isinstance(l, Leaf) and l.array.dtype == np.float32 else l)
 
 
 def _to_float16(args):

@@ -39,6 +39,8 @@ def numeric_leaves(value) -> list[np.ndarray]:
     """Every numeric input as a float64 (or complex) array: the scale of a tolerance."""
     out = []
     for leaf in leaves(value):
+        if isinstance(leaf, Leaf) and leaf.kind == "key":
+            continue            # a random key's bits are not data: they scale nothing
         if isinstance(leaf, Leaf) and (is_floating(leaf.array.dtype) or leaf.array.dtype.kind in "iu"):
             arr = leaf.array
             out.append(arr if arr.dtype.kind == "c" else arr.astype(np.float64))
@@ -60,6 +62,8 @@ def kind_phrase(value) -> str:
     """'a float32 JAX array of shape (2,)', 'a str ('6')', 'None', ..."""
     if value is None:
         return "None (is a `return` missing?)"
+    if isinstance(value, Leaf) and value.kind == "key":
+        return "a JAX random key"
     if isinstance(value, Leaf):
         holder = {"jax": "JAX array", "numpy": "NumPy array", "npscalar": "NumPy scalar"}[value.kind]
         if value.array.ndim == 0:
@@ -79,6 +83,8 @@ def short(value, limit: int = 80) -> str:
 
 def display(value):
     """JSON-able, readable form of a value tree for reports."""
+    if isinstance(value, Leaf) and value.kind == "key":
+        return {"kind": "key", "key": key_text(value)}
     if isinstance(value, Leaf):
         arr = value.array
         flat = arr.reshape(-1)
@@ -117,10 +123,20 @@ def _scalar(x):
     return x.item() if isinstance(x, np.generic) else x
 
 
+def key_text(leaf: Leaf) -> str:
+    """A random key as code that makes it: jax.random.key(42)."""
+    data = [int(v) for v in leaf.array.reshape(-1)]
+    if len(data) == 2 and data[0] == 0:
+        return f"jax.random.key({data[1]})"
+    return f"jax.random.wrap_key_data(jnp.array({data}, jnp.uint32))"
+
+
 def render(value, nested: bool = False) -> str:
     """One-line text for a terminal: float32[3] [1.0, -2.5, 0.0].  Inside a container a
     leaf with more than a few values shows its dtype and shape only, so a tree reads as
     the learner wrote it: {'w': float32[3, 4], 'b': float32[4] [0.1, 0.2, 0.3, 0.4]}."""
+    if isinstance(value, Leaf) and value.kind == "key":
+        return key_text(value)
     if isinstance(value, Leaf):
         arr = value.array
         prefix = {"jax": "", "numpy": "np.", "npscalar": "np."}[value.kind]
@@ -151,10 +167,48 @@ def _num(x) -> str:
     return repr(x.item() if isinstance(x, np.generic) else x)
 
 
+def first_difference(a, b, path: str = "") -> str | None:
+    """Where two value trees differ bit for bit (None when they are identical): a
+    NaN payload, -0.0 against 0.0, a dtype, a weak type or a container type counts."""
+    where = f" at {path}" if path else ""
+    if type(a) is not type(b):
+        return f"{kind_phrase(a)} then {kind_phrase(b)}{where}"
+    if isinstance(a, dict):
+        if list(a) != list(b):
+            return f"keys {list(a)} then {list(b)}{where}"
+        return next(filter(None, (first_difference(a[k], b[k], f"{path}[{k!r}]") for k in a)), None)
+    if isinstance(a, (list, tuple)):
+        if len(a) != len(b):
+            return f"{len(a)} items then {len(b)}{where}"
+        return next(filter(None, (first_difference(x, y, f"{path}[{i}]")
+                                  for i, (x, y) in enumerate(zip(a, b)))), None)
+    if isinstance(a, Leaf):
+        x, y = a.array, b.array
+        if (a.kind, a.weak, x.dtype, x.shape) != (b.kind, b.weak, y.dtype, y.shape):
+            return f"{kind_phrase(a)} then {kind_phrase(b)}{where}"
+        xb = np.ascontiguousarray(x).view(np.uint8).reshape(x.shape + (-1,)) if x.size else x
+        yb = np.ascontiguousarray(y).view(np.uint8).reshape(y.shape + (-1,)) if y.size else y
+        if x.size == 0 or np.array_equal(xb, yb):
+            return None
+        if x.ndim == 0:
+            return f"{_num(x[()])} then {_num(y[()])}{where}"
+        idx = tuple(int(i) for i in np.argwhere((xb != yb).any(axis=-1))[0])
+        return f"{_num(x[idx])} then {_num(y[idx])}{where}, element {idx}"
+    if isinstance(a, float):
+        same = np.float64(a).tobytes() == np.float64(b).tobytes()
+        return None if same else f"{_num(a)} then {_num(b)}{where}"
+    if isinstance(a, Opaque):
+        return None if (a.type_name, a.text) == (b.type_name, b.text) else \
+            f"{a.text[:40]} then {b.text[:40]}{where}"
+    return None if a == b else f"{short(a, 40)} then {short(b, 40)}{where}"
+
+
 def render_shown(value, nested: bool = False) -> str:
     """A value in its display form (``display``: what a report stores) as the learner
     would write it: ``{'dense': {'w': float32[2, 3], 'b': float32[3] [0.1, 0.2, 0.3]}}``.
     Trees stay on one line: a leaf inside one shows its values only when they are few."""
+    if isinstance(value, dict) and value.get("kind") == "key" and "key" in value:
+        return value["key"]                 # jax.random.key(42)
     if isinstance(value, dict) and "dtype" in value and "shape" in value:
         return _render_leaf(value, nested)
     if isinstance(value, dict) and set(value) == {"type", "repr"}:

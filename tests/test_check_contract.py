@@ -340,9 +340,117 @@ def test_a_result_the_instrument_cannot_take_is_a_wrong_answer_not_a_judge_error
     assert "returned a str" in report.checks[0].message
 
 
+def measure_options(ctx, args, kwargs, options):
+    ctx.keep(ctx.function(*args, **kwargs))
+    return {"seen": options}
+
+
+@check_kind("test_per_call")
+class PerCallCheck(ScriptMeasureCheck):
+    INSTRUMENT = instrument(measure_options)
+
+    def options(self, task):
+        return {"task": task.id}
+
+    def call_options(self, options, index):
+        return dict(options, first=index == 1)
+
+    def judge(self, grading, calls):
+        return self.result(Status.PASSED, "fine", details={
+            "mine": [c.mine["seen"] for c in calls],
+            "reference": [c.reference["seen"] for c in calls]})
+
+
+def test_a_kind_may_give_each_call_of_the_script_its_own_options(tmp_path):
+    scripted_task(tmp_path)
+    (tmp_path / "tasks.yaml").write_text(
+        SCRIPTED_BANK.replace("test_traced", "test_per_call").replace(" CAUSE", ""))
+    task = load_bank(tmp_path).get("power")
+    check = grade(task, submit(tmp_path, """
+        def power(x, n):
+            return x ** n
+    """)).checks[0]
+    expected = [{"task": "power", "first": True}, {"task": "power", "first": False}]
+    assert check.details["mine"] == check.details["reference"] == expected, check.message
+
+
 def test_the_same_script_calls_for_learner_and_reference(tmp_path):
     task = scripted_task(tmp_path)
     view = CheckView(Grading(task, submit(tmp_path, RIGHT)))
     first, again = view.script_calls("two"), view.script_calls("two")
     assert [c["n"] for c in first] == [2, 3]
     assert (first[0]["x"].array == again[0]["x"].array).all()
+
+
+def test_the_reference_runs_first_only_the_scripts_whose_runs_checks_read(tmp_path):
+    """A script only measured by an instrument must not run in the reference's worker
+    before a retrace script: its shapes would be compiled already, and the reference's
+    trace count (the budget) would be lower than a fresh worker's."""
+    (tmp_path / "reference").mkdir()
+    (tmp_path / "tasks" / "power").mkdir(parents=True)
+    (tmp_path / "reference" / "power.py").write_text(
+        "import jax\n\n@jax.jit\ndef power(x, n):\n    return x ** n\n")
+    bank = SCRIPTED_BANK.replace(" CAUSE", "").replace(
+        "    checks:\n", "      again:\n        - {args: {x: {$random: {shape: [4]}}, n: 2}}\n"
+                        "    checks:\n      - {id: retrace, kind: retrace, script: again, budget: reference}\n")
+    (tmp_path / "tasks.yaml").write_text(bank)
+    task = load_bank(tmp_path).get("power")
+    assert [c.scripts_run() for c in task.checks] == [("again",), ()]
+    report = grade(task, submit(tmp_path, "import jax\n\n@jax.jit\ndef power(x, n):\n"
+                                          "    return x ** n\n"))
+    retrace = report.checks[0]
+    assert retrace.status == Status.PASSED, retrace.message
+    assert retrace.details["reference_count"] == 1
+
+
+def _helper_twice(n):
+    return 2 * n
+
+
+def measure_with_helper(ctx, args, kwargs, options):
+    return {"twice": _helper_twice(3)}
+
+
+def test_an_instrument_ships_its_helpers():
+    from judge.worker.main import MeasureContext, _compile_instrument
+
+    shipped = instrument(measure_with_helper, helpers=(_helper_twice,))
+    compiled, _ = _compile_instrument({"name": "h", "function": shipped.function,
+                                       "source": shipped.source})
+    assert compiled(MeasureContext(None), [], {}, {}) == {"twice": 6}
+    alone = instrument(measure_with_helper)
+    compiled, _ = _compile_instrument({"name": "h", "function": alone.function,
+                                       "source": alone.source})
+    with pytest.raises(NameError):
+        compiled(MeasureContext(None), [], {}, {})
+
+
+def test_a_traced_programs_value_small_compiled_whole_large_op_by_op():
+    import jax
+    import jax.numpy as jnp
+    from judge.checks.base import bind_tracing, run_traced
+
+    def unrolled(x):
+        for _ in range(600):
+            x = x * 1.001 + 0.5
+        return x
+
+    closed = jax.make_jaxpr(unrolled)(jnp.ones(3))
+    assert len(closed.jaxpr.eqns) == 1200
+    compiled = []
+    bound = bind_tracing()
+
+    def counting_jit(fn):
+        compiled.append(fn)
+        return jax.jit(fn)
+    bound["jit"] = counting_jit
+    (value,) = run_traced(bound, closed, [jnp.ones(3)])          # two kinds: op by op
+    assert jnp.allclose(value, unrolled(jnp.ones(3))) and not compiled
+    parallel = jax.make_jaxpr(lambda x: jax.lax.associative_scan(jnp.add, x))(jnp.ones(64))
+    (value,) = run_traced(bound, parallel, [jnp.ones(64)])       # few repeats: whole
+    assert jnp.allclose(value, jnp.arange(1, 65)) and len(compiled) == 1
+    # a scan unrolled 64 times compiles 64 copies however it is run: not run
+    unrolled_scan = jax.make_jaxpr(lambda x: jax.lax.fori_loop(
+        0, 64, lambda i, y: y * 1.001, x, unroll=True))(jnp.ones(3))
+    assert run_traced(bound, unrolled_scan, [jnp.ones(3)]) is None
+    assert run_traced(bound, unrolled_scan, [jnp.ones(3)], unrolled_up_to=64) is not None

@@ -29,7 +29,9 @@ def test_unreadable_submission_is_usage_error(tmp_path):
 def test_malformed_bank_names_file_task_and_field(tmp_path):
     shutil.copytree(ROOT / "tasks", tmp_path / "tasks")
     shutil.copytree(ROOT / "reference", tmp_path / "reference")
-    text = (ROOT / "tasks.yaml").read_text().replace("difficulty: medium", "dificulty: medium", 1)
+    text = (ROOT / "tasks.yaml").read_text()
+    at = text.index(f"- id: {TASK}\n")          # misspell a field of that task's entry
+    text = text[:at] + text[at:].replace("difficulty: medium", "dificulty: medium", 1)
     (tmp_path / "tasks.yaml").write_text(text)
     for args in (("list",), ("run", TASK, KNOWN / "hard_coded.py")):
         proc = judge("--bank", tmp_path, *args)

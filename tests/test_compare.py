@@ -12,7 +12,8 @@ RED = Tolerance(mode="reduction")
 
 
 def arrays(*xs):
-    return {f"x{i}": Leaf(np.asarray(x, np.float32), "jax") for i, x in enumerate(xs)}
+    """The data a result is computed from, as compare takes it."""
+    return [np.asarray(x, np.float32).astype(np.float64) for x in xs]
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -76,12 +77,57 @@ def test_exact_mode_and_trees():
     spec = ResultSpec(type="any")
     e = {"a": Leaf(np.array([1, 2], np.int32), "jax"), "b": (1.0, 2.0)}
     ok = {"a": Leaf(np.array([1, 2], np.int32), "jax"), "b": [1.0, 2.0]}
-    assert compare(ok, e, spec, Tolerance(mode="exact"), {}) is None
+    assert compare(ok, e, spec, Tolerance(mode="exact"), []) is None
     bad = {"a": Leaf(np.array([1, 3], np.int32), "jax"), "b": (1.0, 2.0)}
-    assert "['a']" in compare(bad, e, spec, Tolerance(mode="exact"), {}).message
-    assert "wrong keys" in compare({"a": ok["a"]}, e, spec, Tolerance(), {}).message
+    assert "['a']" in compare(bad, e, spec, Tolerance(mode="exact"), []).message
+    assert "wrong keys" in compare({"a": ok["a"]}, e, spec, Tolerance(), []).message
     strict = ResultSpec(type="any", containers="strict")
-    assert compare(ok, e, strict, Tolerance(), {}).kind == "structure"
+    assert compare(ok, e, strict, Tolerance(), []).kind == "structure"
+
+
+def spec_of(raw, dims=None):
+    from judge.bank import FieldReader
+    from judge.specs import parse_spec
+
+    return parse_spec(FieldReader(raw, "t.yaml", "t", "args.a"), dims or {}, "a")
+
+
+def test_a_static_int_does_not_widen_the_tolerance():
+    """truncated_exp: x in [-2, 2] and degree up to 12.  The degree is a count, not data:
+    counted as data it scaled the absolute tolerance six times up, and a series missing
+    its degree-12 term (574 units of rounding near exp(-2)) passed."""
+    from judge.specs import Dim, data_leaves
+
+    dims = {"n": Dim("n", 0, 32)}
+    specs = {"x": spec_of({"type": "array", "shape": ["n"], "values": [-2, 2]}, dims),
+             "degree": spec_of({"type": "int", "values": [0, 12]})}
+    x = np.array([-2.0, 1.5], np.float32)
+    args = {"x": Leaf(x, "jax"), "degree": 12}
+    data = data_leaves(specs, args)
+    assert [a.tolist() for a in data] == [x.tolist()]
+    tol = Tolerance(mode="elementwise", ulps=8)
+    expected = Leaf(np.array([0.1353364, 4.4816890], np.float32), "jax")
+    short = Leaf(np.array([0.13532785, 4.4816890], np.float32), "jax")   # no x**12/12!
+    spec = ResultSpec(type="array")
+    assert compare(short, expected, spec, tol, data) is not None
+    assert compare(expected, expected, spec, tol, data) is None
+
+
+def test_data_follows_the_spec_through_containers_and_one_of():
+    from judge.specs import Dim, data_leaves
+
+    specs = {"lrs": spec_of({"type": "list", "length": 2, "items": {"type": "float"}}),
+             "s": spec_of({"type": "one_of", "options": [
+                 {"type": "float"}, {"type": "int", "data": True}]}),
+             "steps": spec_of({"type": "int"}),
+             "lengths": spec_of({"type": "array", "dtype": "int32", "shape": ["T"],
+                                 "values": [0, "T"]}, {"T": Dim("T", 0, 4)}),
+             "w": spec_of({"type": "array", "dtype": "int32", "shape": [2], "values": [-5, 5]})}
+    args = {"lrs": [0.5, 0.25], "s": 3, "steps": 9, "lengths": Leaf(np.array([4, 2], np.int32), "jax"),
+            "w": Leaf(np.array([-5, 5], np.int32), "jax")}
+    assert [a.tolist() for a in data_leaves(specs, args)] == [0.5, 0.25, 3.0, [-5.0, 5.0]]
+    # a value not shaped like its spec (an example written another way) counts whole
+    assert [a.tolist() for a in data_leaves(specs, {"lrs": (1.0, 2.0)})] == [1.0, 2.0]
 
 
 @pytest.mark.parametrize("narrow", ["bfloat16", "float16"])
@@ -90,10 +136,10 @@ def test_a_narrower_float_than_asked_reads_as_a_wrong_dtype(narrow):
 
     want = np.array([0.7558594, 1.1, -3.3], np.float32)
     got = Leaf(want.astype(dtype_from_name(narrow)), "jax")
-    m = compare(got, Leaf(want, "jax"), ResultSpec(dtype="float"), Tolerance(), {"x": Leaf(want, "jax")})
+    m = compare(got, Leaf(want, "jax"), ResultSpec(dtype="float"), Tolerance(), arrays(want))
     assert m.kind == "dtype" and m.message.startswith(f"wrong dtype: expected float32, got {narrow}")
     assert "elements differ by more than the tolerance" in m.message
     wider = Leaf(want.astype(np.float64), "jax")     # more digits than asked is no mistake
-    assert compare(wider, Leaf(want, "jax"), ResultSpec(dtype="float"), Tolerance(), {}) is None
+    assert compare(wider, Leaf(want, "jax"), ResultSpec(dtype="float"), Tolerance(), []) is None
     off = Leaf(want + np.float32(1), "jax")           # a plain wrong value stays one
-    assert compare(off, Leaf(want, "jax"), ResultSpec(dtype="float"), Tolerance(), {}).kind == "value"
+    assert compare(off, Leaf(want, "jax"), ResultSpec(dtype="float"), Tolerance(), []).kind == "value"

@@ -14,7 +14,7 @@ import pytest
 from judge.bank import BankError, Limits, load_bank
 from judge.sandbox import Worker
 from judge.session import Session
-from judge.specs import Dim
+from judge.specs import Dim, draw_size
 from judge.worker import wire
 
 from isolation_modes import MODES
@@ -60,9 +60,9 @@ def test_a_dimension_split_over_devices_takes_multiples_of_their_count():
     rng = np.random.default_rng(0)
     drawn = {dim.draw(rng) for _ in range(200)}
     assert drawn <= set(range(0, 65, 8)) and {0, 64} <= drawn
-    plain = Dim("n", 0, 64)         # unchanged: the same draws as before steps existed
+    plain = Dim("n", 0, 64)         # a step of one: the plain (log-uniform) draws
     mine, before = np.random.default_rng(5), np.random.default_rng(5)
-    assert [plain.draw(mine) for _ in range(9)] == [int(before.integers(0, 65)) for _ in range(9)]
+    assert [plain.draw(mine) for _ in range(9)] == [draw_size(before, 0, 64) for _ in range(9)]
 
 
 TASK = """

@@ -57,6 +57,21 @@ def test_a_python_loop_grows_the_program_and_a_scan_does_not():
     assert scan[0] == scan[1]
 
 
+def test_an_unrolled_scan_counts_its_copies():
+    def unrolled(x):                    # fori_loop(unroll=True): a scan of `length` copies
+        return lax.fori_loop(0, x.shape[0], lambda t, y: y.at[t].set(y[t] * 2), x, unroll=True)
+
+    def by_four(x):
+        return lax.scan(lambda c, v: (c + v, c), 0.0, x, unroll=4)[1]
+
+    sizes = [measure(unrolled, jnp.ones(n))[0] for n in (8, 64)]
+    assert sizes[1]["equations"] - sizes[0]["equations"] >= 56 * 3
+    assert sizes[1]["primitives"]["mul"] == 64 and sizes[1]["unrolled"] == 64
+    fours = [measure(by_four, jnp.ones(n))[0] for n in (8, 64)]
+    assert fours[0]["equations"] == fours[1]["equations"]
+    assert fours[0]["primitives"]["add"] == 4
+
+
 def test_equations_inside_nested_programs_are_counted():
     @jax.custom_vjp
     def sine(x):
@@ -146,6 +161,15 @@ def test_linear_growth_fails_with_sizes_the_primitive_and_the_line():
     assert "Usual cause: a Python loop" in message
 
 
+def test_an_unrolled_scan_is_named_as_such():
+    c = check(budget="no_growth", size="x.shape[0]", size_name="T")
+    figures = calls([0, 170, 1514, 4778])
+    for f, copies in zip(figures, (1, 7, 63, 199)):
+        f.mine["unrolled"] = copies
+    message = c.judge(None, figures).message
+    assert "A scan (or fori_loop) in it is unrolled into 199 copies of its body at T=200" in message
+
+
 def test_logarithmic_growth_and_a_smaller_degenerate_call_pass():
     c = check(budget="no_growth", size="x.shape[0]", size_name="T")
     assert c.judge(None, calls([0, 80, 152, 172])).status == Status.PASSED
@@ -174,21 +198,30 @@ def test_forbidden_and_required_primitives():
         None, calls([3, 3, 3, 3], prims=lambda n: {"while": 1, "add": 2}, first_line={"while": 9}))
     assert with_while.status == Status.FAILED
     assert "uses `while` (1 time at size=0, first from line 9 of your file: " \
-           "`y = a * x[t] + y`)" in with_while.message
+           "`y = a * x[t] + y`; the reference's: none)" in with_while.message
     assert with_while.message.endswith("Usual cause: a while_loop where a scan is asked for.")
     needs_scan = check(require=["scan"])
     # the empty call (size 0) may do without it
     assert needs_scan.judge(None, calls([0, 3, 3, 3], prims=lambda n: {"scan": 1} if n else {})) \
         .status == Status.PASSED
     missing = needs_scan.judge(None, calls([3, 3, 3, 3], prims=lambda n: {"mul": 2}))
-    assert "no `scan`, which this task requires (it has: `mul` x2)" in missing.message
+    assert "no `scan` (the reference's: 1), which this task requires (yours has: `mul` x2)" \
+        in missing.message
+    reasons = check(forbid={"pure_callback": "the loop runs in Python on the host"},
+                    require={"scan": "a loop written in Python"})
+    figures = calls([3, 3, 3, 3], prims=lambda n: {"pure_callback": 1})
+    both = reasons.judge(None, figures).message.split("\n")
+    assert both[1] == "Usual cause: the loop runs in Python on the host."
+    assert both[3] == "Usual cause: a loop written in Python."
+    assert reasons.forbid == ["pure_callback"] and reasons.require == ["scan"]
 
 
 @pytest.mark.parametrize("fields, words", [
     ({"budget": "no_grow"}, "expected no_growth, reference or a number"),
     ({}, "needs a budget"),
     ({"budget": "no_growth", "size": "y.shape[0]"}, "expected ARG, len(ARG) or ARG.shape[AXIS]"),
-    ({"budget": "no_growth", "forbid": "while"}, "expected a list"),
+    ({"budget": "no_growth", "forbid": "while"}, "expected a list or a mapping"),
+    ({"budget": "no_growth", "forbid": {"while": 3}}, "a mapping of each name to the usual cause"),
     ({"budget": "no_growth", "per_doubling": -1}, "at least 0"),
 ])
 def test_bad_fields_are_named(fields, words):
@@ -309,3 +342,25 @@ def test_code_that_cannot_be_traced_is_the_learners_runtime_error(ema_task, tmp_
     message = report.checks[0].message
     assert "scripted call 1 of 3, traced with jax.make_jaxpr: ema(" in message
     assert "main.py" not in message and "(line 5)" in message    # the learner's file only
+
+
+def test_lines_are_the_learners_even_through_the_judges_own_wrappers(ema_task, tmp_path):
+    # the sync counter wraps pure_callback in the worker: the line named must still be
+    # the learner's, not the wrapper's
+    report = run(ema_task, tmp_path, """
+        import jax
+        import numpy as np
+
+        def _host(x, a):
+            y = np.array(x)
+            for t in range(1, len(y)):
+                y[t] = a * y[t] + (1 - a) * y[t - 1]
+            return y
+        @jax.jit
+        def ema(x, a):
+            return jax.pure_callback(_host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, a)
+    """)
+    assert report.verdict == Verdict.INEFFICIENT, report.checks[0].message
+    assert "uses `pure_callback` (1 time at T=8, first from line 12 of your file: " \
+           "`return jax.pure_callback(" in report.checks[0].message
+    assert "the reference's: none)" in report.checks[0].message

@@ -292,3 +292,43 @@ def test_a_callable_without_a_signature_falls_back_to_positions():
     new = probe_mod.Leaf("argument 1", "float32", (16,), False, "a JAX array")
     assert probe_mod._leaf_change(old, new) == (
         "argument 1 changed shape from float32[8] to float32[16]")
+
+
+# ---------------------------------------------------------------- who built it
+
+def test_a_jit_built_by_the_learner_is_theirs_wherever_it_is_called_from():
+    """jax.tree.map(jax.jit(partial(jnp.multiply, factor)), tree): jit is called from
+    jax's tree_util, never from the learner's file, and builds a new program per call."""
+    report = retrace_report("tree_map_partial")
+    fresh = function(report, f"jit(partial(multiply)) built at line {line_of('tree_map_partial')}")
+    assert fresh["traces"] == 3 and report["eager"]["traces"] == 0
+    assert fresh["retraces"][0].startswith(
+        "new function object: a new functools.partial of `multiply` is built on every call")
+
+
+def test_a_jit_built_by_exec_is_the_learners():
+    report = retrace_report("exec_jit")
+    built = function(report, f"jit(<lambda>) built at line {line_of('exec_jit')}")
+    assert built["traces"] == 3
+    assert "the lambda at line 1 of code run by exec" in built["retraces"][0]
+
+
+def test_an_unjitted_loop_over_a_per_call_closure_is_the_learners():
+    """An unjitted lax.fori_loop compiles its body as one program: the learner's, and
+    compiled again for every new closure, though no jax.jit appears."""
+    report = retrace_report("eager_fori")
+    loop = function(report, f"scan outside jit at line {line_of('eager_fori')}")
+    assert loop["traces"] == 3 and report["eager"]["traces"] == 0
+    assert loop["retraces"][0].startswith("`scan` outside jit is compiled again")
+
+
+def test_an_unjitted_loop_over_a_fixed_body_compiles_once():
+    report = retrace_report("eager_fori_fixed")
+    (loop,) = report["functions"]
+    assert loop["name"].startswith("scan outside jit at line") and loop["traces"] == 1
+
+
+def test_jax_library_jits_stay_eager():
+    report = retrace_report("library")
+    assert report["functions"] == [] and report["learner_traces"] == 0
+    assert set(report["eager"]["ops"]) >= {"clip", "relu", "cumsum"}

@@ -45,8 +45,12 @@ def test_generated_arrays_follow_the_pool_and_the_value_range():
 def test_edge_cases_are_empty_one_and_max():
     dims = {"n": Dim("n", 0, 64)}
     inputs = Inputs({"x": spec({"type": "array", "shape": ["n"]}, dims)}, dims)
-    edges = inputs.edge_cases(inputs.pool(0, 6), 0)
+    pool = inputs.pool(0, 6)
+    edges = inputs.edge_cases(pool, 0)
     assert [e["x"].array.shape for e in edges] == [(0,), (1,), (64,)]
+    # and every other shape of the pool once
+    rest = inputs.pool_cases(pool, 0)
+    assert [e["x"].array.shape[0] for e in edges + rest] == [p["n"] for p in pool]
 
 
 def test_value_range_may_name_a_dimension():
@@ -150,3 +154,68 @@ def test_a_seed_draws_the_same_inputs_in_every_process(tmp_path):
         digests.append(out.stdout)
     assert len(digests[0].splitlines()) == 2
     assert digests == [digests[0]] * 4
+
+
+def tree_inputs(key_orders=True):
+    params = spec({"type": "tree", "depth": 2, "keys": [0, 3], "rank": 2, "size": 4,
+                   "key_orders": key_orders})
+    grads = parse_spec(FieldReader({"type": "tree", "like": "x", "key_orders": key_orders},
+                                   "t.yaml", "t", "args.g"), {}, "g")
+    return Inputs({"x": params, "g": grads}, {})
+
+
+def test_tree_edges_include_an_empty_nested_dict_and_odd_leaves():
+    """tree_sgd declares nested dicts of 0 to 3 keys: an empty nested dict is an edge, and
+    a submission that drops {"opt": {}} must meet one."""
+    inputs = tree_inputs()
+    pool = inputs.pool(11011, 8)
+    edges = inputs.edge_cases(pool, 11011)
+    assert inputs.unreached(edges) == {}
+    nested_empty = [e for e in edges if any(v == {} for v in e["x"].values())]
+    assert nested_empty, [e["x"] for e in edges]
+    found = inputs.specs["x"].reached(nested_empty[0]["x"])
+    assert {"an empty nested dict", "a scalar leaf", "a zero-size leaf"} <= found
+
+
+def test_unreached_edges_are_named():
+    inputs = tree_inputs()
+    leafy = {"x": {"w": Leaf(np.ones((2, 4), np.float32), "jax")},
+             "g": {"w": Leaf(-np.ones((2, 4), np.float32), "jax")}}
+    missing = inputs.unreached([leafy])
+    assert "an empty nested dict" in missing["x"] and "an empty tree" in missing["x"]
+    assert "keys in another order" in missing["g"]
+
+
+def test_tree_key_orders_vary_per_argument():
+    inputs = tree_inputs()
+    pool = inputs.pool(4, 8)
+    orders = set()
+
+    @settings(max_examples=80, database=None)
+    @given(inputs.strategy(pool))
+    def check(args):
+        assert {k: None for k in args["x"]}.keys() == {k: None for k in args["g"]}.keys()
+        orders.add(list(args["x"]) == list(args["g"]))
+    check()
+    assert orders == {True, False}
+    # at the edges, the tree shaped like another lists its keys the other way round
+    edges = inputs.edge_cases(pool, 4)
+    assert any(len(e["x"]) > 1 and list(e["x"]) != list(e["g"]) for e in edges)
+
+
+def test_edge_cases_reach_value_ends_and_every_option():
+    dims = {"n": Dim("n", 0, 32)}
+    inputs = Inputs({"x": spec({"type": "array", "shape": ["n"], "values": [-2, 2]}, dims),
+                     "degree": parse_spec(FieldReader({"type": "int", "values": [0, 12]}, "t.yaml",
+                                                      "t", "args.degree"), dims, "degree"),
+                     "s": parse_spec(FieldReader({"type": "one_of", "options": [
+                         {"type": "float"}, {"type": "int"},
+                         {"type": "scalar", "kind": "numpy"}]}, "t.yaml", "t", "args.s"), dims, "s")},
+                    dims)
+    edges = inputs.edge_cases(inputs.pool(0, 6), 0)
+    top = [e for e in edges if e["x"].array.shape == (32,)]
+    assert top and all(e["degree"] == 12 and e["x"].array.min() == -2 and e["x"].array.max() == 2
+                       for e in top)
+    assert {type(e["s"]).__name__ if not isinstance(e["s"], Leaf) else "leaf" for e in edges} == \
+        {"float", "int", "leaf"}
+    assert inputs.unreached(edges) == {}

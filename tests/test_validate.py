@@ -126,6 +126,25 @@ def test_missing_files_are_named(tmp_path):
     assert files.status == "failed" and "starter.py" in files.message
 
 
+def test_domain_edges_are_checked_on_the_inputs_the_checks_draw(tmp_path, monkeypatch):
+    """The edges are checked on what the property check actually tries, not on a pool's
+    samples: a check that drew only one input reaches almost none of them."""
+    import numpy as np
+
+    from judge.checks.property import PropertyCheck
+    from judge.worker.wire import Leaf
+
+    root = make_bank(tmp_path)
+    narrow = [{"x": Leaf(np.array([1.0, 2.0], np.float32), "jax")}]
+    monkeypatch.setattr(PropertyCheck, "generated_inputs", lambda self, grading, prepared: narrow)
+    validation = TaskValidation(load_bank(root).get("double_it"))
+    validation.domain_edges()
+    (domain,) = [c for c in validation.items if c.id == "domain"]
+    assert domain.status == "failed"
+    for edge in ("axis 0 (n) of 0", "axis 0 (n) of 8", "a negative value", "the value 10"):
+        assert edge in domain.message
+
+
 def test_placeholders_left_by_judge_new_are_refused(tmp_path):
     from judge.scaffold import create_task, init_bank
 
@@ -167,3 +186,38 @@ def test_a_known_submission_that_raised_shows_the_exception(tmp_path):
     message = failed(items, "known:typo.py")
     assert "labelled 'wrong_answer; property failed/error' but got: verdict runtime_error" in message
     assert "raised:" in message and "multiplyy" in message
+
+
+NORMALIZE = """
+tasks:
+  - id: normalize
+    title: Normalise by the standard deviation
+    step: 1
+    dims: {n: [2, 8]}
+    args:
+      x: {type: array, dtype: float32, shape: [n], values: [-1, 1]}
+    result: {type: array, dtype: same}
+    tolerance: {mode: elementwise}
+    checks:
+      - {id: property, kind: property, examples: 30, max_shapes: 4}
+"""
+
+
+def test_a_tolerance_that_rejects_a_more_accurate_answer(tmp_path):
+    """Nearly constant inputs make the float32 reference's answer rounding noise: the
+    reference computed in float64 disagrees, and validate says the task hinges on it."""
+    (tmp_path / "tasks.yaml").write_text(textwrap.dedent(NORMALIZE))
+    (tmp_path / "reference").mkdir()
+    (tmp_path / "reference" / "normalize.py").write_text(
+        "import jax\nimport jax.numpy as jnp\n\n@jax.jit\ndef normalize(x):\n"
+        "    return (x - jnp.mean(x)) / (jnp.std(x) + 1e-6)\n")
+    v = TaskValidation(load_bank(tmp_path).get("normalize"))
+    v.oracle.start()
+    try:
+        v.float64_accuracy()
+    finally:
+        v.oracle.close()
+    (accuracy,) = v.items
+    assert accuracy.status == "failed"
+    assert "rejects the reference computed in float64" in accuracy.message
+    assert "a more accurate answer is not a wrong one" in accuracy.message

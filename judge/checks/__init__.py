@@ -5,7 +5,8 @@ and nothing else."""
 from .base import (CHECK_KINDS, CheckSpec, GradingView, Instrument, Later, check_kind,
                    instrument, instruments_of, parse_check)
 
-KIND_MODULES = ("example", "property", "scripted", "jaxpr", "sharding", "collectives")
+KIND_MODULES = ("example", "property", "scripted", "jaxpr", "output", "donation", "residuals",
+                "cost", "gradient", "sharding", "collectives")
 
 __all__ = ["CHECK_KINDS", "CheckSpec", "GradingView", "Instrument", "Later", "check_kind",
            "instrument", "instruments_of", "parse_check", "KIND_MODULES"]

@@ -32,6 +32,9 @@ from ..verdicts import Status, Verdict
 
 CHECK_KINDS: dict[str, type["CheckSpec"]] = {}
 
+# the label of the learner's calls on generated inputs (the property check's)
+GENERATED = "property"
+
 
 def check_kind(name: str):
     def register(cls):
@@ -89,15 +92,85 @@ class Instrument:
     setup: str = ""
 
 
-def instrument(function, setup=None) -> "Instrument":
+def instrument(function, setup=None, helpers=()) -> "Instrument":
     """Declare ``function`` (a module-level function of the kind's module) as the kind's
     worker-side half: ``INSTRUMENT = instrument(measure_it)`` in the class, or
     ``instrument(measure_it, setup=bind_jax)``; the kind's name is filled in when it
-    registers."""
-    source = textwrap.dedent(inspect.getsource(function))
-    if setup is not None:
-        source = textwrap.dedent(inspect.getsource(setup)) + "\n\n" + source
-    return Instrument("", function.__name__, source, setup.__name__ if setup is not None else "")
+    registers.  ``helpers`` are module-level functions it calls (as self-contained as
+    it is), shipped and compiled beside it."""
+    sources = [textwrap.dedent(inspect.getsource(f))
+               for f in (*([setup] if setup is not None else []), *helpers, function)]
+    return Instrument("", function.__name__, "\n\n".join(sources),
+                      setup.__name__ if setup is not None else "")
+
+
+def bind_tracing():
+    """An instrument's setup (worker side, before the learner's file): jax's functions
+    for tracing, differentiating, compiling and running what was traced, and where to
+    read the learner's lines, whatever the learner's code replaces later."""
+    import linecache
+    import os
+
+    import jax
+    import jax.extend.core
+
+    return {"make_jaxpr": jax.make_jaxpr, "jit": jax.jit, "vjp": jax.vjp,
+            "disable_jit": jax.disable_jit, "device_put": jax.device_put,
+            "block_until_ready": jax.block_until_ready, "ones_like": jax.numpy.ones_like,
+            "issubdtype": jax.numpy.issubdtype, "inexact": jax.numpy.inexact,
+            "jaxprs_in_params": jax.extend.core.jaxprs_in_params,
+            "jaxpr_as_fun": jax.extend.core.jaxpr_as_fun, "Literal": jax.extend.core.Literal,
+            "tree_structure": jax.tree_util.tree_structure, "getline": linecache.getline,
+            "realpath": os.path.realpath}
+
+
+def run_traced(bound, closed, arrays, unrolled_up_to=16):
+    """Worker side (an instrument's helper; ``bound`` is ``bind_tracing``'s): the value
+    of a traced program (a closed jaxpr) at ``arrays``, so that what an instrument
+    measured is what computes the answer; None when it cannot be had cheaply.
+
+    Compiling a program costs about its number of equations; running it op by op
+    costs one small compile per distinct operation (primitive, parameters, input
+    types) and a dispatch per equation.  An unrolled Python loop is hundreds of
+    equations of a dozen kinds: op by op.  A parallel scan or an ordinary program has
+    few repeats: compiled whole, as jit would.  A scan unrolled more than
+    ``unrolled_up_to`` times compiles its copies either way: not run (its size is what
+    the instrument reports; the value checks weigh its values)."""
+    jaxprs_in_params = bound["jaxprs_in_params"]
+    distinct: set = set()
+
+    def walk(jaxpr, depth=0):
+        total = 0
+        for eqn in jaxpr.eqns:
+            name = eqn.primitive.name
+            unroll = eqn.params.get("unroll", 1) if name == "scan" else 1
+            if unroll is True or (not isinstance(unroll, bool) and isinstance(unroll, int)
+                                  and unroll > unrolled_up_to):
+                return None
+            subs = list(jaxprs_in_params(eqn.params))
+            if name == "jit" and depth < 20:      # run op by op inside under disable_jit
+                inner = walk(subs[0], depth + 1) if subs else 0
+                if inner is None:
+                    return None
+                total += inner
+                continue
+            for sub in subs:                      # compiled as one operation either way
+                if walk(sub, depth + 1) is None:
+                    return None
+            total += 1
+            distinct.add((name, tuple(str(getattr(v, "aval", "")) for v in eqn.invars),
+                          tuple(sorted((k, str(v)) for k, v in eqn.params.items()
+                                       if not hasattr(v, "eqns") and not hasattr(v, "jaxpr")))))
+        return total
+
+    equations = walk(closed.jaxpr)
+    if equations is None:
+        return None
+    program = bound["jaxpr_as_fun"](closed)
+    if 4 * len(distinct) >= equations:
+        return bound["jit"](program)(*arrays)
+    with bound["disable_jit"]():
+        return program(*arrays)
 
 
 # ---------------------------------------------------------------- the grading, as checks see it
@@ -137,6 +210,16 @@ class GradingView(Protocol):
     def script_calls(self, name: str) -> list[dict[str, Any]]:
         """The arguments of a named script's calls, seeded: the same values for the
         learner and the reference (fresh arrays in the worker on every call)."""
+
+    def learner_calls(self, label: str) -> list:
+        """Every ``learner_call`` made so far with that label, as ``(args, CallOutcome)``
+        in order (the property check's, labelled ``GENERATED``, are the calls on
+        generated inputs that the scripted checks also weigh)."""
+
+    def reference_outcomes(self, calls: list[dict[str, Any]]) -> list:
+        """The reference's ``CallOutcome`` for each input (its value, and the traces and
+        syncs of the first time the reference was called with it); equal inputs share
+        one outcome object.  Raises JudgeFault when the reference fails."""
 
     def expected_soon(self, args: dict[str, Any]) -> Future:
         """The reference's value at ``args``, computed while the learner's runs."""
@@ -202,6 +285,13 @@ class CheckSpec:
         """A check's weight in a score: values first (2), performance after (1)."""
         return 1.0 if self.performance else 2.0
 
+    def scripts_run(self) -> tuple[str, ...]:
+        """The scripts whose runs this check reads (``learner_script``,
+        ``reference_script``): the reference runs them first thing in its worker, as the
+        learner's run before anything else.  A kind that measures a script's calls with
+        its instrument runs none."""
+        return ()
+
     def pool_size(self) -> int | None:
         """How many distinct shapes this check draws inputs from (None: it draws none);
         `judge validate` checks that a pool that large reaches every declared edge."""
@@ -218,6 +308,11 @@ class CheckSpec:
     def prepare(self, grading: GradingView):
         """Work that needs no worker, done in a thread while the workers start; its
         result is ``grading.prepared(self.id)``.  None: nothing to prepare."""
+        return None
+
+    def generated_inputs(self, grading: GradingView, prepared) -> list | None:
+        """Every input this check generates, given what ``prepare`` returned (None: it
+        generates none); `judge validate` checks that they reach each declared edge."""
         return None
 
     def run(self, grading: GradingView) -> "CheckResult | Later":
@@ -258,7 +353,8 @@ class ScriptMeasureCheck(CheckSpec):
     measured program must be the one that computes the right value); then ``judge``
     weighs the figures of every call.  A subclass declares ``INSTRUMENT``, ``doing``,
     ``usual_cause`` (the default of the task's ``cause:`` field, in a learner's words),
-    ``options(task)`` (JSON for the instrument) and ``judge(grading, calls)``."""
+    ``options(task)`` (JSON for the instrument; ``call_options`` may vary it per call)
+    and ``judge(grading, calls)``."""
 
     phase = 1                   # after the scripted checks have read a fresh worker
     failure_verdict = Verdict.INEFFICIENT
@@ -284,21 +380,28 @@ class ScriptMeasureCheck(CheckSpec):
     def options(self, task) -> dict:
         return {}
 
+    def call_options(self, options: dict, index: int) -> dict:
+        """The instrument's options for the script's call ``index`` (1-based): the same
+        for every call unless a kind needs otherwise (say, a fresh start before the
+        first)."""
+        return options
+
     def run(self, grading: GradingView):
         calls = grading.script_calls(self.script)
-        options = self.options(grading.task)
-        theirs = [grading.reference_measure_soon(self.kind, args, options) for args in calls]
+        options = [self.call_options(self.options(grading.task), i)
+                   for i in range(1, len(calls) + 1)]
+        theirs = [grading.reference_measure_soon(self.kind, args, opts)
+                  for args, opts in zip(calls, options)]
         mine = []
-        for args in calls:
-            mine.append(grading.learner_measure(self.kind, args, options,
+        for args, opts in zip(calls, options):
+            mine.append(grading.learner_measure(self.kind, args, opts,
                                                 f"{self.kind}:{self.script}"))
             if not mine[-1].ok:
                 break
         return Later(functools.partial(self._finish, grading, calls, mine, theirs))
 
     def _finish(self, grading, calls, mine, theirs) -> CheckResult:
-        from .outcome import counterexample, failed_call, mismatch
-        from .scripted import call_label
+        from .outcome import call_label, counterexample, failed_call, mismatch
 
         measured = []
         for i, (args, out) in enumerate(zip(calls, mine), 1):

@@ -3,7 +3,8 @@
 On every call of a script the worker traces the learner's function with
 ``jax.make_jaxpr`` (Python numbers static), counts its equations, those inside nested
 programs included (``jit``, ``scan``, ``while``, ``cond`` branches, ``checkpoint``,
-custom derivative rules), and runs the traced program itself, op by op: its value must
+custom derivative rules; the body of a scan unrolled u times counts u times, as it is
+lowered), and runs the traced program itself (``base.run_traced``): its value must
 be the reference's, so the program measured is the one that computes the answer (a
 function that notices it is being traced cannot show the judge a small wrong program).
 
@@ -21,8 +22,10 @@ Budgets (``budget:``):
 * ``reference``: at most the reference's count on the same call, plus ``slack``.
 
 ``forbid`` and ``require`` list primitive names (``while``, ``scan``, ``pure_callback``,
-...): a forbidden one must appear nowhere in the program, a required one in the program
-of every call whose size is not 0.
+...), or map each to the usual cause of the failure: a forbidden one must appear nowhere
+in the program, a required one in the program of every call whose size is not 0.
+``forbid_dtypes`` lists dtypes (``float64``) that no value computed in the program may
+have.
 """
 
 from __future__ import annotations
@@ -31,25 +34,10 @@ import math
 import re
 
 from ..verdicts import Status
-from .base import ScriptMeasureCheck, check_kind, instrument
+from .base import ScriptMeasureCheck, bind_tracing, check_kind, instrument, run_traced
 
 BUDGETS = ("no_growth", "reference")
 SIZE = re.compile(r"^(?:len\((?P<len>\w+)\)|(?P<arg>\w+)(?:\.shape\[(?P<axis>\d+)\])?)$")
-
-
-def bind_jax():
-    """Runs in the worker before the learner's file (the judge's process never imports
-    jax): the functions the instrument uses, whatever the learner's code replaces later."""
-    import linecache
-    import os
-
-    import jax
-    import jax.extend.core
-
-    return {"make_jaxpr": jax.make_jaxpr, "jaxprs_in_params": jax.extend.core.jaxprs_in_params,
-            "jaxpr_as_fun": jax.extend.core.jaxpr_as_fun,
-            "tree_structure": jax.tree_util.tree_structure, "getline": linecache.getline,
-            "realpath": os.path.realpath, "disable_jit": jax.disable_jit}
 
 
 def measure_program(ctx, args, kwargs, options, lines_sent=40):
@@ -57,27 +45,30 @@ def measure_program(ctx, args, kwargs, options, lines_sent=40):
     the learner's file its equations come from; the program's own value is kept."""
     bound = ctx.bound
     make_jaxpr, jaxprs_in_params = bound["make_jaxpr"], bound["jaxprs_in_params"]
-    jaxpr_as_fun, tree_structure = bound["jaxpr_as_fun"], bound["tree_structure"]
-    getline, realpath, disable_jit = bound["getline"], bound["realpath"], bound["disable_jit"]
+    tree_structure, getline, realpath = bound["tree_structure"], bound["getline"], bound["realpath"]
     fn, arrays = ctx.traceable(args, kwargs)
     closed, out_shape = make_jaxpr(fn, return_shape=True)(*arrays)
 
-    try:    # where an equation comes from: jax's own (private) view of its traceback
-        from jax._src.source_info_util import user_frame
-    except Exception:
-        user_frame = None
     mine = realpath(ctx.source_file) if ctx.source_file else None
+    ours: dict = {}         # file name -> is it the learner's file
     primitives: dict = {}
+    dtypes: dict = {}
     lines: dict = {}
     first_line: dict = {}
+    unrolled = [1]          # the most copies of a scan body
 
     def line_of(eqn):
-        if user_frame is None or mine is None:
+        """The innermost line of the learner's file in the equation's traceback (not
+        jax's own "user frame": the judge's sync counter wraps some jax functions)."""
+        if mine is None:
             return None
         try:
-            frame = user_frame(eqn.source_info.traceback)
-            if frame is not None and realpath(frame.file_name) == mine:
-                return int(frame.start_line)
+            for frame in eqn.source_info.traceback.frames:
+                name = frame.file_name
+                if name not in ours:
+                    ours[name] = realpath(name) == mine
+                if ours[name]:
+                    return int(frame.line_num)
         except Exception:
             pass
         return None
@@ -94,37 +85,57 @@ def measure_program(ctx, args, kwargs, options, lines_sent=40):
             if line is not None:
                 lines[line] = lines.get(line, 0) + 1
                 first_line.setdefault(name, line)
+            for var in eqn.outvars:
+                dtype = str(getattr(getattr(var, "aval", None), "dtype", ""))
+                if dtype:
+                    dtypes[dtype] = dtypes.get(dtype, 0) + 1
+                    if line is not None:
+                        first_line.setdefault("dtype:" + dtype, line)
+            # a scan unrolled u times is lowered with u copies of its body
+            copies = 1
+            if name == "scan":
+                unroll, length = eqn.params.get("unroll", 1), eqn.params.get("length", 1)
+                if isinstance(unroll, bool):
+                    unroll = length if unroll else 1
+                if isinstance(unroll, int) and isinstance(length, int):
+                    copies = max(1, min(unroll, length))
+            if copies > 1:
+                unrolled[0] = max(unrolled[0], copies)
             for sub in jaxprs_in_params(eqn.params):
-                total += count(sub, depth + 1)
+                before = (dict(primitives), dict(lines))
+                inner = count(sub, depth + 1)
+                for tally, start in zip((primitives, lines), before):   # the copies count too
+                    for k, n in tally.items():
+                        tally[k] = start.get(k, 0) + (n - start.get(k, 0)) * copies
+                total += inner * copies
         return total
 
     equations = count(closed.jaxpr)
-    # the traced program's own value, op by op: compiling an unrolled program of
-    # thousands of equations would take seconds, and the size is all this check weighs
-    with disable_jit():
-        flat = jaxpr_as_fun(closed)(*arrays)
-    ctx.keep(tree_structure(out_shape).unflatten(flat))
+    flat = run_traced(bound, closed, arrays)
+    if flat is not None:
+        ctx.keep(tree_structure(out_shape).unflatten(flat))
     busiest = sorted(lines.items(), key=lambda kv: -kv[1])[:lines_sent]
     code = {str(line): getline(ctx.source_file, line).strip()[:160]
             for line, _ in busiest[:8]} if ctx.source_file else {}
-    return {"equations": equations, "primitives": primitives,
+    return {"equations": equations, "primitives": primitives, "dtypes": dtypes,
             "lines": {str(line): n for line, n in busiest}, "code": code,
-            "first_line": {k: v for k, v in first_line.items()}}
+            "first_line": {k: v for k, v in first_line.items()}, "unrolled": unrolled[0]}
 
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def _listing(values: list[str]) -> str:
-    return values[0] if len(values) == 1 else ", ".join(values[:-1]) + " and " + values[-1]
+def _listing(values: list[str], conjunction: str = "and") -> str:
+    return values[0] if len(values) == 1 else \
+        ", ".join(values[:-1]) + f" {conjunction} " + values[-1]
 
 
 @check_kind("jaxpr")
 class JaxprCheck(ScriptMeasureCheck):
     FIELDS = ScriptMeasureCheck.FIELDS + ("budget", "slack", "per_doubling", "forbid", "require",
-                                          "size", "size_name")
-    INSTRUMENT = instrument(measure_program, setup=bind_jax)
+                                          "forbid_dtypes", "size", "size_name")
+    INSTRUMENT = instrument(measure_program, setup=bind_tracing, helpers=(run_traced,))
     doing = "traced with jax.make_jaxpr"
     error_hint = ("The judge measures the program jax traces from your function: code that "
                   "needs concrete values (np.asarray(x), float(x), an `if` on an array's "
@@ -143,11 +154,15 @@ class JaxprCheck(ScriptMeasureCheck):
         self.budget = budget
         self.slack = int(r.number("slack", 0, low=0))
         self.per_doubling = float(r.number("per_doubling", 32, low=0))
+        self.reasons: dict[str, str] = {}     # primitive -> the usual cause, as the task says
         self.forbid = self._primitives(r, "forbid")
         self.require = self._primitives(r, "require")
-        if budget is None and not (self.forbid or self.require):
+        self.forbid_dtypes = r.get("forbid_dtypes", list, [])
+        if not all(isinstance(d, str) and d for d in self.forbid_dtypes):
+            r.fail("must be a list of dtype names (float64, int64, ...)", "forbid_dtypes")
+        if budget is None and not (self.forbid or self.require or self.forbid_dtypes):
             r.fail("a jaxpr check needs a budget (no_growth, reference or a number), "
-                   "forbid or require", "budget")
+                   "forbid, forbid_dtypes or require", "budget")
         self.size = r.get("size", str, None)
         if self.size is not None:
             m = SIZE.match(self.size)
@@ -157,12 +172,17 @@ class JaxprCheck(ScriptMeasureCheck):
                        f"script's calls ({', '.join(self.arg_names)}), got '{self.size}'", "size")
         self.size_name = r.get("size_name", str, self.size or "size")
 
-    @staticmethod
-    def _primitives(r, key: str) -> list[str]:
-        names = r.get(key, list, [])
-        if not all(isinstance(n, str) and n for n in names):
-            r.fail("must be a list of primitive names (scan, while, dot_general, ...)", key)
-        return names
+    def _primitives(self, r, key: str) -> list[str]:
+        """A list of primitive names, or a mapping of each name to why (what the learner
+        usually did to get it, or to miss it)."""
+        names = r.get(key, (list, dict), [])
+        why = names if isinstance(names, dict) else {}
+        if not all(isinstance(n, str) and n for n in names) or \
+                not all(isinstance(v, str) for v in why.values()):
+            r.fail("must be a list of primitive names (scan, while, dot_general, ...), or a "
+                   "mapping of each name to the usual cause", key)
+        self.reasons.update(why)
+        return list(names)
 
     # ------------------------------------------------------------ sizes of calls
     def size_of(self, args) -> int:
@@ -204,7 +224,8 @@ class JaxprCheck(ScriptMeasureCheck):
             "budget": self.budget, "slack": self.slack, "size": self.size_name}
         if self.budget == "no_growth":
             details["per_doubling"] = self.per_doubling
-        problems = [p for p in (self.forbidden(calls, sizes), self.missing(calls, sizes),
+        problems = [p for p in (self.forbidden(calls, sizes), self.forbidden_dtype(calls, sizes),
+                                self.missing(calls, sizes),
                                 self.over_budget(calls, sizes, counts, refs)) if p]
         if problems:
             return self.failed("\n".join(problems), details=details)
@@ -229,7 +250,9 @@ class JaxprCheck(ScriptMeasureCheck):
         elif self.budget is not None:
             text += f", within the budget of {self.limit_words(sizes, refs)}"
         if self.forbid:
-            text += f"; no {_listing([f'`{p}`' for p in self.forbid])}"
+            text += f"; no {_listing([f'`{p}`' for p in self.forbid], 'or')}"
+        if self.forbid_dtypes:
+            text += f"; no {_listing(self.forbid_dtypes, 'or')} values"
         if self.require:
             text += f"; it uses {_listing([f'`{p}`' for p in self.require])}"
         return text
@@ -281,6 +304,10 @@ class JaxprCheck(ScriptMeasureCheck):
             text += f" `{name}` grew most, from {before} to {after}"
             line = self.grown_line(small.mine, large.mine)
             text += (f"; most of the new equations come from {line}." if line else ".")
+        copies = large.mine.get("unrolled", 1)
+        if copies > max(small.mine.get("unrolled", 1), 1):
+            text += (f" A scan (or fori_loop) in it is unrolled into {copies} copies of its "
+                     f"body at {self.at(sizes[j])}: unroll=True copies the body once per step.")
         return text + f"\nUsual cause: {self.cause}."
 
     @staticmethod
@@ -323,10 +350,30 @@ class JaxprCheck(ScriptMeasureCheck):
                 code = c.mine.get("code", {}).get(str(line)) if line else None
                 where = f", first from line {line} of your file" + (f": `{code}`" if code else "") \
                     if line else ""
+                theirs = c.reference.get("primitives", {}).get(p, 0)
                 return (f"your program uses `{p}` ({_plural(c.mine['primitives'][p], 'time')} at "
-                        f"{self.at(s)}{where}), which this task rules out "
+                        f"{self.at(s)}{where}; the reference's: {theirs or 'none'}), which this "
+                        f"task rules out "
                         f"(forbidden: {', '.join(f'`{f}`' for f in self.forbid)})."
-                        + self.stated_cause())
+                        + self.stated_cause(p))
+        return ""
+
+    def forbidden_dtype(self, calls, sizes) -> str:
+        for c, s in zip(calls, sizes):
+            used = [d for d in self.forbid_dtypes if c.mine.get("dtypes", {}).get(d)]
+            if used:
+                d = used[0]
+                line = c.mine.get("first_line", {}).get("dtype:" + d)
+                code = c.mine.get("code", {}).get(str(line)) if line else None
+                where = f", first from line {line} of your file" + (f": `{code}`" if code else "") \
+                    if line else ""
+                cause = (f"\nUsual cause: 64-bit mode turned on (jax_enable_x64) and values "
+                         f"converted to {d}; accelerators run 64-bit arithmetic slowly or not at "
+                         f"all, so keep the computation in 32 bits." if d.endswith("64")
+                         else self.stated_cause(d))
+                return (f"your program computes in {d} ({_plural(c.mine['dtypes'][d], 'value')} "
+                        f"at {self.at(s)}{where}), which this task rules out (forbidden: "
+                        f"{', '.join(self.forbid_dtypes)})." + cause)
         return ""
 
     def missing(self, calls, sizes) -> str:
@@ -336,12 +383,14 @@ class JaxprCheck(ScriptMeasureCheck):
             absent = [p for p in self.require if not c.mine["primitives"].get(p)]
             if absent:
                 top = sorted(c.mine["primitives"].items(), key=lambda kv: -kv[1])[:6]
-                return (f"your program at {self.at(s)} has no `{absent[0]}`, which this task "
-                        f"requires (it has: {', '.join(f'`{k}` x{n}' for k, n in top) or 'nothing'})."
-                        + self.stated_cause())
+                theirs = c.reference.get("primitives", {}).get(absent[0], 0)
+                return (f"your program at {self.at(s)} has no `{absent[0]}` (the reference's: "
+                        f"{theirs}), which this task requires (yours has: "
+                        f"{', '.join(f'`{k}` x{n}' for k, n in top) or 'nothing'})."
+                        + self.stated_cause(absent[0]))
         return ""
 
-    def stated_cause(self) -> str:
+    def stated_cause(self, primitive: str) -> str:
         """For a forbidden or missing primitive only the task knows the usual cause."""
-        why = self._cause or self.doc
+        why = self.reasons.get(primitive) or self._cause or self.doc
         return f"\nUsual cause: {why.rstrip('.')}." if why else ""

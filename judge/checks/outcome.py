@@ -5,8 +5,28 @@ from __future__ import annotations
 from typing import Any
 
 from ..compare import compare
-from ..values import display, render
-from ..verdicts import Verdict
+from ..specs import data_leaves
+from ..values import display, leaves, render
+from ..worker.wire import Leaf
+from ..verdicts import Status, Verdict
+
+
+def call_label(args) -> str:
+    parts = []
+    for name, value in args.items():
+        if isinstance(value, Leaf) and value.kind == "key":
+            parts.append(f"{name} a key")
+        elif isinstance(value, Leaf):
+            a = value.array
+            parts.append(f"{name} {a.dtype}{list(a.shape)}" if value.kind == "jax"
+                         else f"{name} {'np.' if value.kind != 'jax' else ''}{a.dtype}{list(a.shape)}")
+        elif isinstance(value, (list, tuple, dict)):
+            kinds = {type(l).__name__ if not isinstance(l, Leaf) else l.array.dtype.name
+                     for l in leaves(value)}
+            parts.append(f"{name} {type(value).__name__} of {len(value)} ({', '.join(sorted(kinds))})")
+        else:
+            parts.append(f"{name}={render(value)}")
+    return ", ".join(parts)
 
 
 def call_text(entrypoint: str, args: dict[str, Any]) -> str:
@@ -26,6 +46,10 @@ def failed_call(check, grading, args: dict[str, Any], outcome, context: str = ""
     """A CheckResult for a call that raised, timed out, crashed or ran out of memory."""
     if outcome.message.startswith("not run:"):       # the grading stopped calling it
         return check.result("error", outcome.message, verdict=outcome.verdict)
+    if outcome.verdict == Verdict.WRONG_ANSWER:       # it answered, wrongly (an input changed)
+        return check.result(Status.FAILED, f"{context}{call_text(grading.task.entrypoint, args)}: "
+                            f"{outcome.message}", counterexample=counterexample(args),
+                            verdict=Verdict.WRONG_ANSWER)
     what = {Verdict.TIME_LIMIT_EXCEEDED: "ran out of time", Verdict.MEMORY_LIMIT_EXCEEDED: "ran out of memory",
             Verdict.RUNTIME_ERROR: "failed"}.get(outcome.verdict, "failed")
     message = f"{context}{call_text(grading.task.entrypoint, args)} {what}: {outcome.message}"
@@ -35,4 +59,5 @@ def failed_call(check, grading, args: dict[str, Any], outcome, context: str = ""
 
 
 def mismatch(grading, args, actual, expected):
-    return compare(actual, expected, grading.task.result, grading.task.tolerance, args)
+    task = grading.task
+    return compare(actual, expected, task.result, task.tolerance, data_leaves(task.args, args))

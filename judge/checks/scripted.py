@@ -1,42 +1,47 @@
 """Performance checks over a scripted sequence of calls declared in tasks.yaml.
 
-``retrace``: how often the learner's jitted code traced (or compiled), against a
+``retrace``: how often the learner's compiled code traced (or compiled), against a
 budget: a number, or ``reference``, what the reference did on the same calls in a fresh
 process.  ``sync``: how often the learner's code pulled values back to the host.
-The scripted calls' values are compared with the reference's too.
+The scripted calls' values are compared with the reference's too.  Both are measured
+on the property check's generated inputs as well, against the reference's count on
+the same inputs, so a budget holds over the whole declared domain.
 """
 
 from __future__ import annotations
 
 import functools
 
-from ..values import leaves, render
 from ..worker.wire import Leaf
-from .base import CheckSpec, Later, check_kind
-from .outcome import counterexample, failed_call, mismatch
+from .base import GENERATED, CheckSpec, Later, check_kind
+from .outcome import call_label, counterexample, failed_call, mismatch
 from ..verdicts import Status, Verdict
 
 
-def call_label(args) -> str:
-    parts = []
-    for name, value in args.items():
+def shape_signature(args, keep=()) -> str:
+    """What of a call decides its compiled program: each array's kind, dtype and shape,
+    each container's type and length; Python numbers only by type, except the arguments
+    in ``keep`` (those a learner may make static), by value."""
+    def one(value, exact: bool):
         if isinstance(value, Leaf):
-            a = value.array
-            parts.append(f"{name} {a.dtype}{list(a.shape)}" if value.kind == "jax"
-                         else f"{name} {'np.' if value.kind != 'jax' else ''}{a.dtype}{list(a.shape)}")
-        elif isinstance(value, (list, tuple, dict)):
-            kinds = {type(l).__name__ if not isinstance(l, Leaf) else l.array.dtype.name
-                     for l in leaves(value)}
-            parts.append(f"{name} {type(value).__name__} of {len(value)} ({', '.join(sorted(kinds))})")
-        else:
-            parts.append(f"{name}={render(value)}")
-    return ", ".join(parts)
+            return f"{value.kind}:{value.array.dtype}{list(value.array.shape)}"
+        if isinstance(value, dict):
+            return "{" + ",".join(f"{k}:{one(v, exact)}" for k, v in sorted(value.items())) + "}"
+        if isinstance(value, (list, tuple)):
+            return type(value).__name__ + "(" + ",".join(one(v, exact) for v in value) + ")"
+        return repr(value) if exact else type(value).__name__
+    return ";".join(f"{name}={one(value, name in keep)}" for name, value in args.items())
 
 
 class ScriptedCheck(CheckSpec):
+    """A performance figure counted over a script (in fresh workers, the learner's and
+    the reference's), and over the property check's generated inputs too, against the
+    reference's figure on the same inputs: a budget holds over the whole declared
+    domain, not only the script's shapes."""
+
     phase = 0
     failure_verdict = Verdict.INEFFICIENT
-    FIELDS = CheckSpec.FIELDS + ("script", "budget", "slack")
+    FIELDS = CheckSpec.FIELDS + ("script", "budget", "slack", "may_be_static")
 
     def __init__(self, r, scripts):
         super().__init__(r, scripts)
@@ -50,6 +55,16 @@ class ScriptedCheck(CheckSpec):
             r.fail("must be at least 0", "budget")
         self.budget = budget
         self.slack = int(r.number("slack", 0, low=0))
+        # arguments the statement lets a learner make static: on generated inputs each
+        # new value may cost one more program per shape
+        self.may_be_static = r.get("may_be_static", list, [])
+        names = list(scripts[self.script][0]) if scripts[self.script] else []
+        for name in self.may_be_static:
+            if name not in names:
+                r.fail(f"'{name}' is not an argument of the task ({', '.join(names)})", "may_be_static")
+
+    def scripts_run(self):
+        return (self.script,)
 
     def run(self, grading):
         mine = grading.learner_script(self.script)
@@ -66,36 +81,105 @@ class ScriptedCheck(CheckSpec):
                     "failed", f"scripted call {i} ({call_label(args)}): {problem.message}",
                     counterexample=counterexample(args, ref.outcomes[i - 1].value, out.value),
                     verdict=Verdict.WRONG_ANSWER)
-        used, ref_used = self.count(mine), self.count(ref)
+        used, ref_used = self.count(mine.outcomes), self.count(ref.outcomes)
         budget = (ref_used if self.budget == "reference" else self.budget) + self.slack
         source = (f"the reference's {ref_used} on the same calls" if self.budget == "reference"
                   else "set by the task") + (f", plus a slack of {self.slack}" if self.slack else "")
         details = dict(self.details(mine, ref), count=used, budget=budget, reference_count=ref_used,
                        budget_source=self.budget, calls=[call_label(a) for a in mine.calls])
         passed = used <= budget
-        message = self.summary(used, budget, source, len(mine.calls), passed)
-        explain = self.explain(mine, passed)
+        message = self.summary(used, budget, source, f"{len(mine.calls)} scripted calls", passed)
+        explain = self.explain(list(zip(mine.calls, mine.outcomes)), mine.report, passed, "call")
         if explain:
             message += "\n" + explain
+        generated = self.on_generated(grading, max(0, budget - ref_used))
+        if generated is not None:
+            gen_passed, gen_message, details["generated"] = generated
+            passed = passed and gen_passed
+            message += "\n" + gen_message
         if passed:
             return self.result(Status.PASSED, message, details=details)
         return self.failed(message, details=details)
 
-    def count(self, run) -> int:
+    def on_generated(self, grading, allowance: int):
+        """(passed, message, details) for the property check's generated inputs, or None
+        when it made no calls.  What the learner's code spent there beyond what the
+        reference spent on the same inputs (``weigh``) must stay within the headroom the
+        script's budget gives over the reference's count, plus one program per shape for
+        each new value of a ``may_be_static`` argument."""
+        calls = []
+        for args, out in grading.learner_calls(GENERATED):
+            if not out.ok:
+                break
+            calls.append((args, out))
+        if not calls:
+            return None
+        theirs = grading.reference_outcomes([args for args, _ in calls])
+        seen: set[int] = set()
+        firsts = []       # the reference's figures belong to its first call of an input
+        for ref in theirs:
+            firsts.append(ref if id(ref) not in seen else None)
+            seen.add(id(ref))
+        shapes = [shape_signature(a) for a, _ in calls]
+        static = len({shape_signature(a, self.may_be_static) for a, _ in calls}) - len(set(shapes)) \
+            if self.may_be_static else 0
+        used, where = self.weigh(calls, firsts, shapes)
+        budget = allowance + static
+        parts = ([f"{allowance} of headroom, as on the script"] if allowance else []) + (
+            [f"{static} for new values of {', '.join(self.may_be_static)}, which may be static"]
+            if static else [])
+        passed = used <= budget
+        over = (f"the {len(calls)} generated inputs of the property check "
+                f"({len(set(shapes))} distinct shapes)")
+        source = f" ({' plus '.join(parts)})" if parts else ""
+        message = self.generated_summary(used, budget, source, over, passed)
+        if not passed and where:
+            explain = self.explain_excess([(i, calls[i - 1][0], calls[i - 1][1]) for i in where])
+            if explain:
+                message += "\n" + explain
+        return passed, message, {"count": used, "budget": budget, "inputs": len(calls),
+                                 "shapes": len(set(shapes)), "at": where[:50]}
+
+    def weigh(self, calls, theirs, shapes) -> tuple[int, list[int]]:
+        """What the learner's calls on generated inputs spent beyond the reference's calls
+        on the same inputs (``theirs[i]`` None where the reference had that input before;
+        ``shapes[i]``: the call's shape signature), and the calls (1-based) that did."""
+        raise NotImplementedError
+
+    def generated_summary(self, used, budget, source, over, passed) -> str:
+        raise NotImplementedError
+
+    def explain_excess(self, calls) -> str:
+        """Lines about the calls (index, args, outcome) that spent beyond the reference."""
+        return ""
+
+    def count(self, outcomes) -> int:
         raise NotImplementedError
 
     def details(self, mine, ref) -> dict:
         return {}
 
-    def summary(self, used, budget, source, n_calls, passed) -> str:
+    def summary(self, used, budget, source, over, passed) -> str:
         raise NotImplementedError
 
-    def explain(self, run, passed) -> str:
+    def explain(self, calls, report, passed, noun) -> str:
         return ""
 
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _events(outcomes) -> list[dict]:
+    return [e for o in outcomes for e in o.traces if isinstance(e, dict)]
+
+
+def _eager_compiles(events) -> dict[str, int]:
+    ops: dict[str, int] = {}
+    for e in events:
+        if e.get("origin") == "eager" and e.get("stage") == "compile":
+            ops[str(e.get("group"))] = ops.get(str(e.get("group")), 0) + 1
+    return ops
 
 
 @check_kind("retrace")
@@ -108,30 +192,106 @@ class RetraceCheck(ScriptedCheck):
         if self.measure not in ("traces", "compiles", "retraces"):
             r.fail("must be 'traces', 'compiles' or 'retraces'", "measure")
 
-        # eager ops compile too (an unjitted lax.scan compiles once per length): a task
-        # whose point is "no recompiles at all" counts them
+        # eager ops compile too (a jnp.cumsum outside jit compiles once per length): a
+        # task whose point is "no recompiles at all" counts them
         self.include_eager = r.get("include_eager", bool, False)
 
-    def count(self, run) -> int:
-        eager = run.report.get("eager", {})
-        eager = eager if isinstance(eager, dict) else {}
+    def count(self, outcomes) -> int:
+        events = _events(outcomes)
+        learner = [e for e in events if e.get("origin") == "learner"]
         if self.measure == "retraces":
             # traces beyond each function's first: two helpers each traced once are no
             # worse than one, so a solution split differently from the reference's is fair
-            total = sum(len(f.get("retraces") or []) for f in run.report.get("functions", [])
-                        if isinstance(f, dict))
-            if self.include_eager:   # an eager op compiled again: a new length for lax.scan, ...
-                ops = eager.get("ops", {})
-                total += sum(max(0, n - 1) for n in ops.values() if isinstance(n, int)) \
-                    if isinstance(ops, dict) else 0
+            total = sum(e.get("stage") == "trace" and not str(e.get("reason") or "").startswith("first")
+                        for e in learner)
+            if self.include_eager:   # an eager op compiled again: a new length for jnp.cumsum, ...
+                total += sum(max(0, n - 1) for n in _eager_compiles(events).values())
             return total
-        key = "learner_traces" if self.measure == "traces" else "learner_compiles"
-        value = run.report.get(key, 0)
-        total = value if isinstance(value, int) else 0
+        stage = "trace" if self.measure == "traces" else "compile"
+        return sum(e.get("stage") == stage for e in learner) + (
+            sum(e.get("origin") == "eager" and e.get("stage") == stage for e in events)
+            if self.include_eager else 0)
+
+    # a program compiled again for an abstract input it already had: never needed
+    _WASTE = ("new function object", "a different function is jitted here", "static ",
+              "the same signature was traced before", "the jax.jit options differ")
+
+    def _stage(self) -> str:
+        return "compile" if self.measure == "compiles" else "trace"
+
+    def _compiled(self, outcome, eager: bool = True) -> bool:
+        """Did the call compile a program of the caller's own (and, with ``include_eager``,
+        an eager operation)?"""
+        stage = self._stage()
+        return any((e.get("origin") == "learner" and e.get("stage") == stage) or
+                   (eager and self.include_eager and e.get("origin") == "eager"
+                    and e.get("stage") == "compile") for e in outcome.traces)
+
+    def _wasted(self, outcome) -> int:
+        """Programs compiled again for an abstract input already compiled (a new function
+        object, a static value, a dropped cache; but not a ``may_be_static`` argument's
+        new value): every clause of the retrace's reason says so, none a new shape,
+        dtype, weak type or structure."""
+        allowed = tuple(f"static argument `{name}`" for name in self.may_be_static)
+        n = 0
+        for e in outcome.traces:
+            if e.get("origin") != "learner" or e.get("stage") != "trace":
+                continue
+            clauses = [c for c in str(e.get("reason") or "").split("; ")
+                       if c and not (c.startswith("and ") and c.endswith("more changes"))]
+            if clauses and all(c.startswith(self._WASTE) for c in clauses) and \
+                    not all(c.startswith(allowed) for c in clauses):
+                n += 1
+        return n
+
+    def weigh(self, calls, theirs, shapes):
+        """On generated inputs new shapes compile everywhere, so two things are weighed
+        against the reference on the same inputs: programs compiled again for an
+        abstract input already had (a fresh jit on every call, a static value); and the
+        shapes on which the learner's code compiled anything, beyond those on which the
+        reference's did (a program per length where the reference pads to buckets, per
+        argument form where it canonicalises).  A solution split into more helpers than
+        the reference, one made of eager operations, or one that compiles a helper only
+        at the first input that needs it, is not charged."""
+        waste = waste_ref = 0
+        mine_at: dict[str, int] = {}        # shape -> first call where the learner compiled
+        theirs_at: set[str] = set()         # shapes on which the reference compiled
+        wasted_at: list[int] = []
+        for i, ((args, out), ref, shape) in enumerate(zip(calls, theirs, shapes), 1):
+            wasted = self._wasted(out)
+            if wasted:
+                waste += wasted
+                wasted_at.append(i)
+            if ref is not None:
+                waste_ref += self._wasted(ref)
+                if self._compiled(ref):
+                    theirs_at.add(shape)
+            if shape not in mine_at and self._compiled(out):
+                mine_at[shape] = i
+        more_shapes = [i for shape, i in mine_at.items() if shape not in theirs_at]
+        used = max(0, waste - waste_ref) + max(0, len(mine_at) - len(theirs_at))
+        return used, sorted(set(wasted_at) | set(more_shapes)) if used else []
+
+    def generated_summary(self, used, budget, source, over, passed):
+        verdict = "within" if passed else "over"
+        what = "compiled" if self.measure == "compiles" or self.include_eager else "traced"
+        return (f"on {over}: your code {what} {_plural(used, 'time')} more than the reference "
+                f"did on the same inputs, {verdict} the budget of {budget}{source}")
+
+    def explain_excess(self, calls):
+        lines = self.extra_traces([(args, out) for _, args, out in calls], "generated input",
+                                  numbers=[i for i, _, _ in calls])
         if self.include_eager:
-            extra = eager.get(self.measure, 0)
-            total += extra if isinstance(extra, int) else 0
-        return total
+            ops: dict[str, list[int]] = {}
+            for i, _, out in calls:
+                for e in out.traces:
+                    if e.get("origin") == "eager" and e.get("stage") == "compile":
+                        ops.setdefault(f"`{e.get('group')}`" + (f" at line {e['line']}" if e.get("line") else ""),
+                                       []).append(i)
+            for op, where in sorted(ops.items(), key=lambda kv: -len(kv[1]))[:3]:
+                lines.append(f"  eager {op} (outside jit) compiled {_plural(len(where), 'time')}, first at "
+                             f"generated input {where[0]}: put it inside a jitted function")
+        return "\n".join(lines)
 
     def details(self, mine, ref):
         return {"functions": mine.report.get("functions", []), "eager": mine.report.get("eager", {}),
@@ -140,20 +300,19 @@ class RetraceCheck(ScriptedCheck):
                 "per_call": [[e for e in o.traces if e.get("origin") == "learner"]
                              for o in mine.outcomes]}
 
-    def summary(self, used, budget, source, n_calls, passed):
+    def summary(self, used, budget, source, over, passed):
         what = {"traces": "trace", "compiles": "compile", "retraces": "retrace"}[self.measure]
         verdict = "within" if passed else "over"
-        who = "your code (eager operations included)" if self.include_eager else "your jitted code"
+        who = "your code (eager operations included)" if self.include_eager else "your compiled code"
         if self.measure == "retraces":
             again = "traced or compiled again" if self.include_eager else "traced again"
-            return (f"{who} {again} {used} time{'' if used == 1 else 's'} over {n_calls} scripted "
-                    f"calls, {verdict} the budget of {budget} ({source})")
-        return (f"{who} made {_plural(used, what)} over {n_calls} scripted calls, "
-                f"{verdict} the budget of {budget} ({source})")
+            return (f"{who} {again} {used} time{'' if used == 1 else 's'} over {over}, "
+                    f"{verdict} the budget of {budget} ({source})")
+        return f"{who} made {_plural(used, what)} over {over}, {verdict} the budget of {budget} ({source})"
 
-    def explain(self, run, passed):
+    def explain(self, calls, report, passed, noun):
         lines = []
-        for fn in run.report.get("functions", []):
+        for fn in (report or {}).get("functions", []):
             if not isinstance(fn, dict):
                 continue
             line = f"  {fn.get('name')}: {_plural(int(fn.get('traces', 0)), 'trace')}"
@@ -163,24 +322,28 @@ class RetraceCheck(ScriptedCheck):
             lines.append(line)
             if fn.get("note"):
                 lines.append(f"    {fn['note']}")
-        if not passed:
-            lines += self.extra_traces(run)
-        eager = run.report.get("eager", {})
-        if isinstance(eager, dict) and self.include_eager and not passed:
-            again = {op: n for op, n in (eager.get("ops") or {}).items() if isinstance(n, int) and n > 1}
+        events = _events(o for _, o in calls)
+        if self.include_eager and not passed:
+            again = {op: n for op, n in _eager_compiles(events).items() if n > 1}
             for op, n in sorted(again.items(), key=lambda kv: -kv[1])[:4]:
                 lines.append(f"  eager `{op}` (outside jit) compiled {n} times: each new shape or "
                              f"static value compiles it again; put it inside a jitted function")
-        if isinstance(eager, dict) and eager.get("traces") and not self.include_eager:
-            lines.append(f"  (not counted: {_plural(int(eager['traces']), 'trace')} of eager "
+        if not passed:
+            lines += self.extra_traces(calls, noun)
+        eager_traces = sum(e.get("origin") == "eager" and e.get("stage") == "trace" for e in events)
+        if eager_traces and not self.include_eager and report is not None:
+            lines.append(f"  (not counted: {_plural(eager_traces, 'trace')} of eager "
                          f"operations outside jit)")
         return "\n".join(lines)
 
     @staticmethod
-    def extra_traces(run, shown: int = 4) -> list[str]:
-        """Each distinct cause of tracing again, once, with how often and where first."""
+    def extra_traces(calls, noun: str = "call", shown: int = 4, numbers=None) -> list[str]:
+        """Each distinct cause of tracing again, once, with how often and where first
+        (calls numbered ``numbers``, or from 1)."""
         seen: dict[tuple, list[int]] = {}
-        for i, out in enumerate(run.outcomes, 1):
+        index = {}
+        for i, (_, out) in enumerate(calls, 1):
+            index[i] = numbers[i - 1] if numbers else i
             for e in out.traces:
                 reason = str(e.get("reason") or "")
                 if e.get("origin") == "learner" and e.get("stage") == "trace" and reason \
@@ -189,10 +352,10 @@ class RetraceCheck(ScriptedCheck):
                     cause = reason.split("; ")[0]
                     seen.setdefault((str(e.get("group")), cause), []).append(i)
         lines = []
-        for (group, reason), calls in list(seen.items())[:shown]:
-            times = f"{len(calls)} times, first" if len(calls) > 1 else "at"
-            lines.append(f"  {group} traced again ({times} call {calls[0]}: "
-                         f"{call_label(run.calls[calls[0] - 1])}): {reason}")
+        for (group, reason), where in list(seen.items())[:shown]:
+            times = f"{len(where)} times, first" if len(where) > 1 else "at"
+            lines.append(f"  {group} traced again ({times} {noun} {index[where[0]]}: "
+                         f"{call_label(calls[where[0] - 1][0])}): {reason}")
         if len(seen) > shown:
             lines.append(f"  ... and {len(seen) - shown} other reasons (see the JSON report's details)")
         return lines
@@ -200,23 +363,45 @@ class RetraceCheck(ScriptedCheck):
 
 @check_kind("sync")
 class SyncCheck(ScriptedCheck):
-    def count(self, run) -> int:
-        return len(run.syncs())
+    def count(self, outcomes) -> int:
+        return sum(len(o.syncs) for o in outcomes)
 
     def details(self, mine, ref):
         return {"syncs": mine.syncs()[:50], "reference_syncs": ref.syncs()[:50]}
 
-    def summary(self, used, budget, source, n_calls, passed):
+    def summary(self, used, budget, source, over, passed):
         verdict = "within" if passed else "over"
         return (f"your code pulled values back to the host {used} time{'s' if used != 1 else ''} "
-                f"over {n_calls} scripted calls, {verdict} the budget of {budget} ({source})")
+                f"over {over}, {verdict} the budget of {budget} ({source})")
 
-    def explain(self, run, passed):
+    def weigh(self, calls, theirs, shapes):
+        where, used = [], 0
+        for i, ((_, out), ref) in enumerate(zip(calls, theirs), 1):
+            extra = max(0, len(out.syncs) - (len(ref.syncs) if ref is not None else 0))
+            if extra:
+                used += extra
+                where.append(i)
+        return used, where
+
+    def generated_summary(self, used, budget, source, over, passed):
+        verdict = "within" if passed else "over"
+        return (f"on {over}: your code pulled values back to the host {_plural(used, 'time')} "
+                f"more than the reference did on the same inputs, {verdict} the budget of "
+                f"{budget}{source}")
+
+    def explain_excess(self, calls):
+        return self.explain([(args, out) for _, args, out in calls], None, False,
+                            "generated input", [i for i, _, _ in calls])
+
+    def explain(self, calls, report, passed, noun, numbers=None):
         if passed:
             return ""
-        seen: dict[tuple, int] = {}
-        for s in run.syncs():
-            key = (s.get("line"), s.get("kind"), s.get("code"))
-            seen[key] = seen.get(key, 0) + 1
-        return "\n".join(f"  line {line}: {kind} x{n}" + (f"  `{code}`" if code else "")
-                         for (line, kind, code), n in seen.items())
+        seen: dict[tuple, list] = {}
+        for i, (args, out) in enumerate(calls, 1):
+            for s in out.syncs:
+                key = (s.get("line"), s.get("kind"), s.get("code"))
+                seen.setdefault(key, []).append(i)
+        return "\n".join(f"  line {line}: {kind} x{len(where)}" + (f"  `{code}`" if code else "")
+                          + (f" (first at {noun} {numbers[where[0] - 1] if numbers else where[0]}: "
+                             f"{call_label(calls[where[0] - 1][0])})" if noun != "call" else "")
+                          for (line, kind, code), where in seen.items())

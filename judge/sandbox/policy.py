@@ -75,7 +75,7 @@ def _real(path: str) -> str:
     return os.path.realpath(path)
 
 
-def _under(path: str, tree: str) -> bool:
+def under(path: str, tree: str) -> bool:
     return path == tree or path.startswith(tree.rstrip("/") + "/")
 
 
@@ -146,7 +146,7 @@ def view() -> View:
     links, read = [], []
 
     def covered(path: str) -> bool:
-        return any(_under(path, t) for t in read)
+        return any(under(path, t) for t in read)
 
     def add(path: str) -> None:
         """A symbolic link stays one (bound, it would show its target a second time,
@@ -170,7 +170,7 @@ def view() -> View:
     sites = _site_dirs()
     deps = _dependencies(WORKER_IMPORTS)
     hide = sorted({p for h in sites | {JUDGE_DIR} for p in (h, _real(h))})
-    listable = sorted({s for s in sites if any(_under(d, s) for d in deps)} & set(map(os.path.abspath, sys.path)))
+    listable = sorted({s for s in sites if any(under(d, s) for d in deps)} & set(map(os.path.abspath, sys.path)))
     imports = []
     for path in sorted(deps):
         name = os.path.basename(path)
@@ -259,8 +259,8 @@ def bwrap_argv(scratch: str, hidden: list[str], scratch_bytes: int, inner: list[
              "--size", str(scratch_bytes), "--tmpfs", "/tmp", "--symlink", "/tmp", "/var/tmp",
              "--size", str(scratch_bytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
     hide = [p for p in sorted(set(v.hide) | set(hidden))
-            if os.path.lexists(p) and any(_under(p, t) for t in v.read)]
-    hide = [p for p in hide if not any(q != p and _under(p, q) for q in hide)]  # outermost only
+            if os.path.lexists(p) and any(under(p, t) for t in v.read)]
+    hide = [p for p in hide if not any(q != p and under(p, q) for q in hide)]  # outermost only
     for path in hide:
         args += ["--tmpfs", path] if os.path.isdir(path) else ["--ro-bind", "/dev/null", path]
     for path in v.reveal:
@@ -348,7 +348,7 @@ READ = FS_EXECUTE | FS_READ_FILE | FS_READ_DIR
 def _expand(tree: str, hidden: list[str]) -> list[str]:
     """``tree`` less the hidden paths inside it, as the folders and files that remain:
     Landlock only allows, so what is hidden is left out by allowing its siblings."""
-    inside = [h for h in hidden if _under(h, tree)]
+    inside = [h for h in hidden if under(h, tree)]
     if not inside:
         return [tree]
     if tree in inside or not os.path.isdir(tree) or os.path.islink(tree):

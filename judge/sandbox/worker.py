@@ -589,6 +589,24 @@ class Worker:
                     pass
         return procs.sample_main_thread(self._python_pid or self._proc.pid)
 
+    def judges_path(self, path) -> str | None:
+        """A folder the worker names (where it writes), as the judge can reach it: itself
+        in process mode when it lies in the worker's writable folder; through the
+        sandbox's root when it lies in bubblewrap's private /tmp (another mount
+        namespace's, invisible at its own name); else None."""
+        if not isinstance(path, str) or not os.path.isabs(path) or self._proc is None:
+            return None
+        path = os.path.normpath(path)
+        if self._plan.tmpfs:
+            inside = procs.descendants(self._proc.pid, limit=1)
+            if not inside or not any(policy.under(path, t) for t in self._plan.tmpfs):
+                return None
+            return f"/proc/{inside[0]}/root{path}"
+        writable = self._plan.writable
+        if writable and policy.under(os.path.realpath(path), os.path.realpath(writable)):
+            return path
+        return None
+
     def _tmpfs_bytes(self, pids: list[int]) -> int:
         """What the code keeps in its private /tmp and /dev/shm: memory, as much as its own."""
         if not self._plan.tmpfs or len(pids) < 2:

@@ -102,8 +102,10 @@ def boot(config_json: str) -> None:
     confine_failed = confine(cfg.get("confine") or {})
     _hide_judge(cfg)
     try:
+        # a worker that keeps the judge and the references out holds a learner's code:
+        # its compiles are also counted by XLA where the judge watches
         Loop(token, cmd_fd, reply_fd, t0, cfg["lost_exit"], cfg.get("devices"),
-             confine_failed).run()
+             confine_failed, compile_log=bool(cfg.get("deny"))).run()
     except BaseException:
         # Something the learner left behind (a thread's interrupt_main, a signal handler)
         # broke the loop itself: end quietly with the code the judge reads as that.
@@ -172,6 +174,49 @@ def _quietly(cm):
                 cm.__exit__(None, None, None)
             except Exception:
                 pass
+
+
+def _log_compiles() -> str | None:
+    """Have XLA write a record of every program it compiles into a folder of the worker's
+    own (before jax starts: it reads XLA_FLAGS once); the judge counts them from outside
+    (judge/compile_log.py).  None when there is nowhere to write."""
+    folder = os.path.join(os.environ.get("TMPDIR") or os.getcwd(), ".jj-xla")
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError:
+        return None
+    os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} --xla_dump_to={folder}".strip()
+    return folder
+
+
+_RUNS_LEARNER_CODE = ("load", "call", "calls", "measure")
+
+
+class _Unchecked:
+    """Stands for the instruments' check where it could not be made (a probe_error says
+    why): nothing to report, and no compile count to cross-check."""
+
+    def changes(self) -> list:
+        return []
+
+
+def _report_instruments(reply, watch: list) -> None:
+    """Put into a reply what changed of the instruments and how many compiles the probe
+    has seen (its count is cross-checked with XLA's by the judge)."""
+    if not isinstance(reply, dict):
+        return
+    if watch[0] is None:
+        reply["tampered"] = ["the worker's check of the judge's instruments was removed"]
+        return
+    changes = watch[0].changes()
+    if changes:
+        reply["tampered"] = changes
+    try:
+        seen = watch[1]()
+        if seen is not None:
+            reply["compiles_seen"] = int(seen)
+    except Exception:
+        reply.setdefault("tampered", []).append("the judge's probe could not be read")
 
 
 def _make_probes(path: str):
@@ -293,9 +338,95 @@ def _leaf_value(leaf, devices=None):
         return devices.place(value, leaf.sharding)
     import jax
 
+    if leaf.kind == "key":     # what jax.random.key(seed) makes, from its raw data
+        return jax.random.wrap_key_data(jax.device_put(leaf.array), impl="threefry2x32")
+
     # device_put, not jnp.asarray: the same array (dtype, weak type, placement), but
     # asarray compiles a conversion for every new shape, on the learner's clock
     return jax.device_put(value)
+
+
+class _Arguments:
+    """A call's arguments as the learner's function receives them, and what they were
+    before the call: JAX code is pure, so a function that changes its caller's NumPy
+    array or list in place (``x -= x[0]``) gives a wrong answer, even when the value it
+    returns is right."""
+
+    def __init__(self, args: list, kwargs: dict, names: list[str]):
+        self.args, self.kwargs = args, kwargs
+        self.names = [names[i] if i < len(names) else f"argument {i + 1}"
+                      for i in range(len(self.args))]
+        self._before = [_snapshot(v) for v in self.args] + [_snapshot(v) for v in self.kwargs.values()]
+
+    def changed(self) -> str | None:
+        """How the call changed an argument in place, in a learner's words; None if not."""
+        values = self.args + list(self.kwargs.values())
+        names = self.names + list(self.kwargs)
+        for name, value, before in zip(names, values, self._before):
+            what = _change(value, before, name)
+            if what:
+                return (f"your function changed its argument {what}. The caller's data is "
+                        f"corrupted even when the value returned is right: JAX code is pure, "
+                        f"so compute new values (`x = x - x[0]`, not `x -= x[0]`; "
+                        f"`sorted(x)`, not `x.sort()`)")
+        return None
+
+
+def _snapshot(value, depth: int = 0):
+    """What a mutable argument holds now (None for what cannot change in place)."""
+    import numpy as np
+
+    if depth > 50:
+        return None
+    if isinstance(value, np.ndarray):
+        return ("array", value.copy())
+    if type(value) in (list, tuple, dict):
+        items = list(value.items()) if type(value) is dict else list(enumerate(value))
+        return (type(value), [(k, v, _snapshot(v, depth + 1)) for k, v in items])
+    return None
+
+
+def _same_item(a, b) -> bool:
+    if isinstance(b, (bool, int, float, complex, str, type(None))):
+        return type(a) is type(b) and (a == b or (a != a and b != b))
+    return a is b
+
+
+def _change(value, before, path: str) -> str | None:
+    import numpy as np
+
+    if before is None:
+        return None
+    if before[0] == "array":
+        old = before[1]
+        if value.shape != old.shape or value.dtype != old.dtype:
+            return (f"`{path}` (a NumPy array) in place: it was {old.dtype}{list(old.shape)} "
+                    f"before the call and {value.dtype}{list(value.shape)} after")
+        same = (value == old) | ((value != value) & (old != old))
+        if not np.all(same):
+            idx = tuple(int(i) for i in np.argwhere(~np.asarray(same))[0])
+            where = f"[{', '.join(map(str, idx))}]" if idx else ""
+            return (f"`{path}` (a NumPy array) in place: {path}{where} was {old[idx].item()!r} "
+                    f"before the call and {value[idx].item()!r} after")
+        return None
+    kind, items = before
+    noun = {list: "a list", tuple: "a tuple", dict: "a dict"}[kind]
+    if kind is dict:
+        if list(value.keys()) != [k for k, _, _ in items]:
+            return f"`{path}` ({noun}) in place: its keys were {[k for k, _, _ in items]} and are {list(value)} after"
+    elif len(value) != len(items):
+        return f"`{path}` ({noun}) in place: it had {len(items)} items and has {len(value)} after"
+    for key, item, sub in items:
+        now = value[key]
+        inner = f"{path}[{key!r}]"
+        if not _same_item(now, item):
+            if isinstance(item, (bool, int, float, complex, str, type(None))):
+                return f"`{path}` ({noun}) in place: {inner} was {item!r} before the call and {now!r} after"
+            return f"`{path}` ({noun}) in place: {inner} was replaced"
+        what = _change(now, sub, inner)
+        if what:
+            return what
+    return None
 
 
 def _block(tree) -> None:
@@ -433,7 +564,8 @@ def _compile_instrument(spec: dict):
 
 class Loop:
     def __init__(self, token: bytes, cmd_fd: int, reply_fd: int, t0: float, lost_exit: int,
-                 devices: int | None = None, confine_failed: list | None = None):
+                 devices: int | None = None, confine_failed: list | None = None,
+                 compile_log: bool = False):
         self.token, self.cmd_fd, self.reply_fd, self.t0 = token, cmd_fd, reply_fd, t0
         self.lost_exit = lost_exit  # exit code telling the judge the channel broke
         self.device_count = devices  # a task's `devices: N`; None: jax's own default
@@ -442,9 +574,13 @@ class Loop:
         self.pid = os.getpid()
         self.learner_ran = False    # once the learner's file runs, a broken worker is theirs
         self.module = self.entry = self.learner = None
+        self.params: list[str] = []          # the entrypoint's parameter names
         self.probe, self.syncs = _NoProbe(), _NoSyncs()
         self.probe_error: str | None = None
         self.instruments: dict = {}
+        self.compile_log: str | None = "" if compile_log else None   # XLA's record, once set up
+        # [the instruments' check, the probe's compile count], set when the probes are made
+        self._watch: list = [None, None]
 
     def run(self) -> None:
         from . import wire
@@ -452,6 +588,10 @@ class Loop:
         ready = self._warm_up()
         self._send(0, ready, [])
         seq = 1
+        # bound now, before any learner code runs: replacing the loop's methods later
+        # does not change what this loop calls after every request
+        handle, send, watch = self._handle, self._send, self._watch
+        armed = False
         while True:
             try:
                 header, blobs = wire.read_frame(self.cmd_fd, self.token, seq)
@@ -459,8 +599,13 @@ class Loop:
                 os._exit(0)  # the judge closed the channel: nobody to answer
             except (OSError, wire.WireError):
                 os._exit(self.lost_exit)  # the learner's code broke it
-            reply, out_blobs = self._handle(header, blobs)
-            self._send(seq, reply, out_blobs)
+            # a probed load installs the instruments before the learner's file runs: from
+            # then on they are checked after every request that runs the learner's code
+            armed = armed or (header.get("op") == "load" and bool(header.get("probe")))
+            reply, out_blobs = handle(header, blobs)
+            if armed and header.get("op") in _RUNS_LEARNER_CODE:
+                _report_instruments(reply, watch)
+            send(seq, reply, out_blobs)
             if header.get("op") == "exit":
                 _flush_learner_output()
                 os._exit(0)
@@ -469,6 +614,9 @@ class Loop:
     def _warm_up(self) -> dict:
         """Import numpy and jax now, while the judge computes its references."""
         try:
+            flags = os.environ.get("XLA_FLAGS")
+            if self.compile_log is not None:
+                self.compile_log = _log_compiles()
             import jax
             import jax.numpy  # noqa: F401
 
@@ -476,6 +624,12 @@ class Loop:
                 from .devices import Devices
                 self.devices = Devices(jax, int(self.device_count))
             found = jax.devices()
+            # XLA read its flags once, now: a process the learner's code starts must not
+            # write into the judge's compile log
+            if flags is None:
+                os.environ.pop("XLA_FLAGS", None)
+            else:
+                os.environ["XLA_FLAGS"] = flags
         except BaseException as exc:
             return {"op": "ready", "ok": False,
                     "error": {"type": type(exc).__name__, "message": _text(exc)}}
@@ -539,8 +693,13 @@ class Loop:
     def _load(self, header: dict, blobs) -> tuple[dict, list[bytes]]:
         path, name = header["path"], header["entrypoint"]
         self.learner = Learner(path, header.get("display_name") or os.path.basename(path))
+        if header.get("x64"):       # a reference computed in float64 (judge validate)
+            import jax
+
+            jax.config.update("jax_enable_x64", True)
         if header.get("probe"):
             self.probe, self.syncs, self.probe_error = _make_probes(path)
+            self._arm(self.probe, self.syncs)
         # before the learner's file runs, so they hold jax's own functions
         self.instruments = {str(spec["name"]): _compile_instrument(spec)
                             for spec in header.get("instruments", [])}
@@ -552,7 +711,23 @@ class Loop:
         if error is not None:
             return {"ok": False, "error": error}, []
         return {"ok": True, "params": _param_names(self.entry),
-                "jitted": _jitted_names(self.module), "probe_error": self._probe_error()}, []
+                "jitted": _jitted_names(self.module), "probe_error": self._probe_error(),
+                "compile_log": self.compile_log or None}, []
+
+    def _arm(self, probe, syncs) -> None:
+        """Record the instruments as installed, before the learner's file runs."""
+        from .integrity import Instruments
+
+        real_probe = getattr(probe, "_real", None)
+        real_syncs = getattr(syncs, "_real", None)
+        guards = {"the worker's probe": (self, "probe", probe),
+                  "the worker's sync counter": (self, "syncs", syncs)}
+        try:
+            self._watch[0] = Instruments(real_probe, real_syncs, guards)
+            self._watch[1] = real_probe.compiles_seen if real_probe is not None else (lambda: None)
+        except Exception as exc:     # a jax layout change: the check is missing, not the learner's fault
+            self.probe_error = (self.probe_error or "") + f" instruments unchecked: {type(exc).__name__}: {exc}"
+            self._watch[0], self._watch[1] = _Unchecked(), (lambda: None)
 
     def _import(self, path: str) -> dict | None:
         spec = importlib.util.spec_from_file_location("submission", path)
@@ -589,6 +764,7 @@ class Loop:
         if not callable(entry):
             return _invalid(f"{name!r} in {shown} is a {type(entry).__name__}, not a function")
         self.entry = entry
+        self.params = _param_names(entry)
         return None
 
     # -- call
@@ -604,7 +780,7 @@ class Loop:
         if self.entry is None:
             return self._broken("call before a successful load"), []
         try:
-            args, kwargs = self._arguments(header, blobs)
+            arguments = _Arguments(*self._arguments(header, blobs), self.params)
         except _LearnersFault as fault:
             return {"ok": False, "error": fault.error}, []
         probe, syncs = ((self.probe, self.syncs) if header.get("probe", True)
@@ -612,9 +788,10 @@ class Loop:
         probe.begin_call(header.get("label", "call"))
         syncs.begin()
         out_blobs = [] if out_blobs is None else out_blobs
+        start = len(out_blobs)
         t = time.perf_counter()
         try:
-            result = self.entry(*args, **kwargs)
+            result = self.entry(*arguments.args, **arguments.kwargs)
             with _quietly(syncs.paused()):
                 _block(result)
             elapsed = time.perf_counter() - t
@@ -626,7 +803,23 @@ class Loop:
         _flush_learner_output()
         reply["traces"] = probe.end_call()
         reply["syncs"] = syncs.end()
+        self._unless_changed(arguments, reply, out_blobs, start)
         return reply, out_blobs
+
+    def _unless_changed(self, arguments: "_Arguments", reply: dict, out_blobs: list,
+                        start: int) -> None:
+        """A call that changed an argument in place answered wrongly, whatever it returned."""
+        if not reply.get("ok"):
+            return
+        try:
+            changed = arguments.changed()
+        except BaseException as exc:      # an argument the learner turned into something odd
+            changed = f"your function changed its arguments in place ({type(exc).__name__})"
+        if changed:
+            del out_blobs[start:]
+            reply.pop("result", None)
+            reply.update(ok=False, error={"category": "wrong", "type": "WrongResult",
+                                          "message": changed, "traceback": "", "line": None})
 
     def _arguments(self, header: dict, blobs: list[bytes]) -> tuple[list, dict]:
         """The call's arguments as the learner's function receives them.  Making them
@@ -656,9 +849,10 @@ class Loop:
         if self.entry is None or instrument is None:
             return _judge_error(f"no instrument {header.get('instrument')!r} loaded"), []
         try:
-            args, kwargs = self._arguments(header, blobs)
+            arguments = _Arguments(*self._arguments(header, blobs), self.params)
         except _LearnersFault as fault:
             return {"ok": False, "error": fault.error}, []
+        args, kwargs = arguments.args, arguments.kwargs
         ctx = MeasureContext(self.entry, self.learner.path if self.learner else None, bound)
         self.probe.begin_call(header.get("label", "measure"))
         self.syncs.begin()
@@ -684,6 +878,7 @@ class Loop:
         _flush_learner_output()
         reply["traces"] = self.probe.end_call()
         reply["syncs"] = self.syncs.end()
+        self._unless_changed(arguments, reply, out_blobs, 0)
         return reply, out_blobs
 
     def _encode_result(self, result, blobs: list[bytes], syncs) -> dict:

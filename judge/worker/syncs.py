@@ -14,14 +14,23 @@ the nearest frame of the learner's file.
 Choke points (jax 0.10.2).  ``ArrayImpl`` is jaxlib's C++ class with jax's Python
 methods attached, so those methods (``__float__``, ``__int__``, ``__bool__``,
 ``__index__``, ``__complex__``, ``item``, ``tolist``, ``tobytes``, ``__array__``,
-``__format__``, ``__str__``, ``__repr__``, ``__reduce__``, ``copy_to_host_async``,
-``block_until_ready``) and the ``_value`` property they all read are replaced by
-counting wrappers.  ``np.asarray(x)`` on a CPU array never reaches Python: numpy reads
-the C++ buffer protocol.  So ``numpy.asarray``/``array``/``asanyarray``/
-``ascontiguousarray`` are wrapped too, counting only when handed a jax array (or a
-list or tuple holding one).  ``jax.device_get`` and ``jax.block_until_ready`` are
-wrapped at the ``jax`` module; runtime callbacks at ``debug_callback_impl``,
-``pure_callback_impl`` and ``io_callback_impl``, where each invocation passes.
+``__dlpack__``, ``__format__``, ``__str__``, ``__repr__``, ``__reduce__``,
+``copy_to_host_async``, ``block_until_ready``) and the ``_value`` property they all
+read are replaced by counting wrappers.  NumPy reads a CPU array through the C++
+buffer protocol, never reaching Python: ``np.asarray(x)``, ``np.where(x > 0, x, 0)``,
+``np.tanh(x)``, ``np.add(x, 0)``, ``memoryview(x)``, ``np_array[:] = x``.  So the
+class's ``bf_getbuffer`` slot is replaced (through ctypes, see ``_BufferHook``) by a
+callback that counts each read, and numpy functions are named where they are called:
+``numpy.asarray``/``array``/``asanyarray``/``ascontiguousarray`` are wrapped (counting
+whenever handed a jax array, or a list or tuple holding one), ``ArrayImpl`` gets an
+``__array_function__`` that runs numpy's own implementation (so ``np.where``,
+``np.copy``, ``np.sum`` keep their results) and every ufunc in numpy's namespace is
+replaced by a proxy (``np.tanh``, ``np.maximum``, ``np.add`` and their ``.reduce``,
+``.outer``...); a numpy function counts once, as itself, when a read happened inside
+it (``np.shape(x)`` reads nothing and counts nothing).  ``jax.device_get`` and
+``jax.block_until_ready`` are wrapped at the ``jax`` module; runtime callbacks at
+``debug_callback_impl``, ``pure_callback_impl`` and ``io_callback_impl``, where each
+invocation passes.
 
 Counting rules.  One logical pull counts once: the outermost wrapper records and
 everything it reaches (``device_get`` -> ``__array__`` -> ``_value``) is silent.  A pull
@@ -33,13 +42,12 @@ it and the pull: jax reading a constant while compiling the learner's function i
 the learner's sync, but the learner's own ``np.asarray`` while jax traces their body is.
 Nothing counts between ``end()`` and ``begin()`` or inside ``paused()`` (per thread).
 
-What it cannot see: numpy functions other than the four wrapped ones applied straight
-to a jax array (``np.sum(x)``, ``np.add(x, 1)``, ``memoryview(x)``) read the buffer in
-C++; ``np.from_dlpack``/``__dlpack__`` shares memory without a Python-level pull; names
-bound before the counter was created (``from numpy import asarray`` in a module imported
-earlier) keep the unwrapped function; a learner can restore or bypass the patched
-attributes (``type(x).__dict__``, ``jaxlib`` internals); any transfer done inside C++
-(sharding, dispatch) is invisible.  A runtime callback gets the line where its
+What it cannot see: names bound before the counter was created (``from numpy import
+tanh`` in a module imported earlier, ``numpy.core.umath.tanh``) are not named, though
+the buffer read inside them still counts (as "buffer protocol"); a learner can restore
+or bypass the patched attributes (``type(x).__dict__``, the buffer slot, ``jaxlib``
+internals), which the worker's integrity check after every call reports; any transfer
+done inside C++ (sharding, dispatch) is invisible.  A runtime callback gets the line where its
 ``jax.debug.print``/``callback`` call was traced, or the callback's ``def`` line, or
 none; a callback still running after ``end()`` has flushed effects would be lost.
 """
@@ -47,6 +55,7 @@ none; a callback still running after ``end()`` has flushed effects would be lost
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 import linecache
 import sys
@@ -70,6 +79,7 @@ _ARRAY_PULLS = {
     "tolist": ".tolist()", "tobytes": ".tobytes()", "__array__": "np.asarray",
     "__format__": "format()", "__str__": "print/str", "__repr__": "print/str",
     "__reduce__": "pickle", "copy_to_host_async": ".copy_to_host_async()",
+    "__dlpack__": "__dlpack__ (np.from_dlpack)",
 }
 _NUMPY_PULLS = ("asarray", "array", "asanyarray", "ascontiguousarray")
 
@@ -77,6 +87,7 @@ _NUMPY_PULLS = ("asarray", "array", "asanyarray", "ascontiguousarray")
 class _ThreadState(threading.local):
     busy = False  # inside a counted pull or callback: what it reaches is not new
     paused = 0
+    reading: list | None = None  # inside a numpy function: [True] once it read an array
 
 
 _thread = _ThreadState()
@@ -128,8 +139,12 @@ class SyncCounter:
         if _current is self:
             _current = None
             while _restore:
-                owner, name, original = _restore.pop()
-                setattr(owner, name, original)
+                owner, name, original, _ = _restore.pop()
+                if original is _MISSING:
+                    delattr(owner, name)
+                else:
+                    setattr(owner, name, original)
+            _buffer_hook.remove()
 
     # -- recording
 
@@ -171,16 +186,117 @@ def _site_line(key) -> int | None:
 
 # ---------------------------------------------------------------- the patches
 
+_MISSING = object()
+
+
 def _patch(owner, name: str, replacement) -> None:
-    original = vars(owner)[name] if isinstance(owner, type) else getattr(owner, name)
-    _restore.append((owner, name, original))
+    original = (vars(owner).get(name, _MISSING) if isinstance(owner, type)
+                else getattr(owner, name, _MISSING))
+    _restore.append((owner, name, original, replacement))
     setattr(owner, name, replacement)
+
+
+def installed() -> tuple[list, bool]:
+    """What the counter patched (to check later with ``patches_in_place``)."""
+    return list(_restore), _buffer_hook.installed
+
+
+def patches_in_place(patches: tuple[list, bool] | None = None) -> list[str]:
+    """The patched attributes that no longer hold the counter's replacement (a learner
+    restored or replaced them), and the buffer hook if it was taken out; of ``patches``
+    (``installed()``'s answer), or of what is patched now."""
+    patched, hooked = patches if patches is not None else installed()
+    moved = []
+    for owner, name, _, replacement in patched:
+        now = vars(owner).get(name, _MISSING) if isinstance(owner, type) else getattr(owner, name, _MISSING)
+        if now is not replacement:
+            moved.append(f"{getattr(owner, '__name__', type(owner).__name__)}.{name}")
+    if hooked and not _buffer_hook.in_place():
+        moved.append("the buffer-protocol hook of jax arrays")
+    return moved
+
+
+class _BufferHook:
+    """Counts every read of a jax array through the C buffer protocol.
+
+    numpy reads a CPU ``ArrayImpl`` through its ``bf_getbuffer`` slot without running any
+    Python, so the slot itself is replaced by a ctypes callback that counts the read
+    and calls jaxlib's original.  Offsets are CPython 3.11's (``tp_as_buffer`` is the
+    21st pointer of a type object, ``bf_getbuffer`` the first of the buffer procs); a
+    type that has no buffer procs (``int``) and one that does (``bytes``) confirm them
+    before anything is written, else nothing is (``installed`` stays False: named numpy
+    functions still count, a bare ``memoryview(x)`` does not).  A failure of the
+    original (a deleted array) returns -1 without its exception: numpy then falls back
+    to ``__array__``, which raises it; ``memoryview`` raises SystemError instead."""
+
+    _AS_BUFFER = 20 * ctypes.sizeof(ctypes.c_void_p)
+    _SIGNATURE = (ctypes.c_int, ctypes.py_object, ctypes.c_void_p, ctypes.c_int)
+
+    def __init__(self):
+        self.installed = False
+        self._slot = self._original = self._callback = None
+
+    def _procs(self, tp) -> int | None:
+        return ctypes.c_void_p.from_address(id(tp) + self._AS_BUFFER).value
+
+    def install(self) -> None:
+        if sys.version_info[:2] != (3, 11) or self._procs(int) is not None \
+                or self._procs(bytes) is None or self._procs(_ARRAY_TYPE) is None:
+            return
+        self._slot = ctypes.c_void_p.from_address(self._procs(_ARRAY_TYPE))
+        if not self._slot.value:
+            return
+        original = ctypes.PYFUNCTYPE(*self._SIGNATURE)(self._slot.value)
+        self._original_address = self._slot.value
+
+        def get_buffer(exporter, view, flags):
+            try:
+                _on_buffer_read(sys._getframe(1))
+            except BaseException:
+                pass              # counting must never break the read
+            try:
+                return original(exporter, view, flags)
+            except BaseException:
+                return -1
+        self._original = original
+        self._callback = ctypes.CFUNCTYPE(*self._SIGNATURE)(get_buffer)
+        self._slot.value = ctypes.cast(self._callback, ctypes.c_void_p).value
+        self.installed = True
+
+    def in_place(self) -> bool:
+        return self._callback is not None and \
+            self._slot.value == ctypes.cast(self._callback, ctypes.c_void_p).value
+
+    def remove(self) -> None:
+        if self.installed:
+            self._slot.value = self._original_address
+            self.installed = False
+
+
+_buffer_hook = _BufferHook()
+
+
+def _on_buffer_read(caller) -> None:
+    counter = _current
+    if counter is None or not counter._listening():
+        return
+    if _thread.reading is not None:
+        _thread.reading[0] = True
+        return
+    counter._record_pull("buffer protocol", "pull", caller)
 
 
 def _counted(kind: str, category: str, call, caller, *args, **kwargs):
     counter = _current
     if counter is None or not counter._listening():
         return call(*args, **kwargs)
+    if _thread.reading is not None:      # a numpy function reads through us: it counts
+        _thread.reading[0] = True
+        _thread.busy = True
+        try:
+            return call(*args, **kwargs)
+        finally:
+            _thread.busy = False
     _thread.busy = True
     try:
         result = call(*args, **kwargs)
@@ -217,6 +333,56 @@ def _numpy_function(original, kind: str):
     return wrapper
 
 
+def _reading(kind: str, call, caller, args, kwargs):
+    """Run a numpy function; it counts once, as ``kind``, if it read a jax array's values
+    (through the buffer protocol, ``__array__`` or ``_value``).  Without the buffer hook,
+    a jax array among its arguments is taken as read."""
+    counter = _current
+    if counter is None or not counter._listening() or _thread.reading is not None:
+        return call(*args, **kwargs)
+    read = [False]
+    _thread.reading = read
+    try:
+        result = call(*args, **kwargs)
+    finally:
+        _thread.reading = None
+    if read[0] or (not _buffer_hook.installed and any(_holds_array(a) for a in args)):
+        counter._record_pull(kind, "pull", caller)
+    return result
+
+
+def _array_function(self, func, types, args, kwargs):
+    """``ArrayImpl.__array_function__``: numpy's own implementation, counted by name."""
+    name = f"{func.__module__.replace('numpy', 'np', 1)}.{func.__name__}"
+    return _reading(name, func._implementation, sys._getframe(1), args, kwargs)
+
+
+class _CountedUfunc:
+    """Stands for a numpy ufunc in numpy's namespace: the same results, and a host read
+    of a jax array inside it counts as that ufunc (``np.tanh``, ``np.add.reduce``)."""
+
+    __slots__ = ("_ufunc",)
+    _METHODS = ("reduce", "accumulate", "reduceat", "outer", "at")
+
+    def __init__(self, ufunc):
+        object.__setattr__(self, "_ufunc", ufunc)
+
+    def __call__(self, *args, **kwargs):
+        return _reading(f"np.{self._ufunc.__name__}", self._ufunc, sys._getframe(1), args, kwargs)
+
+    def __getattr__(self, name):
+        attr = getattr(self._ufunc, name)
+        if name not in self._METHODS:
+            return attr
+
+        def method(*args, **kwargs):
+            return _reading(f"np.{self._ufunc.__name__}.{name}", attr, sys._getframe(1), args, kwargs)
+        return method
+
+    def __repr__(self):
+        return repr(self._ufunc)
+
+
 def _value_property(prop: property) -> property:
     def get(self):
         return _counted("host copy", "pull", prop.__get__, sys._getframe(1), self)
@@ -231,6 +397,11 @@ def _install() -> None:
     _patch(_ARRAY_TYPE, "_value", _value_property(vars(_ARRAY_TYPE)["_value"]))
     for name in _NUMPY_PULLS:
         _patch(np, name, _numpy_function(getattr(np, name), f"np.{name}"))
+    _patch(_ARRAY_TYPE, "__array_function__", _array_function)
+    for name, value in list(vars(np).items()):
+        if isinstance(value, np.ufunc):
+            _patch(np, name, _CountedUfunc(value))
+    _buffer_hook.install()
     _patch(jax, "device_get", _method(jax.device_get, "device_get"))
     _patch(jax, "block_until_ready",
            _method(jax.block_until_ready, "jax.block_until_ready", "wait"))

@@ -142,7 +142,9 @@ class Leaf:
     def __init__(self, array: np.ndarray, kind: str, weak: bool = False,
                  sharding: dict | None = None):
         self.array = array
-        self.kind = kind  # "numpy", "jax" or "npscalar"
+        # "numpy", "jax", "npscalar", or "key": a JAX typed PRNG key (threefry2x32), the
+        # array holding its raw key data (uint32[2])
+        self.kind = kind
         self.weak = weak
         # where a jax array lives on a mesh (see check_layout): for an argument, where the
         # worker places it; for a result, what landed on each device
@@ -377,7 +379,7 @@ def _decode(node, blobs, depth, counter):
         i, kind, weak = node["i"], node["kind"], node.get("weak", False)
         if not isinstance(i, int) or not 0 <= i < len(blobs):
             raise WireError("bad blob index")
-        if kind not in ("numpy", "jax", "npscalar") or not isinstance(weak, bool):
+        if kind not in ("numpy", "jax", "npscalar", "key") or not isinstance(weak, bool):
             raise WireError("bad array kind")
         if not isinstance(node["dtype"], str):
             raise WireError("bad dtype")

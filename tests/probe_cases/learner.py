@@ -10,6 +10,7 @@ from functools import partial
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 LENGTHS = (8, 16, 32, 8)
 
@@ -156,3 +157,54 @@ def scenario_cleared(call):
 def scenario_transforms(call):
     call("retrace", jax.vmap(sum_jit), np.ones((3, 4), np.float32))
     call("retrace", jax.grad(lambda w: jnp.sum(w * w)), _ones(4))
+
+
+def entry_tree_map_partial(tree, factor):
+    return jax.tree.map(jax.jit(partial(jnp.multiply, factor)), tree)  # L:tree_map_partial
+
+
+def entry_exec_jit(tree):
+    namespace = {"jax": jax}
+    exec("double = jax.jit(lambda v: v * 2)", namespace)  # L:exec_jit
+    return jax.tree.map(namespace["double"], tree)
+
+
+def entry_eager_fori(x, c):
+    return lax.fori_loop(0, 3, lambda i, v: v + c, x)  # L:eager_fori
+
+
+def _add_one(i, v):
+    return v + 1.0
+
+
+def entry_eager_fori_fixed(x):
+    return lax.fori_loop(0, 3, _add_one, x)
+
+
+def entry_library(x):
+    return jnp.clip(x, 0, 1) + jax.nn.relu(x) + jnp.cumsum(x)
+
+
+def scenario_tree_map_partial(call):
+    for factor in (2.0, 3.0, 2.0):
+        call("retrace", entry_tree_map_partial, {"a": _ones(4), "b": _ones(4)}, factor)
+
+
+def scenario_exec_jit(call):
+    for _ in range(3):
+        call("retrace", entry_exec_jit, [_ones(4)])
+
+
+def scenario_eager_fori(call):
+    for c in (1.0, 2.0, 3.0):
+        call("retrace", entry_eager_fori, _ones(4), c)
+
+
+def scenario_eager_fori_fixed(call):
+    for _ in range(3):
+        call("retrace", entry_eager_fori_fixed, _ones(4))
+
+
+def scenario_library(call):
+    for _ in range(3):
+        call("retrace", entry_library, _ones(4))

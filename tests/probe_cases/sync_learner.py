@@ -117,3 +117,53 @@ def eager_callbacks(x):
     jax.debug.callback(log_value, x)  # S:debug_callback
     shape = jax.ShapeDtypeStruct(x.shape, x.dtype)
     return jax.experimental.io_callback(host_double, shape, x)  # S:io_callback
+
+
+def numpy_where(x):
+    return np.where(x > 2, x, 0)  # S:np_where
+
+
+def numpy_tanh(x):
+    return np.tanh(x)  # S:np_tanh
+
+
+def numpy_maximum(x):
+    return np.maximum(x, 0)  # S:np_maximum
+
+
+def numpy_copy(x):
+    return np.copy(x)  # S:np_copy
+
+
+def numpy_add_zero(x):
+    return np.add(x, 0)  # S:np_add
+
+
+def numpy_concatenate(x):
+    return np.concatenate([x, x])  # S:np_concatenate
+
+
+def numpy_sum_delegates(x):
+    return np.sum(x), np.mean(x)     # numpy calls x.sum(), x.mean(): jax's, on the device
+
+
+def numpy_add_reduce(x):
+    return np.add.reduce(x)  # S:np_add_reduce
+
+
+def buffer_memoryview(x):
+    return bytes(memoryview(x))  # S:memoryview
+
+
+def buffer_setitem(x):
+    host = np.zeros(4, np.float32)
+    host[:] = x  # S:setitem
+    return host
+
+
+def numpy_dlpack(x):
+    return np.from_dlpack(x)  # S:dlpack
+
+
+def numpy_metadata_only(x):
+    return np.shape(x), np.ndim(x), np.size(x)

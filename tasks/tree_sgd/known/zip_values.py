@@ -1,8 +1,8 @@
-# expect: runtime_error via examples; property passed, retrace failed
+# expect: runtime_error via examples, property; retrace failed
 # why: pairs parameters and gradients by position (dict insertion order) instead of by
-# key: generated trees list both in one order and pass, but the statement's example
-# pairs a sub-dict with an array and crashes, and scripted calls with the keys of
-# grads in another order get wrong values.
+# key: the statement's example pairs a sub-dict with an array and crashes, generated
+# trees whose grads list their keys in another order crash the same way, and scripted
+# calls with the keys of grads in another order get wrong values.
 import jax
 
 

@@ -1,0 +1,191 @@
+"""Tampering with the judge's instruments shows: the worker's own check after every
+call (judge/worker/integrity.py), and XLA's compile count taken from outside the worker
+(judge/compile_log.py) against the probe's."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import jax
+import numpy as np
+import pytest
+
+from isolation_modes import MODES
+from judge.compile_log import MARK, CompileLog, open_log
+from judge.worker.integrity import Instruments
+from judge.worker.probe import Probe
+from judge.worker.syncs import SyncCounter
+
+HERE = Path(__file__)
+
+
+@pytest.fixture
+def installed():
+    probe, counter = Probe(str(HERE)), SyncCounter(str(HERE))
+    holder = type("Holder", (), {})()
+    holder.probe = probe
+    instruments = Instruments(probe, counter, {"the worker's probe": (holder, "probe", probe)})
+    yield instruments, probe, counter, holder
+    counter.close()
+    probe.close()
+
+
+def test_nothing_changed_right_after_installing(installed):
+    instruments, probe, *_ = installed
+    jax.jit(lambda v: v + 1)(np.ones(3, np.float32))     # the instruments at work
+    assert instruments.changes() == []
+
+
+def test_cleared_monitoring_listeners(installed):
+    from jax._src import monitoring
+
+    instruments = installed[0]
+    saved = list(monitoring._scalar_listeners)
+    monitoring._scalar_listeners.clear()
+    try:
+        assert "the judge's jax.monitoring listeners were removed" in instruments.changes()
+    finally:
+        monitoring._scalar_listeners.extend(saved)
+
+
+def test_a_method_of_the_probe_swapped(installed):
+    instruments, probe, *_ = installed
+    original = type(probe)._record
+    type(probe)._record = lambda self, event: None
+    try:
+        assert "the judge's probe was changed (Probe._record)" in instruments.changes()
+    finally:
+        type(probe)._record = original
+
+
+def test_the_worker_holding_another_probe(installed):
+    instruments, _, _, holder = installed
+    holder.probe = object()
+    assert "the worker's probe was replaced (probe)" in instruments.changes()
+
+
+def test_the_sync_counter_undone(installed):
+    instruments, _, counter, _ = installed
+    counter.close()                 # what a learner finding it through gc can do
+    found = "; ".join(instruments.changes())
+    assert "the judge's sync counter was undone (ArrayImpl.__float__" in found
+    assert "buffer-protocol hook" in found or "more" in found
+
+
+def test_the_sync_counter_paused_for_good(installed):
+    from judge.worker import syncs
+
+    instruments = installed[0]
+    syncs._thread.paused += 1
+    try:
+        assert "the judge's sync counter was switched off (its thread state)" in instruments.changes()
+    finally:
+        syncs._thread.paused -= 1
+
+
+# ---------------------------------------------------------------- XLA's count, from outside
+
+def test_the_compile_log_counts_created_records_and_sees_deletions(tmp_path):
+    folder = tmp_path / "xla"
+    folder.mkdir()
+    (folder / f"module_0000.jit_f{MARK}").write_text("before the watch")
+    log = CompileLog(folder)
+    assert log.count() == 1
+    for i in (1, 2):
+        (folder / f"module_000{i}.jit_g{MARK}").write_text("HloModule")
+        (folder / f"module_000{i}.jit_g.debug_options").write_text("")
+    assert log.count() == 3 and log.problem is None
+    (folder / f"module_0001.jit_g{MARK}").unlink()    # deleting a record hides nothing
+    assert log.count() == 3 and "were deleted" in log.problem
+    log.close()
+
+
+def test_the_compile_log_sees_its_folder_made_unwritable(tmp_path):
+    folder = tmp_path / "xla"
+    folder.mkdir()
+    log = CompileLog(folder)
+    os.chmod(folder, 0o500)
+    try:
+        log.count()
+        assert "permissions" in log.problem
+    finally:
+        os.chmod(folder, 0o700)
+        log.close()
+
+
+def test_only_a_folder_there_is_watched(tmp_path):
+    assert open_log(None) is None                       # the worker named no folder of its own
+    assert open_log(str(tmp_path / "missing")) is None
+    log = open_log(str(tmp_path))
+    assert isinstance(log, CompileLog)
+    log.close()
+
+
+def test_a_blinded_probe_is_caught_by_xlas_count(tmp_path):
+    """The cross-check itself: XLA recorded more compiles than the worker's probe saw."""
+    from judge.runner import Grading
+    from judge.session import CallOutcome
+
+    folder = tmp_path / "xla"
+    folder.mkdir()
+    grading = Grading.__new__(Grading)
+    grading.tampered, grading._compile_log = [], CompileLog(folder)
+    grading._check_instruments(CallOutcome(True, compiles_seen=0))
+    assert grading.tampered == []
+    (folder / f"module_0000.jit_f{MARK}").write_text("HloModule")
+    grading._check_instruments(CallOutcome(True, compiles_seen=1))
+    assert grading.tampered == []
+    (folder / f"module_0001.jit_f{MARK}").write_text("HloModule")
+    grading._check_instruments(CallOutcome(True, compiles_seen=1))
+    assert grading.tampered == ["XLA compiled 2 programs in your worker where the judge's probe "
+                                "saw 1 (the probe was blinded)"]
+    grading._compile_log.close()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_learners_worker_writes_a_compile_log_the_judge_can_watch(tmp_path, monkeypatch, mode):
+    """End to end, in every isolation mode: the learner's worker has XLA record its
+    compiles inside its scratch, and the judge's count follows the probe's call by call."""
+    from judge.bank import Limits
+    from judge.session import Session
+
+    monkeypatch.setenv("JUDGE_ISOLATION", mode)         # what the learner's worker gets
+    submission = tmp_path / "s.py"
+    submission.write_text("import jax\n\ndef f(x):\n    return jax.jit(lambda v: v * 2)(x)\n")
+    session = Session(submission, "s.py", "f", Limits())
+    session.start()
+    try:
+        loaded = session.load()
+        assert loaded.ok, loaded.message
+        worker = session.worker
+        assert worker.isolation == mode
+        assert worker.judges_path("/etc") is None         # not the worker's own folder
+        assert worker.judges_path("tmp/.jj-xla") is None
+        log = open_log(worker.judges_path(loaded.value.get("compile_log")))
+        assert log is not None, loaded.value
+        from judge.worker.wire import Leaf
+        for n in (3, 4, 4):
+            out = session.call({"x": Leaf(np.ones(n, np.float32), "jax")}, "call")
+            assert out.ok and out.tampered == [], out.tampered
+            assert log.count() == out.compiles_seen
+        assert out.compiles_seen >= 3        # a fresh jit per call: every call compiles
+        log.close()
+    finally:
+        session.close()
+
+
+def test_a_tampered_grading_earns_no_performance_points():
+    from judge.report import CheckResult, Report
+    from judge.scoring import score
+
+    def check(id, kind, status, points, **kw):
+        return CheckResult(id=id, kind=kind, required=True, status=status, message="",
+                           details={"points": points}, **kw)
+    checks = [check("property", "property", "passed", 2), check("retrace", "retrace", "passed", 1),
+              check("instruments", "instruments", "error", 0, verdict="runtime_error")]
+    report = Report(task="t", submission="s", seed=1, judge_version="x", checks=checks)
+    result = score(report)
+    assert (result.earned, result.maximum) == (2, 3)     # the values' points; no retrace point
+    clean = Report(task="t", submission="s", seed=1, judge_version="x", checks=checks[:2])
+    assert (score(clean).earned, score(clean).maximum) == (3, 3)
