@@ -10,8 +10,10 @@ Measured side by side, in paired rounds (median of --rounds):
   pytest  pytest + hypothesis comparing the submission with the reference on 100
           examples, lengths 0 to 64 (the usual hand-written check, one process)
 Targets (issue 2): judge <= 0.4 x pytest, judge <= 1.5 x floor.
+With --isolation-cost, also `judge run --isolation process` in every round: what the
+default isolation (bubblewrap where it works) costs beside process isolation.
 
-    python benchmarks/bench_run.py [--rounds 5] [SUBMISSION]
+    python benchmarks/bench_run.py [--rounds 5] [--isolation-cost] [SUBMISSION]
 """
 
 from __future__ import annotations
@@ -100,6 +102,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("submission", nargs="?", default=str(ROOT / "examples" / f"{TASK}.py"))
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--isolation-cost", action="store_true",
+                    help="also time `judge run --isolation process` in each round")
     opts = ap.parse_args()
     from judge.bank import load_bank
 
@@ -115,15 +119,19 @@ def main() -> None:
     env = dict(os.environ, JAX_PLATFORMS="cpu")
     judge = [str(Path(sys.executable).parent / "judge"), "run", TASK, sub, "--format", "json"]
     runs = {"judge": [], "floor": [], "pytest": []}
+    if opts.isolation_cost:
+        runs["process"] = []
     for _ in range(opts.rounds):
         runs["judge"].append(timed(judge, work, env))
+        if opts.isolation_cost:
+            runs["process"].append(timed(judge + ["--isolation", "process"], work, env))
         runs["floor"].append(timed([sys.executable, str(floor), sub], work,
                                    dict(env, OPENBLAS_NUM_THREADS="1")))
         runs["pytest"].append(timed([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                                      str(test)], work, env))
     med = {k: statistics.median(v) for k, v in runs.items()}
     print(f"distinct shapes fed by the judge: {len(shapes)}; rounds: {opts.rounds}")
-    for k in ("judge", "floor", "pytest"):
+    for k in runs:
         print(f"  {k:<7} median {med[k]:.2f} s  (runs: {', '.join(f'{x:.2f}' for x in runs[k])})")
     # each round's ratio too: the machine's load drifts, and a round's runs share it
     paired = {b: statistics.median(j / x for j, x in zip(runs["judge"], runs[b]))
@@ -132,6 +140,10 @@ def main() -> None:
           f"{paired['pytest']:.2f}; target <= 0.40)")
     print(f"judge / floor  = {med['judge'] / med['floor']:.2f}  (median of rounds' ratios "
           f"{paired['floor']:.2f}; target <= 1.50)")
+    if opts.isolation_cost:
+        ratio = statistics.median(j / p for j, p in zip(runs["judge"], runs["process"]))
+        print(f"judge (default isolation) / judge --isolation process = "
+              f"{med['judge'] / med['process']:.2f}  (median of rounds' ratios {ratio:.2f})")
     print(json.dumps({k: round(v, 3) for k, v in med.items()}))
 
 

@@ -17,8 +17,15 @@ from typing import Any
 
 import yaml
 
+from .limits import Limits
+
 BANK_ENV = "JUDGE_BANK"
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)   # libyaml: 7x faster
+# A bank is parsed before anyone can look at it: bounded however it is written (an
+# alias bomb expands each alias again wherever the tree is walked).
+MAX_BANK_BYTES = 8 << 20
+MAX_NODES = 500_000     # of the whole file, every alias expanded
+MAX_DEPTH = 64
 TASK_ID = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 DIFFICULTIES = ("easy", "medium", "hard")
 
@@ -89,10 +96,13 @@ class FieldReader:
             self.fail(f"expected {what or _names(types)}, got {_kind(value)} {value!r}", key)
         return value
 
-    def number(self, key: str, default: Any = ..., *, low: float | None = None) -> float:
+    def number(self, key: str, default: Any = ..., *, low: float | None = None,
+               high: float | None = None) -> float:
         value = self.get(key, (int, float), default, what="a number")
         if value is not None and low is not None and value < low:
             self.fail(f"must be at least {low}, got {value}", key)
+        if value is not None and high is not None and value > high:
+            self.fail(f"must be at most {high}, got {value}", key)
         return value
 
 
@@ -115,23 +125,10 @@ def _kind(value: Any) -> str:
 # ---------------------------------------------------------------- the typed model
 
 @dataclass(frozen=True)
-class Limits:
-    call_timeout_s: float = 10.0
-    run_timeout_s: float = 60.0
-    memory_mb: int = 2048
-    output_kb: int = 64
-
-    FIELDS = ("call_timeout_s", "run_timeout_s", "memory_mb", "output_kb")
-
-    @classmethod
-    def parse(cls, r: FieldReader | None) -> "Limits":
-        if r is None:
-            return cls()
-        r.only(cls.FIELDS)
-        return cls(call_timeout_s=float(r.number("call_timeout_s", 10.0, low=0.1)),
-                   run_timeout_s=float(r.number("run_timeout_s", 60.0, low=1)),
-                   memory_mb=int(r.number("memory_mb", 2048, low=768)),
-                   output_kb=int(r.number("output_kb", 64, low=1)))
+class Example:
+    args: dict[str, Any]            # name -> value tree (see literals.py)
+    expect: Any                     # value tree, or ... when the statement gives none
+    note: str = ""
 
 
 @dataclass
@@ -237,14 +234,7 @@ def load_bank(root: str | Path | None = None) -> Bank:
     file = root / "tasks.yaml"
     if not file.is_file():
         raise BankError(file, "not found: a bank folder holds tasks.yaml, tasks/ and reference/")
-    try:
-        data = yaml.load(file.read_text(encoding="utf-8"), Loader=_YAML_LOADER)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        raise BankError(file, f"is not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BankError(file, f"cannot be read: {exc}") from None
+    data = read_yaml(file)
     top = FieldReader(data, file, None, "")
     top.only(("course", "steps", "tasks"))
     course = top.get("course", str, "")
@@ -262,6 +252,101 @@ def load_bank(root: str | Path | None = None) -> Bank:
             raise BankError(file, "is defined twice", task.id, "id")
         bank.tasks[task.id] = task
     return bank
+
+
+def read_yaml(file: Path) -> Any:
+    """tasks.yaml as Python data, refused (naming the task and field) when it is larger
+    than a bank can be once its aliases are expanded, or nested too deeply."""
+    try:
+        if file.stat().st_size > MAX_BANK_BYTES:
+            raise BankError(file, f"is larger than {MAX_BANK_BYTES >> 20} MB")
+        loader = _YAML_LOADER(file.read_text(encoding="utf-8"))
+        try:
+            node = loader.get_single_node()
+            if node is None:
+                return None
+            _check_size(file, node)
+            return loader.construct_document(node)
+        finally:
+            loader.dispose()
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        raise BankError(file, f"is not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BankError(file, f"cannot be read: {exc}") from None
+
+
+def _children(node) -> list:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _check_size(file: Path, root) -> None:
+    """Expanded size and depth of the node graph, in time linear in its distinct nodes
+    (an alias is the same node object, counted once per place it appears)."""
+    size: dict[int, int] = {}
+    depth: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            kids = _children(node)
+            size[key] = 1 + sum(size[id(k)] for k in kids)
+            depth[key] = 1 + max((depth[id(k)] for k in kids), default=0)
+            on_path.discard(key)
+            continue
+        if key in size:
+            continue
+        if key in on_path:
+            raise BankError(file, "holds an alias that contains itself (a recursive anchor)")
+        on_path.add(key)
+        stack.append((node, True))
+        stack += [(k, False) for k in _children(node) if id(k) not in size]
+    if size[id(root)] <= MAX_NODES and depth[id(root)] <= MAX_DEPTH:
+        return
+    task, field = _where(root, size, depth)
+    if size[id(root)] > MAX_NODES:
+        raise BankError(file, f"is {size[id(root)]:,} values once its aliases are expanded (at "
+                              f"most {MAX_NODES:,}): an alias repeated inside an alias?", task, field)
+    raise BankError(file, f"is nested {depth[id(root)]} levels deep (at most {MAX_DEPTH})", task, field)
+
+
+def _where(root, size: dict, depth: dict) -> tuple[str | None, str | None]:
+    """The task and field where the excess is: follow the largest (or deepest) child
+    down while it alone is over the limit."""
+    over = (lambda n: size[id(n)] > MAX_NODES) if size[id(root)] > MAX_NODES else \
+        (lambda n: depth[id(n)] > MAX_DEPTH - 8)
+    path, task, node = [], None, root
+    while True:
+        step = None
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                if over(v):
+                    step = (str(k.value) if isinstance(k, yaml.ScalarNode) else "?", v)
+                    break
+        elif isinstance(node, yaml.SequenceNode):
+            for i, v in enumerate(node.value):
+                if over(v):
+                    step = (f"[{i}]", v)
+                    break
+        if step is None:
+            break
+        label, child = step
+        if path == ["tasks"] and isinstance(child, yaml.MappingNode):
+            task = next((v.value for k, v in child.value if isinstance(k, yaml.ScalarNode)
+                         and k.value == "id" and isinstance(v, yaml.ScalarNode)), label)
+            path = []
+        else:
+            path.append(label)
+        node = child
+    field = ".".join(path).replace(".[", "[") or None
+    return task, field
 
 
 TASK_FIELDS = ("id", "title", "step", "step_title", "difficulty", "tags", "entrypoint",

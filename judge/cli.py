@@ -57,6 +57,24 @@ def main(ctx: click.Context, bank: str | None) -> None:
     ctx.obj["bank"] = bank
 
 
+def isolation_option(f):
+    return click.option("--isolation", type=click.Choice(["auto", "bubblewrap", "process"]),
+                        envvar="JUDGE_ISOLATION", default="auto", show_default=True,
+                        help="How the learner's code is isolated: bubblewrap (fails when it "
+                             "cannot be had), process, or auto (bubblewrap when it works; env "
+                             "JUDGE_ISOLATION).  README, Isolation, says what each holds.")(f)
+
+
+def resolve_isolation(asked: str) -> str:
+    """The mode the learner's workers will get; a usage error when it cannot be had."""
+    from .sandbox import IsolationUnavailable, resolve_isolation as resolve
+
+    try:
+        return resolve(asked)
+    except IsolationUnavailable as exc:
+        fail_usage(str(exc))
+
+
 def format_option(f):
     from .writers import FORMATS
 
@@ -72,18 +90,22 @@ def format_option(f):
 @click.option("--seed", type=int, default=None, help="Hypothesis seed (default: the task's).")
 @click.option("--examples", type=click.IntRange(1, 100000), default=None,
               help="Number of generated examples for property checks.")
+@isolation_option
 @click.pass_context
-def run(ctx, task_id, submission, fmt, strict, seed, examples):
+def run(ctx, task_id, submission, fmt, strict, seed, examples, isolation):
     """Grade SUBMISSION (a .py file or a .ipynb notebook) against task TASK_ID.
 
     Exit status: 0 accepted, 1 not accepted, 2 usage error, 3 judge error."""
     from .sandbox import check_isolation_soon
+    from .sources import SubmissionRefused, read_submission
 
     check_isolation_soon()             # while the bank loads
     task = get_task(ctx, task_id)
     path = Path(submission)
     try:
-        path.read_bytes()
+        read_submission(path)
+    except SubmissionRefused:
+        pass                           # graded: the report says invalid_submission, and why
     except OSError as exc:
         problem = f"cannot read {submission}: {exc.strerror or exc}"
         if fmt in FILE_FORMATS:   # a platform reading results.json must find one (score 0)
@@ -91,10 +113,12 @@ def run(ctx, task_id, submission, fmt, strict, seed, examples):
 
             emit(missing_report(task, str(path), problem, seed, strict), fmt)
         fail_usage(problem)
+    isolation = resolve_isolation(isolation)
     from .runner import grade, judge_error_report
 
     try:
-        report = grade(task, path, seed=seed, examples=examples, strict=strict)
+        report = grade(task, path, seed=seed, examples=examples, strict=strict,
+                       isolation=isolation)
     except Exception as exc:  # the judge's own fault: say so, never a traceback
         report = judge_error_report(task, path, seed, strict, exc)
     emit(report, fmt)
@@ -129,9 +153,10 @@ FILE_FORMATS = ("exercism", "gradescope")
 @click.option("--strict", is_flag=True, help="Count advisory checks (required: false) too.")
 @click.option("--examples", type=click.IntRange(1, 100000), default=None,
               help="Number of generated examples for property checks.")
+@isolation_option
 @click.pass_context
 def batch(ctx, submissions, out, workers, task_list, only, force, deadline, scheduler, emit,
-          seed, strict, examples):
+          seed, strict, examples, isolation):
     """Grade every submission in SUBMISSIONS: a folder laid out <learner>/<task_id>.py
     (or .ipynb), or a CSV manifest with columns learner,task,path[,submitted].
 
@@ -146,6 +171,13 @@ def batch(ctx, submissions, out, workers, task_list, only, force, deadline, sche
     from .batch.discovery import parse_time
     from .batch.schedule import Options
 
+    from .sandbox import is_root
+
+    asked, isolation = isolation, resolve_isolation(isolation)
+    if isolation == "process" and asked != "process" and is_root():
+        fail_usage("bubblewrap does not work here, and grading a class as root in process "
+                   "isolation is weaker (README, Isolation, says how): install bubblewrap, "
+                   "or pass --isolation process to grade this way anyway")
     bank = open_bank(ctx)
     try:
         when = parse_time(deadline) if deadline else None
@@ -153,7 +185,8 @@ def batch(ctx, submissions, out, workers, task_list, only, force, deadline, sche
         fail_usage(f"--deadline: '{deadline}' is not a time (ISO 8601: 2026-11-20T23:59)")
     request = Request(submissions=submissions, out=Path(out), workers=workers,
                       tasks=_csv_list(task_list), scheduler=scheduler, emit=_csv_list(emit),
-                      opts=Options(seed=seed, strict=strict, examples=examples),
+                      opts=Options(seed=seed, strict=strict, examples=examples,
+                                   isolation=isolation),
                       only=_csv_list(only), force=force, deadline=when)
     try:
         status = run(bank, request, lambda text: click.echo(text, err=True))

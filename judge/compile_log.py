@@ -85,17 +85,12 @@ class CompileLog:
             self._fd = -1
 
 
-def open_log(scratch: str | None, reported: str | None) -> CompileLog | None:
-    """The compile log of a worker that says it writes one at ``reported``, if that folder
-    is inside its scratch as the judge sees it (the worker may run in a mount namespace
-    where its folders are not the judge's; then no log, and no cross-check)."""
-    if not scratch or not isinstance(reported, str):
+def open_log(folder: str | None) -> CompileLog | None:
+    """The compile log in ``folder`` (the judge's path to where the worker says XLA
+    writes, from Worker.judges_path), or None when there is none to watch."""
+    if not folder:
         return None
     try:
-        folder = os.path.realpath(reported)
-        root = os.path.realpath(scratch)
-        if os.path.commonpath([folder, root]) != root or not os.path.isdir(folder):
-            return None
-        return CompileLog(folder)
+        return CompileLog(folder) if os.path.isdir(folder) else None
     except (OSError, ValueError):
         return None

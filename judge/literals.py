@@ -13,11 +13,13 @@ Plain YAML scalars, lists and mappings are Python values.  A mapping with one
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from .specs import MAX_ELEMENTS, MAX_RANK
 from .worker.wire import Leaf, dtype_from_name
 
 
@@ -69,8 +71,11 @@ def parse_value(raw, r, key: str):
         rr = sub.child("$random")
         rr.only(("shape", "dtype", "kind", "values"))
         shape = rr.get("shape", list)
-        if not all(isinstance(d, int) and d >= 0 for d in shape):
+        if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
             rr.fail("must be a list of sizes", "shape")
+        if len(shape) > MAX_RANK or math.prod(shape) > MAX_ELEMENTS:
+            rr.fail(f"is {math.prod(shape):,} elements; an array has at most {MAX_ELEMENTS:,} "
+                    f"(and rank {MAX_RANK})", "shape")
         lo, hi = rr.get("values", list, [-1.0, 1.0])
         return RandomArray(tuple(shape), _dtype(rr), _kind(rr), lo, hi)
     sub.only((mark, "dtype", "kind"))

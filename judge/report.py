@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +43,29 @@ class CheckResult:
         return out
 
 
+# C0 and C1 controls but newline and tab (ESC starts a colour, CR overwrites a line),
+# DEL, and the bidirectional overrides that reorder what a terminal shows
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape_char(m: re.Match) -> str:
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def escape_controls(value):
+    """Text the learner wrote (prints, exception messages, reprs, file names) made
+    harmless for a terminal: control characters become visible escapes like \\x1b, so
+    no writer can be made to paint a fake green ACCEPTED.  Walks dicts and lists."""
+    if isinstance(value, str):
+        return _CONTROLS.sub(_escape_char, value)
+    if isinstance(value, dict):
+        return {escape_controls(k): escape_controls(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(escape_controls(v) for v in value)
+    return value
+
+
 def decide(checks: list[CheckResult], strict: bool) -> Verdict:
     return first_of(c.verdict for c in checks if c.counts(strict))
 
@@ -57,13 +81,23 @@ class Report:
     elapsed_s: float = 0.0
     strict: bool = False
     isolation: str = "process"
+    isolation_layers: list = field(default_factory=list)   # what held, in a few words each
     devices: dict | None = None      # {"count": n, "platform": name}: what the grading ran on
     title: str = ""
     verdict: Verdict = Verdict.JUDGE_ERROR
     notes: list[str] = field(default_factory=list)   # said once, above the checks
 
     def finish(self) -> "Report":
+        """Decide the verdict, and escape control characters everywhere, once: every
+        writer reads the report after this."""
         self.verdict = decide(self.checks, self.strict)
+        self.submission = escape_controls(self.submission)
+        self.output = escape_controls(self.output)
+        self.notes = escape_controls(self.notes)
+        for c in self.checks:
+            c.message = escape_controls(c.message)
+            c.counterexample = escape_controls(c.counterexample)
+            c.details = escape_controls(c.details)
         return self
 
     @property
@@ -77,6 +111,7 @@ class Report:
                "checks": [c.to_dict() for c in self.checks],
                "output": self.output,
                "strict": self.strict, "isolation": self.isolation,
+               "isolation_layers": list(self.isolation_layers),
                "score": score(self).to_dict()}
         if self.devices:
             out["devices"] = dict(self.devices)
@@ -97,5 +132,6 @@ class Report:
                    judge_version=data["judge_version"], checks=checks,
                    output=data.get("output", {}), elapsed_s=data.get("elapsed_s", 0.0),
                    strict=data.get("strict", False), isolation=data.get("isolation", "process"),
+                   isolation_layers=list(data.get("isolation_layers", [])),
                    devices=data.get("devices") if isinstance(data.get("devices"), dict) else None,
                    verdict=Verdict.parse(data["verdict"]), notes=list(data.get("notes", [])))

@@ -206,10 +206,15 @@ def script_calls(task: Task, name: str, seed: int) -> list[dict[str, Any]]:
 
 
 class Grading:
+    """One submission graded against one task.  ``oracle``: a started reference worker
+    to share (a batch, a service); ``worker``: a learner worker already started (a warm
+    pool's), else one is started now; ``isolation``: auto, bubblewrap or process
+    (default: $JUDGE_ISOLATION, else auto)."""
+
     def __init__(self, task: Task, submission: Path, *, seed: int | None = None,
                  examples: int | None = None, strict: bool = False,
                  oracle: Oracle | None = None, display_name: str | None = None,
-                 worker: Worker | None = None):
+                 worker: Worker | None = None, isolation: str | None = None):
         self.task = task
         self.submission = Path(submission)
         self.seed = task.seed if seed is None else seed
@@ -217,7 +222,8 @@ class Grading:
         self.strict = strict
         self.learner = Session(self.submission, display_name or self.submission.name,
                                task.entrypoint, task.limits, hidden_paths=task.bank.hidden_paths(),
-                               instruments=task_instruments(task), devices=task.devices)
+                               instruments=task_instruments(task), devices=task.devices,
+                               isolation=isolation)
         if worker is not None and (worker.limits, worker.devices) != \
                 (self.learner.limits, self.learner.devices):
             raise ValueError("the warm worker was started with other limits or devices than "
@@ -225,7 +231,8 @@ class Grading:
         self.warm_worker = worker       # started ahead of its one submission, or None
         self.own_oracle = oracle is None
         self.oracle = oracle or Oracle(task, self.seed)
-        self.deadline = 0.0
+        self._expected: dict[int, tuple] = {}     # id(args) -> (args, pending expected value)
+        self._largest_expected = 0                # bytes, of the reference's values so far
         self._scripts: dict[str, ScriptRun] = {}
         self._pool: ThreadPoolExecutor | None = None
         self.loaded: CallOutcome | None = None
@@ -240,7 +247,8 @@ class Grading:
     # -------------------------------------------------------------- used by checks
     # (checks see only these, through checks.base.GradingView)
     def learner_call(self, args: dict[str, Any], label: str) -> CallOutcome:
-        out = self._on_learner(lambda: self.learner.call(args, label))
+        out = self._on_learner(lambda: self.learner.call(args, label,
+                                                         reply_limit=self._reply_limit(args)))
         self._calls.setdefault(label, []).append((args, out))
         return out
 
@@ -283,13 +291,35 @@ class Grading:
         self._check_instruments(out)
         return out
 
+    def _reply_limit(self, args: dict[str, Any]):
+        """For a reply over 1 MB: at most 4x the expected result's size (+1 MB), once
+        the reference has it; a learner returning 40 MB arrays for a 16-byte answer
+        must not make the judge hold gigabytes."""
+        def limit():
+            entry = self._expected.get(id(args))
+            if entry is None or entry[0] is not args:
+                # no reference value for these inputs (a script's call, a stated
+                # example): bounded by the largest expected result seen so far
+                return max(_NO_EXPECTED_CAP, 4 * self._largest_expected + (1 << 20)), \
+                    self._largest_expected, False
+            try:
+                value = entry[1].result(timeout=self.task.limits.call_timeout_s)
+            except BaseException:  # the reference's failure is reported where it is read
+                return None
+            expected = value_bytes(value)
+            return 4 * expected + (1 << 20), expected, True
+        return limit
+
+    def _note_expected(self, values) -> None:
+        self._largest_expected = max([self._largest_expected] + [value_bytes(v) for v in values])
+
     def _watch_compiles(self, loaded: CallOutcome) -> None:
         """Count XLA's compiles in the learner's worker from outside it (see compile_log)."""
         if self._compile_log is not None:
             self._compile_log.close()
         value = loaded.value if loaded.ok and isinstance(loaded.value, dict) else {}
         worker = self.learner.worker
-        self._compile_log = open_log(worker.scratch if worker else None, value.get("compile_log"))
+        self._compile_log = open_log(worker.judges_path(value.get("compile_log")) if worker else None)
         self._check_instruments(loaded)
 
     def _check_instruments(self, out: CallOutcome) -> None:
@@ -313,12 +343,19 @@ class Grading:
 
     def expected_soon(self, args: dict[str, Any]) -> Future:
         """The reference's value, computed while the learner's worker computes its own."""
-        return self._reference_pool().submit(self.oracle.value, args)
+        future = self._reference_pool().submit(self.oracle.value, args)
+        self._expected[id(args)] = (args, future)
+        future.add_done_callback(lambda f: f.exception() or self._note_expected([f.result()]))
+        return future
 
     def expected_all(self, calls: list[dict[str, Any]]) -> list["_Item"]:
         """expected_soon for many inputs at once, in batches (one round trip each)."""
         batch = self._reference_pool().submit(self.oracle.values, calls)
-        return [_Item(batch, i) for i in range(len(calls))]
+        batch.add_done_callback(lambda f: f.exception() or self._note_expected(f.result()))
+        items = [_Item(batch, i) for i in range(len(calls))]
+        for args, item in zip(calls, items):
+            self._expected[id(args)] = (args, item)
+        return items
 
     def _reference_pool(self) -> ThreadPoolExecutor:
         if self._pool is None:
@@ -326,7 +363,8 @@ class Grading:
         return self._pool
 
     def time_left(self) -> float:
-        return self.deadline - time.monotonic()
+        """Seconds of the learner's own time left in the run (machine load does not count)."""
+        return self.learner.time_left()
 
     def learner_script(self, name: str) -> ScriptRun:
         """The learner's run of a scripted call sequence (once, however many checks
@@ -350,16 +388,12 @@ class Grading:
     # -------------------------------------------------------------- the whole grading
     def run(self) -> Report:
         started = time.monotonic()
-        self.deadline = started + self.task.limits.run_timeout_s
-        self.learner.deadline = self.deadline
         report = Report(task=self.task.id, submission=str(self.submission), seed=self.seed,
                         judge_version=__version__, strict=self.strict, title=self.task.title)
         try:
-            if self.warm_worker is not None:      # jax already imported, no code run yet
-                self.learner.worker = self.warm_worker
-                self.warm_worker.begin_run()
-            else:
-                self.learner.start()      # first: it imports jax while the oracle starts
+            # first: it imports jax while the oracle starts; a warm worker has imported
+            # it already, and the run's clock starts with its first request, not its spawn
+            self.learner.start(self.warm_worker)
             if self.own_oracle:
                 self.oracle.start()
             report.checks = self._run_checks()
@@ -377,7 +411,9 @@ class Grading:
             if self._pool is not None:
                 self._pool.shutdown(wait=True)
             report.isolation = self.learner.isolation
+            report.isolation_layers = self.learner.isolation_layers
             report.devices = self.learner.device_info
+            self._expected.clear()
             if self._compile_log is not None:
                 self._compile_log.close()
             self.learner.stop()
@@ -496,7 +532,12 @@ def missing_report(task: Task, submission: str, why: str, seed: int | None,
 def untouched_starter(task: Task, submission: Path) -> bool:
     """Is the submission still the task's starter (comments and blank lines aside)?"""
     from .notebooks import NotebookError, submission_source
+    from .sources import SubmissionRefused, read_submission
 
+    try:
+        read_submission(submission)   # a FIFO, a device, a link out: never opened to compare
+    except (SubmissionRefused, OSError):
+        return False
     try:
         return _tokens(submission_source(submission)) == _tokens(
             task.starter_path.read_text(encoding="utf-8"))
@@ -524,8 +565,8 @@ class _Item:
     def __init__(self, batch: Future, index: int):
         self.batch, self.index = batch, index
 
-    def result(self) -> Any:
-        return self.batch.result()[self.index]
+    def result(self, timeout: float | None = None) -> Any:
+        return self.batch.result(timeout)[self.index]
 
 
 def in_background(fn, name: str) -> Future:
@@ -539,6 +580,16 @@ def in_background(fn, name: str) -> Future:
                 future.set_exception(exc)
     threading.Thread(target=run, name=name, daemon=True).start()
     return future
+
+
+_NO_EXPECTED_CAP = 16 << 20   # a reply's bytes, where no expected result bounds it
+
+
+def value_bytes(value) -> int:
+    """The bytes of a value tree's arrays (8 for each scalar)."""
+    from .values import leaves
+
+    return sum(leaf.array.nbytes if isinstance(leaf, wire.Leaf) else 8 for leaf in leaves(value))
 
 
 def load_message(out: CallOutcome) -> str:

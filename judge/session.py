@@ -3,26 +3,27 @@ the worker become verdicts a learner understands."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .sandbox import Limits as SandboxLimits
-from .sandbox import Worker, WorkerFailure
+from .limits import Limits
+from .sandbox import RunClock, Worker, WorkerFailure
+from .sources import SubmissionRefused, read_submission
 from .worker import wire
 from .verdicts import Verdict
 
 FAILURE_VERDICTS = {"timeout": Verdict.TIME_LIMIT_EXCEEDED, "memory": Verdict.MEMORY_LIMIT_EXCEEDED,
                     "crashed": Verdict.RUNTIME_ERROR, "exited": Verdict.RUNTIME_ERROR,
-                    "protocol": Verdict.RUNTIME_ERROR}
+                    "protocol": Verdict.RUNTIME_ERROR, "processes": Verdict.RUNTIME_ERROR,
+                    "disk": Verdict.RUNTIME_ERROR, "too_large": Verdict.WRONG_ANSWER,
+                    "overloaded": Verdict.JUDGE_ERROR}
+# "judge": the worker's own failure before any learner code ran; "broken": after
 ERROR_VERDICTS = {"exception": Verdict.RUNTIME_ERROR, "exit": Verdict.RUNTIME_ERROR,
                   "memory": Verdict.MEMORY_LIMIT_EXCEEDED, "invalid_submission": Verdict.INVALID_SUBMISSION,
                   "timeout": Verdict.TIME_LIMIT_EXCEEDED, "judge": Verdict.JUDGE_ERROR,
-                  "unmeasurable": Verdict.JUDGE_ERROR, "wrong": Verdict.WRONG_ANSWER}
-
-
-TRUSTED_LIFETIME_S = 6 * 3600.0
+                  "unmeasurable": Verdict.JUDGE_ERROR, "wrong": Verdict.WRONG_ANSWER,
+                  "broken": Verdict.RUNTIME_ERROR}
 
 
 @dataclass
@@ -43,18 +44,17 @@ class CallOutcome:
 
 
 class Session:
-    def __init__(self, source: Path, display_name: str, entrypoint: str, limits,
+    """A trusted session (the reference) has no run clock: it may serve many gradings.
+    A learner's has one clock for the whole grading, across restarts of its worker."""
+
+    def __init__(self, source: Path, display_name: str, entrypoint: str, limits: Limits,
                  *, trusted: bool = False, hidden_paths: list[str] = (),
-                 instruments: list[dict] = (), devices: int | None = None, x64: bool = False):
+                 instruments: list[dict] = (), devices: int | None = None,
+                 isolation: str | None = None, x64: bool = False):
         self.source, self.display_name, self.entrypoint = Path(source), display_name, entrypoint
-        # The reference's (trusted) worker serves every grading that shares it, a whole
-        # validation or batch: only each of its calls is limited, not its lifetime.
-        self.limits = SandboxLimits(call_timeout_s=limits.call_timeout_s,
-                                    run_timeout_s=max(limits.run_timeout_s, TRUSTED_LIFETIME_S)
-                                    if trusted else limits.run_timeout_s,
-                                    memory_mb=limits.memory_mb,
-                                    output_bytes=limits.output_kb * 1024)
+        self.limits = limits
         self.trusted, self.hidden_paths = trusted, list(hidden_paths)
+        self.isolation_asked = isolation
         self.instruments = list(instruments)    # check kinds' worker-side halves
         self.devices = devices                  # a task's `devices: N`
         self.x64 = x64                           # jax with 64-bit types (trusted code only)
@@ -62,14 +62,20 @@ class Session:
         self.params: list[str] = []
         self.jitted: list[str] = []
         self._outputs: list[dict] = []
-        self.deadline: float | None = None      # monotonic; the whole grading's limit
+        # The reference's (trusted) worker serves every grading that shares it, a whole
+        # validation or batch, or a service for hours: only each of its requests is
+        # limited, never its lifetime, so it has no run clock.
+        self.clock: RunClock | None = None if trusted else RunClock(limits.run_timeout_s)
         self.dropped: list[str] = []            # a notebook's IPython-only lines, left out
 
     # -------------------------------------------------------------- lifecycle
-    def start(self) -> None:
-        self.worker = Worker(self.limits, trusted=self.trusted, hidden_paths=self.hidden_paths,
-                             devices=self.devices)
-        self.worker.start()
+    def start(self, worker: Worker | None = None) -> None:
+        """Start a worker now, or take one already started (a pool's, warm)."""
+        if worker is None:
+            worker = Worker(self.limits, trusted=self.trusted, hidden_paths=self.hidden_paths,
+                            isolation=self.isolation_asked, devices=self.devices)
+            worker.start()
+        self.worker = worker
 
     @property
     def alive(self) -> bool:
@@ -78,6 +84,10 @@ class Session:
     @property
     def isolation(self) -> str:
         return self.worker.isolation if self.worker else "process"
+
+    @property
+    def isolation_layers(self) -> list[str]:
+        return list(self.worker.layers) if self.worker else []
 
     @property
     def device_info(self) -> dict | None:
@@ -89,17 +99,19 @@ class Session:
         return None
 
     def load(self) -> CallOutcome:
-        from .notebooks import NotebookError, read_submission
+        from .notebooks import NotebookError, read_submission as read_notebook
 
         target = Path(self.worker.scratch) / "submission.py"
         try:
+            source = read_submission(self.source, shown=self.display_name)
             if self.source.suffix == ".ipynb":        # a notebook's code cells
-                notebook = read_submission(self.source)
+                notebook = read_notebook(self.source)
                 self.dropped = notebook.dropped
                 target.write_text(notebook.text, encoding="utf-8")
             else:   # the bytes as they are: Python decodes them (a coding cookie, a BOM)
-                target.write_bytes(self.source.read_bytes())
-        except NotebookError as exc:
+                target.write_bytes(source)
+            target.chmod(0o644)
+        except (NotebookError, SubmissionRefused) as exc:
             return CallOutcome(False, verdict=Verdict.INVALID_SUBMISSION, message=str(exc))
         except OSError as exc:
             return CallOutcome(False, verdict=Verdict.INVALID_SUBMISSION,
@@ -135,9 +147,26 @@ class Session:
                 "truncated": any(p.get("truncated") for p in parts)}
 
     # -------------------------------------------------------------- calls
-    def call(self, args: dict[str, Any], label: str) -> CallOutcome:
+    def call(self, args: dict[str, Any], label: str, reply_limit=None) -> CallOutcome:
+        """``reply_limit``: see Worker.request (the expected result's size bounds the reply)."""
+        misplaced = self._unplaceable(args)
+        if misplaced is not None:
+            return misplaced
         blobs: list[bytes] = []
-        return self._request(_call_header(args, label, blobs), blobs)
+        return self._request(_call_header(args, label, blobs), blobs, reply_limit=reply_limit)
+
+    def _unplaceable(self, args: dict[str, Any]) -> CallOutcome | None:
+        """Arguments placed on a mesh, for a worker started without devices: the judge's
+        mistake, said here (a learner's worker cannot be believed when it says that a
+        failure is the judge's: its code may have written the reply)."""
+        from .values import leaves
+
+        if self.devices is None and any(getattr(leaf, "sharding", None) is not None
+                                        for leaf in leaves(args)):
+            return CallOutcome(False, verdict=Verdict.JUDGE_ERROR, message="an argument placed "
+                               "on a mesh, for a worker started without devices (the task needs "
+                               "`devices: N`)")
+        return None
 
     def call_many(self, calls: list[dict[str, Any]], label: str,
                   probe: bool = False) -> list[CallOutcome]:
@@ -159,6 +188,9 @@ class Session:
     def measure(self, kind: str, args: dict[str, Any], options: dict, label: str) -> CallOutcome:
         """A check kind's instrument at ``args``: ``measured`` holds its figures, and
         ``value`` the value it kept (None when it kept none)."""
+        misplaced = self._unplaceable(args)
+        if misplaced is not None:
+            return misplaced
         blobs: list[bytes] = []
         header = dict(_call_header(args, label, blobs), op="measure", instrument=kind,
                       options=options)
@@ -169,20 +201,22 @@ class Session:
         return out.value.get("report", {}) if out.ok else {}
 
     def _timeout(self) -> float:
-        limit = self.limits.call_timeout_s
-        if self.deadline is not None:
-            limit = min(limit, max(0.05, self.deadline - time.monotonic()))
-        return limit
+        return self.limits.call_timeout_s
+
+    def time_left(self) -> float:
+        """Seconds of the learner's own time left in the run (the clock's, load out)."""
+        return self.clock.left_s() if self.clock is not None else float("inf")
 
     def _request(self, header: dict, blobs=(), load: bool = False,
-                 timeout: float | None = None) -> CallOutcome:
+                 timeout: float | None = None, reply_limit=None) -> CallOutcome:
         try:
             reply, rblobs = self.worker.request(header, list(blobs),
-                                                timeout=timeout or self._timeout())
+                                                timeout=timeout or self._timeout(),
+                                                clock=self.clock, reply_limit=reply_limit)
         except WorkerFailure as failure:
             self.close()         # gone for good: the next call starts a fresh worker
             # before any learner code ran, the failure is the judge's (a slow machine, ...)
-            verdict = Verdict.JUDGE_ERROR if failure.where == "start" else \
+            verdict = Verdict.JUDGE_ERROR if failure.where == "start" or self.trusted else \
                 FAILURE_VERDICTS.get(failure.kind, Verdict.RUNTIME_ERROR)
             return CallOutcome(False, verdict=verdict, message=str(failure.message), fatal=True)
         if header["op"] == "calls" and isinstance(reply, dict) and reply.get("ok"):
@@ -203,9 +237,16 @@ class Session:
             err = reply.get("error") if isinstance(reply.get("error"), dict) else {}
             category = str(err.get("category", "exception"))
             verdict = ERROR_VERDICTS.get(category, Verdict.RUNTIME_ERROR)
+            message = _error_text(err)
+            if verdict == Verdict.JUDGE_ERROR and not self.trusted and op != "measure":
+                # a learner's worker says "the judge's fault" only after its code ran: it
+                # may have broken the worker, or forged the reply (it can).  A check
+                # kind's instrument failing stays the judge's (the check contract).
+                verdict = Verdict.RUNTIME_ERROR
+                message = f"the worker failed after your code ran: {message}"
             if load and category == "exception":
                 verdict = Verdict.INVALID_SUBMISSION
-            return CallOutcome(False, verdict=verdict, message=_error_text(err),
+            return CallOutcome(False, verdict=verdict, message=message,
                                traceback=str(err.get("traceback", ""))[:4000])
         if op not in ("call", "measure"):
             return CallOutcome(True, value=reply)

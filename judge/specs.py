@@ -39,6 +39,10 @@ class _Strategies:
 st = _Strategies()
 
 SPEC_TYPES: dict[str, type["Spec"]] = {}
+# Sizes the judge allocates while it draws inputs: a bank cannot ask for gigabytes.
+MAX_DIM = 1 << 16           # one dimension, one list's length
+MAX_RANK = 8
+MAX_ELEMENTS = 1 << 22      # one array, at its largest
 JAX_DTYPES = ("bool", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16",
               "bfloat16", "float32", "complex64")
 
@@ -84,6 +88,8 @@ def parse_dims(r) -> dict[str, Dim]:
                 and all(isinstance(b, int) and not isinstance(b, bool) for b in bounds)
                 and 0 <= bounds[0] <= bounds[1]):
             r.fail("must be [low, high], two integers with 0 <= low <= high", str(name))
+        if bounds[1] > MAX_DIM:
+            r.fail(f"the high end is at most {MAX_DIM}, got {bounds[1]}", str(name))
         dims[str(name)] = Dim(str(name), bounds[0], bounds[1])
     return dims
 
@@ -427,6 +433,11 @@ class ArraySpec(Spec):
             sr.only(("rank", "size"))
             rank = _range(sr, "rank", [0, 2], {})
             size = _range(sr, "size", [0, 8], {})
+            if rank[1] > MAX_RANK:
+                sr.fail(f"at most rank {MAX_RANK}, got {rank[1]}", "rank")
+            if size[1] > MAX_DIM or size[1] ** rank[1] > MAX_ELEMENTS:
+                sr.fail(f"size {size[1]} at rank {rank[1]} is up to {size[1] ** rank[1]:,} "
+                        f"elements; an array has at most {MAX_ELEMENTS:,}", "size")
             self.free = FreeShape(f"{name}.shape", int(rank[0]), int(rank[1]), int(size[0]), int(size[1]))
             self.shape: list = []
         else:
@@ -434,6 +445,10 @@ class ArraySpec(Spec):
                 if not ((isinstance(d, int) and not isinstance(d, bool) and d >= 0) or
                         (isinstance(d, str) and d in dims)):
                     r.fail(f"each entry is a size or a name from dims ({', '.join(dims) or 'none declared'}), got {d!r}", "shape")
+            largest = math.prod(dims[d].hi if isinstance(d, str) else d for d in raw)
+            if len(raw) > MAX_RANK or largest > MAX_ELEMENTS:
+                r.fail(f"is up to {largest:,} elements at its largest; an array has at most "
+                       f"{MAX_ELEMENTS:,} (and rank {MAX_RANK})", "shape")
             self.shape = list(raw)
         self.axis_dims = {i: dims[d] for i, d in enumerate(self.shape) if isinstance(d, str)}
 
@@ -976,6 +991,8 @@ class ListSpec(_Container):
         self.length = r.get("length", (int, str))
         if isinstance(self.length, str) and self.length not in dims:
             r.fail(f"'{self.length}' is not declared in dims", "length")
+        if isinstance(self.length, int) and not 0 <= self.length <= MAX_DIM:
+            r.fail(f"must be between 0 and {MAX_DIM}, got {self.length}", "length")
         self.dims = dims
 
     def _children(self):

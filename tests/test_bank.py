@@ -114,3 +114,66 @@ def test_copied_bank_is_self_contained(tmp_path):
         (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / name)
     bank = load_bank(tmp_path)
     assert bank.get("cache_independent_count").reference_path.parent == tmp_path / "reference"
+
+
+# ---------------------------------------------------------------- sizes a bank may ask for
+
+def _bomb(levels: int = 8) -> str:
+    """A billion laughs: each level ten aliases of the one before."""
+    inner = "&a0 [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]"
+    for i in range(1, levels + 1):
+        inner = f"&a{i} [" + ", ".join([inner] + [f"*a{i - 1}"] * 9) + "]"
+    return inner
+
+
+def test_an_alias_bomb_is_refused_while_parsing(tmp_path):
+    text = MINIMAL.replace("    checks:", f"    tags: {_bomb()}\n    checks:")
+    root = write_bank(tmp_path, text)
+    with pytest.raises(BankError) as info:
+        load_bank(root)
+    err = info.value
+    assert err.task == "add_one" and err.field.startswith("tags")
+    assert "once its aliases are expanded" in str(err) and "tasks.yaml" in str(err)
+
+
+def test_an_alias_that_contains_itself_is_refused(tmp_path):
+    root = write_bank(tmp_path, MINIMAL.replace("    checks:", "    tags: &loop [*loop]\n    checks:"))
+    with pytest.raises(BankError, match="alias|anchor"):
+        load_bank(root)
+
+
+def test_nesting_too_deep_is_refused(tmp_path):
+    deep = "[" * 200 + "]" * 200
+    root = write_bank(tmp_path, MINIMAL.replace("    checks:", f"    tags: {deep}\n    checks:"))
+    with pytest.raises(BankError, match="nested .* levels deep") as info:
+        load_bank(root)
+    assert info.value.task == "add_one"
+
+
+@pytest.mark.parametrize("change, field, words", [
+    ("dims: {n: [0, 4]}", "dims.n", "at most 65536"),
+    ("shape: [n]", "args.x.shape", "elements"),
+])
+def test_sizes_the_judge_would_allocate_are_capped(tmp_path, change, field, words):
+    huge = {"dims: {n: [0, 4]}": "dims: {n: [0, 1000000000]}",
+            "shape: [n]": "shape: [n, 4096, 4096]"}[change]
+    root = write_bank(tmp_path, MINIMAL.replace(change, huge))
+    with pytest.raises(BankError) as info:
+        load_bank(root)
+    assert info.value.task == "add_one" and info.value.field == field
+    assert words in str(info.value)
+
+
+def test_a_random_literal_of_a_billion_elements_is_refused(tmp_path):
+    text = MINIMAL.replace("    checks:", "    examples:\n      - {args: {x: {$random: {shape: [1000000000]}}}}\n    checks:")
+    root = write_bank(tmp_path, text)
+    with pytest.raises(BankError, match="elements") as info:
+        load_bank(root)
+    assert info.value.task == "add_one" and "examples[0]" in info.value.field
+
+
+def test_limits_have_upper_bounds(tmp_path):
+    root = write_bank(tmp_path, MINIMAL + "    limits: {memory_mb: 100000000000}\n")
+    with pytest.raises(BankError, match="at most") as info:
+        load_bank(root)
+    assert info.value.field == "limits.memory_mb"

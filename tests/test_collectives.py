@@ -213,9 +213,7 @@ def test_a_psum_for_a_ring_is_inefficient_and_the_message_says_the_task_asks_for
 def test_a_learner_who_patches_jax_cannot_hide_what_their_program_sends(tmp_path, isolation, monkeypatch):
     # jax.jit, Lowered.compile and Compiled.as_text replaced at import: the instrument
     # bound its own in setup, before the file ran
-    import judge.sandbox
-
-    monkeypatch.setattr(judge.sandbox, "_resolve_isolation", lambda requested: isolation)
+    monkeypatch.setenv("JUDGE_ISOLATION", isolation)    # what the learner's worker gets
     report = grade(BANK.get("ring_allreduce"), submit(tmp_path, PSUM + """
     import jax.stages
     _jit = jax.jit

@@ -20,6 +20,8 @@ import numpy as np
 import pytest
 
 from judge.sandbox import Limits, Worker, WorkerFailure, scratch_root
+from judge.sandbox.clock import WALL_FACTOR
+from judge.sandbox.policy import landlock_abi
 from judge.worker import wire
 
 from isolation_modes import BWRAP, MODES, needs_bwrap  # noqa: F401
@@ -148,7 +150,9 @@ def _failed(kind: str, where: str):
 def _timed_out(where: str):
     def check(o: Outcome, mode: str):
         _failed("timeout", where)(o, mode)
-        assert o.elapsed_s >= LIMITS.call_timeout_s - 0.1  # it did run until the limit
+        # it did run until the limit, counted as the code's own time (machine load out)
+        assert LIMITS.call_timeout_s <= o.failure.detail["charged_s"] <= LIMITS.call_timeout_s + 0.5
+        assert o.elapsed_s >= LIMITS.call_timeout_s - 0.1
         assert "2.5 s limit" in o.failure.message
     return check
 
@@ -261,7 +265,14 @@ def graded():
 def test_hostile_case(graded, name, mode):
     outcome = graded[0][(name, mode)]
     CASES[name](outcome, mode)
-    assert outcome.elapsed_s <= _limits(name).call_timeout_s + SLACK_S
+    limit = _limits(name).call_timeout_s
+    busy = os.getloadavg()[0] > len(os.sched_getaffinity(0))
+    if busy or (outcome.failure is not None and outcome.failure.kind == "timeout"):
+        # the limits count the code's own time: on a busy machine the clock runs
+        # longer than that, never longer than the judge's wall-clock backstop
+        assert outcome.elapsed_s <= WALL_FACTOR * limit
+    else:
+        assert outcome.elapsed_s <= limit + SLACK_S
     assert outcome.left_behind == [], "processes of the worker outlived close()"
 
 
@@ -277,11 +288,14 @@ def test_escaped_grandchild_dies_at_close(mode):
     def escapee_state(worker, out):
         assert out.reply.get("ok"), out.failure or out.reply
         pid = out.value
-        if mode == "process":  # re-parented to the judge (a subreaper): really escaped
-            ident = _proc_identity(pid)
-            assert ident is not None and ident[0] == os.getpid()
-            assert pid not in _tree(worker.pid)
-            return {pid: ident[1]}
+        if mode == "process":
+            # re-parented to the judge (a subreaper): the watch finds it there and kills
+            # it while the worker still runs, well before close()
+            deadline = time.monotonic() + 2.0
+            while _proc_identity(pid) is not None and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert _proc_identity(pid) is None, "the escapee outlived the watch"
+            return {}
         # Under bubblewrap the pid is the namespace's; it must still be in the sandbox.
         return {"tree_size": len(_tree(worker.pid))}
 
@@ -314,9 +328,10 @@ def test_reference_is_out_of_reach(mode, tmp_path):
     assert found["reference"] == found["judge"] == found["tasks"] == "ImportError"
     assert found["judge.worker.wire"] == "ImportError"
     assert found["relative"] == []
-    if mode == "bubblewrap":
-        # tmpfs over the bank folders, and over the scratch dir's parent (here, the bank's too)
-        assert set(found["hidden"]) == set(hidden + [sibling])
-        assert all(v in ([], "FileNotFoundError") for v in found["hidden"].values()), found
-    else:  # without a mount namespace an absolute path still reads: a known limit
+    assert set(found["hidden"]) == set(hidden + [sibling])
+    if mode == "bubblewrap":  # not in its view of the file system at all
+        assert all(v == "FileNotFoundError" for v in found["hidden"].values()), found
+    elif landlock_abi():      # outside what Landlock allows
+        assert all(v == "PermissionError" for v in found["hidden"].values()), found
+    else:  # no mount namespace, no Landlock: an absolute path still reads (README says so)
         assert found["hidden"] == {path: ["secret.py"] for path in hidden + [sibling]}

@@ -89,9 +89,7 @@ def submit(tmp_path: Path, body: str) -> Path:
 def test_a_fake_array_that_claims_the_right_layout_does_not_pass(tmp_path, isolation, monkeypatch):
     # an object from a module named jax..., with the reference's sharding as an
     # attribute and the right values: the worker reads layouts of jax's arrays only
-    import judge.sandbox
-
-    monkeypatch.setattr(judge.sandbox, "_resolve_isolation", lambda requested: isolation)
+    monkeypatch.setenv("JUDGE_ISOLATION", isolation)    # what the learner's worker gets
     report = grade(BANK.get("shard_rows"), submit(tmp_path, """
         import jax
         import numpy as np

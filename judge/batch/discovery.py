@@ -20,6 +20,8 @@ from datetime import datetime
 from functools import cached_property
 from pathlib import Path
 
+from ..sources import SubmissionRefused, read_submission
+
 SUFFIXES = (".py", ".ipynb")
 HEADER = ["learner", "task", "path"]
 TIME_COLUMN = "submitted"
@@ -36,6 +38,7 @@ class Submission:
     path: str               # as the instructor wrote it, for reports
     source: bytes = field(repr=False)   # the exact bytes hashed, so the key matches what is graded
     submitted: datetime | None = None   # when the learner handed it in (a manifest's column)
+    refused: str = ""       # why it is not a file the judge reads (a FIFO, a link out): invalid
 
     @cached_property
     def sha256(self) -> str:
@@ -104,7 +107,7 @@ def discover(root: str | Path, task_ids: set[str], out: str | Path | None = None
                     + closest_task(item.stem, task_ids), entry.name))
             else:
                 candidates.append((entry.name, item.stem, item, None))
-    _read_all(candidates, found)
+    _read_all(candidates, found, root)
     return found
 
 
@@ -137,7 +140,7 @@ def _from_manifest(manifest: Path, task_ids: set[str]) -> Found:
             found.skipped.append(Skipped(str(path), "not a .py or .ipynb file", learner, task_id))
         else:
             candidates.append((learner, task_id, path, submitted))
-    _read_all(candidates, found)
+    _read_all(candidates, found, manifest.parent)
     return found
 
 
@@ -156,9 +159,11 @@ def _time(text: str, where: str) -> datetime:
                              "or 2026-11-20T23:59:00+01:00)") from None
 
 
-def _read_all(candidates: list[tuple[str, str, Path, datetime | None]], found: Found) -> None:
+def _read_all(candidates: list[tuple[str, str, Path, datetime | None]], found: Found,
+              within: Path) -> None:
     """Read each file once; two files for one learner's task are both left out, since
-    grading either would be a guess."""
+    grading either would be a guess.  Only regular files in the class folder are read
+    (a link may not point out of ``within``)."""
     seen: dict[tuple[str, str], list[tuple[Path, datetime | None]]] = {}
     for learner, task_id, path, submitted in candidates:
         seen.setdefault((learner, task_id), []).append((path, submitted))
@@ -171,7 +176,11 @@ def _read_all(candidates: list[tuple[str, str, Path, datetime | None]], found: F
             continue
         path, submitted = entries[0]
         try:
-            source = path.read_bytes()
+            source = read_submission(path, within=within)
+        except SubmissionRefused as exc:   # graded as invalid_submission, saying why
+            found.submissions.append(Submission(learner, task_id, str(path), b"", submitted,
+                                                str(exc)))
+            continue
         except OSError as exc:
             found.skipped.append(Skipped(str(path), f"cannot be read: {exc.strerror or exc}",
                                          learner, task_id))

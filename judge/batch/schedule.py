@@ -40,6 +40,7 @@ class Options:
     seed: int | None = None        # None: each task's own seed
     strict: bool = False
     examples: int | None = None    # None: each check's own number
+    isolation: str | None = None   # None: $JUDGE_ISOLATION, else auto
 
     def seed_for(self, task) -> int:
         return task.seed if self.seed is None else self.seed
@@ -77,16 +78,20 @@ class OraclePool:
 
 def grade_one(bank: Bank, sub: Submission, opts: Options, oracles: OraclePool) -> dict:
     """Grade the exact bytes that were hashed (the file may change while the batch runs)."""
-    from ..runner import grade
+    from ..runner import grade, missing_report
 
     task = bank.get(sub.task_id)
     seed = opts.seed_for(task)
+    if sub.refused:   # a FIFO, a device, a link out of the class folder: never read
+        return record_of(sub, missing_report(task, sub.path, sub.refused, seed,
+                                             opts.strict).to_dict(), opts)
     try:
         with tempfile.TemporaryDirectory(prefix="judge-batch-") as tmp:
             path = Path(tmp) / Path(sub.path).name
             path.write_bytes(sub.source)
             report = grade(task, path, seed=seed, examples=opts.examples, strict=opts.strict,
-                           oracle=oracles.get(task, seed), display_name=path.name)
+                           oracle=oracles.get(task, seed), display_name=path.name,
+                           isolation=opts.isolation)
     except Exception as exc:  # the judge's fault, recorded; the batch goes on
         return error_record(bank, sub, opts, exc)
     return record_of(sub, report.to_dict(), opts)

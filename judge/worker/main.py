@@ -40,10 +40,13 @@ def _set_limit(res: int, soft: int, hard: int) -> None:
 
 def _apply_limits(cfg: dict) -> None:
     _set_limit(resource.RLIMIT_AS, cfg["as_bytes"], cfg["as_bytes"])
-    _set_limit(resource.RLIMIT_CPU, cfg["cpu_s"], cfg["cpu_s"] + 2)  # SIGXCPU before SIGKILL
+    if cfg.get("cpu_s"):  # a trusted worker serving many gradings has none
+        _set_limit(resource.RLIMIT_CPU, cfg["cpu_s"], cfg["cpu_s"] + 2)  # SIGXCPU before SIGKILL
     _set_limit(resource.RLIMIT_FSIZE, cfg["fsize"], cfg["fsize"])
     _set_limit(resource.RLIMIT_NOFILE, 256, 256)
     _set_limit(resource.RLIMIT_CORE, 0, 0)
+    if cfg.get("nproc"):  # a uid of its own: every process and thread of it counts
+        _set_limit(resource.RLIMIT_NPROC, cfg["nproc"], cfg["nproc"])
     if sys.platform.startswith("linux"):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if cfg.get("judge_pid") and os.getppid() != cfg["judge_pid"]:
@@ -94,12 +97,15 @@ def boot(config_json: str) -> None:
     _apply_limits(cfg)
     token = _read_token(cfg["cmd_fd"], 16)
     cmd_fd, reply_fd = _move_fd(cfg["cmd_fd"]), _move_fd(cfg["reply_fd"])
+    from .confine import apply as confine
+
+    confine_failed = confine(cfg.get("confine") or {})
     _hide_judge(cfg)
     try:
         # a worker that keeps the judge and the references out holds a learner's code:
         # its compiles are also counted by XLA where the judge watches
         Loop(token, cmd_fd, reply_fd, t0, cfg["lost_exit"], cfg.get("devices"),
-             compile_log=bool(cfg.get("deny"))).run()
+             confine_failed, compile_log=bool(cfg.get("deny"))).run()
     except BaseException:
         # Something the learner left behind (a thread's interrupt_main, a signal handler)
         # broke the loop itself: end quietly with the code the judge reads as that.
@@ -558,11 +564,15 @@ def _compile_instrument(spec: dict):
 
 class Loop:
     def __init__(self, token: bytes, cmd_fd: int, reply_fd: int, t0: float, lost_exit: int,
-                 devices: int | None = None, compile_log: bool = False):
+                 devices: int | None = None, confine_failed: list | None = None,
+                 compile_log: bool = False):
         self.token, self.cmd_fd, self.reply_fd, self.t0 = token, cmd_fd, reply_fd, t0
         self.lost_exit = lost_exit  # exit code telling the judge the channel broke
         self.device_count = devices  # a task's `devices: N`; None: jax's own default
         self.devices = None          # devices.Devices once warmed up, for such a task
+        self.confine_failed = confine_failed or []
+        self.pid = os.getpid()
+        self.learner_ran = False    # once the learner's file runs, a broken worker is theirs
         self.module = self.entry = self.learner = None
         self.params: list[str] = []          # the entrypoint's parameter names
         self.probe, self.syncs = _NoProbe(), _NoSyncs()
@@ -624,10 +634,14 @@ class Loop:
             return {"op": "ready", "ok": False,
                     "error": {"type": type(exc).__name__, "message": _text(exc)}}
         return {"op": "ready", "ok": True, "pid": os.getpid(), "jax": jax.__version__,
-                "boot_s": time.perf_counter() - self.t0,
+                "boot_s": time.perf_counter() - self.t0, "confine_failed": self.confine_failed,
                 "devices": {"count": len(found), "platform": found[0].platform}}
 
     def _send(self, seq: int, reply: dict, blobs: list[bytes]) -> None:
+        if os.getpid() != self.pid:
+            # a copy the learner's code forked, unwound back into the loop: only the
+            # worker itself answers the judge
+            os._exit(0)
         data = self._pack(seq, reply, blobs)
         view = memoryview(data)
         while view:
@@ -650,7 +664,7 @@ class Loop:
         try:
             return wire.pack(self.token, seq, stripped, blobs)
         except (TypeError, ValueError, RecursionError):
-            return wire.pack(self.token, seq, _judge_error("the reply could not be encoded"))
+            return wire.pack(self.token, seq, self._broken("the reply could not be encoded"))
 
     def _handle(self, header: dict, blobs: list[bytes]) -> tuple[dict, list[bytes]]:
         op = header.get("op")
@@ -658,11 +672,21 @@ class Loop:
                    "measure": self._measure, "report": self._report,
                    "exit": lambda h, b: ({"ok": True}, [])}.get(op)
         if handler is None:
-            return _judge_error(f"unknown op {op!r}"), []
+            return self._broken(f"unknown op {op!r}"), []
         try:
             return handler(header, blobs)
-        except BaseException as exc:  # a bug on the worker's side, not the learner's
-            return _judge_error(f"{type(exc).__name__}: {_text(exc)}"), []
+        except BaseException as exc:  # the worker's own code failed
+            return self._broken(f"{type(exc).__name__}: {_text(exc)}"), []
+
+    def _broken(self, message: str) -> dict:
+        """The worker's own failure: the judge's before any learner code ran; after,
+        the learner's (it may have exhausted descriptors or patched the worker)."""
+        if not self.learner_ran:
+            return _judge_error(message)
+        return {"ok": False, "error": {
+            "category": "broken", "type": "WorkerBroken", "traceback": "", "line": None,
+            "message": f"the worker failed after your code ran ({message}): did the code "
+                       "exhaust file descriptors or memory, or change the judge's internals?"}}
 
     # -- load
 
@@ -679,6 +703,7 @@ class Loop:
         # before the learner's file runs, so they hold jax's own functions
         self.instruments = {str(spec["name"]): _compile_instrument(spec)
                             for spec in header.get("instruments", [])}
+        self.learner_ran = True
         error = self._import(path)
         _flush_learner_output()
         if error is None:
@@ -753,7 +778,7 @@ class Loop:
     def _call(self, header: dict, blobs: list[bytes],
               out_blobs: list[bytes] | None = None) -> tuple[dict, list[bytes]]:
         if self.entry is None:
-            return _judge_error("call before a successful load"), []
+            return self._broken("call before a successful load"), []
         try:
             arguments = _Arguments(*self._arguments(header, blobs), self.params)
         except _LearnersFault as fault:

@@ -417,8 +417,11 @@ def _read_exact(fd: int, n: int) -> bytes:
     return b"".join(chunks)
 
 
-def read_frame(fd: int, token: bytes, seq: int | None = None) -> tuple[dict, list[bytes]]:
-    """Read one frame from ``fd``; raise WireError unless it is well-formed and ours."""
+def read_frame(fd: int, token: bytes, seq: int | None = None,
+               check_size=None) -> tuple[dict, list[bytes]]:
+    """Read one frame from ``fd``; raise WireError unless it is well-formed and ours.
+    ``check_size(total)`` sees the bytes the blobs claim so far before each is read,
+    and may raise a WireError to refuse them."""
     magic, tok, got_seq, hlen = _FIXED.unpack(_read_exact(fd, _FIXED.size))
     if magic != MAGIC or tok != token:
         raise WireError("a frame without the channel's token (forged or corrupted)")
@@ -441,5 +444,7 @@ def read_frame(fd: int, token: bytes, seq: int | None = None) -> tuple[dict, lis
         total += blen
         if blen > MAX_BLOB or total > MAX_BLOB:
             raise WireError("blob too large")
+        if check_size is not None:
+            check_size(total)
         blobs.append(_read_exact(fd, blen))
     return header, blobs

@@ -1,0 +1,31 @@
+"""The judge's side of a worker: where the learner's code runs, and what holds it.
+
+This package never imports jax: the judge forks a worker per submission, and a process
+that imported jax should not fork.  Split by job:
+
+    procs     process bookkeeping: spawning, /proc, killing, reaping, escapees, scratch
+    policy    isolation: bubblewrap or process (Landlock, uid, capabilities), the view
+    clock     time that belongs to the learner's code, load taken out
+    deaths    how a worker ended, in the learner's words (a pure function)
+    worker    the handle on one worker: requests, the watch, close
+"""
+
+from ..limits import Limits
+from .clock import RunClock
+from .deaths import WorkerFailure
+from .policy import IsolationUnavailable, is_root, requested as requested_isolation
+from .policy import resolve as resolve_isolation
+from .procs import scratch_root
+from .worker import Worker
+
+__all__ = ["Limits", "RunClock", "Worker", "WorkerFailure", "IsolationUnavailable",
+           "check_isolation_soon", "is_root", "requested_isolation", "resolve_isolation",
+           "scratch_root"]
+
+
+def check_isolation_soon() -> None:
+    """Probe bubblewrap and compute the worker's view in a thread now (~50 ms), so the
+    answer is there when the first worker starts."""
+    from .policy import warm_up
+
+    warm_up()

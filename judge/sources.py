@@ -1,0 +1,75 @@
+"""Reading a submission file that may have been made to hurt the judge.
+
+Only a regular file is a submission: a FIFO would hang the judge, a link to /dev/zero
+exhaust its memory, a link to a secret put the secret in the report.  So: lstat first;
+a symbolic link is followed only to a regular file inside the folder it sits in (the
+class folder for a batch); the file is opened without blocking and without following
+a link at its last step, checked again on the open descriptor, and read up to a cap.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+MAX_SUBMISSION_BYTES = 8 << 20   # a notebook with outputs; a .py is a few KB
+
+_KINDS = [(stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISSOCK, "a socket")]
+
+
+class SubmissionRefused(ValueError):
+    """Not something the judge will read; the message is for the learner."""
+
+
+def _kind(mode: int) -> str:
+    return next((words for test, words in _KINDS if test(mode)), "not a regular file")
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def read_submission(path: str | Path, *, within: str | Path | None = None,
+                    shown: str | None = None, max_bytes: int = MAX_SUBMISSION_BYTES) -> bytes:
+    """The file's bytes, or SubmissionRefused saying why not.  ``within``: the folder a
+    symbolic link may point into (default: the folder the path is in).  OSError (no
+    such file, no permission) passes through: that is the caller's usage error."""
+    path = Path(path)
+    shown = shown or path.name
+    folder = Path(os.path.realpath(within if within is not None else path.absolute().parent))
+    st = os.lstat(path)
+    target = path
+    if stat.S_ISLNK(st.st_mode):
+        target = Path(os.path.realpath(path))
+        if not _inside(target, folder):
+            raise SubmissionRefused(f"{shown} is a symbolic link to a file outside its folder: "
+                                    "submit the file itself")
+        st = os.lstat(target)
+    if not stat.S_ISREG(st.st_mode):
+        raise SubmissionRefused(f"{shown} is {_kind(st.st_mode)}, not a file: submit the source "
+                                "file itself")
+    fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)   # what was opened, not what was looked at before
+        if not stat.S_ISREG(st.st_mode):
+            raise SubmissionRefused(f"{shown} is {_kind(st.st_mode)}, not a file: submit the "
+                                    "source file itself")
+        if st.st_size > max_bytes:
+            raise SubmissionRefused(f"{shown} is {st.st_size / (1 << 20):.1f} MB; a submission may "
+                                    f"be at most {max_bytes >> 20} MB")
+        chunks, size = [], 0
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > max_bytes:  # it grew while being read
+                raise SubmissionRefused(f"{shown} is larger than the {max_bytes >> 20} MB a "
+                                        "submission may be")
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)

@@ -1,0 +1,218 @@
+"""The worker's own confinement, set at boot before numpy, jax or any learner code:
+every capability dropped (a worker of a root judge that keeps uid 0), no new
+privileges, a Landlock domain (files, TCP, signals, abstract sockets), and a seccomp
+filter for what Landlock does not cover (other sockets, System V IPC, ...).
+
+Standard library only (ctypes); what to allow comes from the judge, in the config.
+Every step that the kernel refuses is reported back in ``failed``: the judge decides
+whether that is acceptable, the worker never silently runs weaker than planned.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import stat
+import sys
+
+_PR_SET_NO_NEW_PRIVS = 38
+_PR_CAPBSET_DROP = 24
+_PR_SET_SECUREBITS = 28
+_PR_CAP_AMBIENT = 47
+_PR_CAP_AMBIENT_CLEAR_ALL = 4
+# SECBIT_NOROOT, SECBIT_NO_SETUID_FIXUP, SECBIT_NO_CAP_AMBIENT_RAISE and each one's lock;
+# SECBIT_KEEP_CAPS stays off, locked
+_SECUREBITS = 0b1110_1111
+_SYS_CAPSET = 126
+_SYS_LANDLOCK_CREATE_RULESET, _SYS_LANDLOCK_ADD_RULE, _SYS_LANDLOCK_RESTRICT_SELF = 444, 445, 446
+_LANDLOCK_RULE_PATH_BENEATH = 1
+_FILE_RIGHTS = 1 | 2 | 4 | (1 << 14) | (1 << 15)   # execute, write, read, truncate, ioctl_dev
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                ("inheritable", ctypes.c_uint32)]
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
+                ("scoped", ctypes.c_uint64)]
+
+
+class _PathBeneath(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+def _libc():
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    return libc
+
+
+def _check(result: int, what: str) -> None:
+    if result < 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"{what}: {os.strerror(errno)}")
+
+
+def drop_capabilities() -> None:
+    """Keep uid 0, lose every capability, for good: securebits locked so that no exec
+    gives them back, the bounding and ambient sets emptied, then capset to nothing."""
+    libc = _libc()
+    _check(libc.prctl(_PR_SET_SECUREBITS, _SECUREBITS, 0, 0, 0), "securebits")
+    with open("/proc/sys/kernel/cap_last_cap") as f:
+        last = int(f.read())
+    for cap in range(last + 1):
+        _check(libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0), f"drop capability {cap}")
+    libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    header = _CapHeader(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3
+    data = (_CapData * 2)()
+    _check(libc.syscall(_SYS_CAPSET, ctypes.byref(header), ctypes.byref(data)), "capset")
+
+
+def no_new_privileges() -> None:
+    _check(_libc().prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+
+
+def landlock(abi: int, rules: list) -> None:
+    """One Landlock domain: files as ``rules`` allow ((path, rights); -1 is every right
+    handled), no TCP (ABI 4), no signals or abstract sockets out of the domain (ABI 6)."""
+    libc = _libc()
+    fs = (1 << 13) - 1
+    if abi >= 2:
+        fs |= 1 << 13
+    if abi >= 3:
+        fs |= 1 << 14
+    if abi >= 5:
+        fs |= 1 << 15
+    attr = _RulesetAttr(fs, 3 if abi >= 4 else 0, 3 if abi >= 6 else 0)
+    size = 8 if abi < 4 else 16 if abi < 6 else 24
+    ruleset = libc.syscall(_SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr),
+                           ctypes.c_size_t(size), ctypes.c_uint32(0))
+    _check(ruleset, "landlock_create_ruleset")
+    try:
+        for path, rights in rules:
+            try:
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                continue  # gone since the judge listed it
+            try:
+                allowed = fs if rights == -1 else rights & fs
+                if not stat.S_ISDIR(os.fstat(fd).st_mode):
+                    allowed &= _FILE_RIGHTS
+                rule = _PathBeneath(allowed, fd)
+                _check(libc.syscall(_SYS_LANDLOCK_ADD_RULE, ctypes.c_int(ruleset),
+                                    ctypes.c_int(_LANDLOCK_RULE_PATH_BENEATH), ctypes.byref(rule),
+                                    ctypes.c_uint32(0)), f"landlock rule for {path}")
+            finally:
+                os.close(fd)
+        no_new_privileges()
+        _check(libc.syscall(_SYS_LANDLOCK_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)),
+               "landlock_restrict_self")
+    finally:
+        os.close(ruleset)
+
+
+# seccomp: system calls a learner's code has no use for and Landlock does not cover:
+# sockets of any kind (UDP, raw, netlink, a connect to a named Unix socket such as
+# /var/run/docker.sock), io_uring (it makes sockets past this filter), System V IPC,
+# the kernel keyrings, bpf, perf events, userfaultfd.  Each fails with EPERM.
+_DENIED = {
+    0xC000003E: (41, 425, 426, 427, 29, 64, 68, 250, 248, 249, 321, 298, 323),   # x86_64
+    0xC00000B7: (198, 425, 426, 427, 194, 190, 186, 219, 217, 218, 280, 241, 282),  # aarch64
+}
+_MACHINE_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
+_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
+_RET_ALLOW, _RET_EPERM, _RET_KILL = 0x7FFF0000, 0x00050000 | 1, 0x80000000
+_LD_ABS, _JEQ, _JGE, _RET = 0x20, 0x15, 0x35, 0x06
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8),
+                ("k", ctypes.c_uint32)]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_uint16), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+def seccomp_available() -> bool:
+    return os.uname().machine in _MACHINE_ARCH
+
+
+def seccomp() -> None:
+    """A filter: another architecture's calls are killed, the x32 ABI refused, the
+    denied calls fail with EPERM, everything else is allowed."""
+    arch = _MACHINE_ARCH[os.uname().machine]
+    denied = _DENIED[arch]
+    prog = [(_LD_ABS, 0, 0, 4), (_JEQ, 1, 0, arch), (_RET, 0, 0, _RET_KILL), (_LD_ABS, 0, 0, 0)]
+    if arch == 0xC000003E:
+        prog += [(_JGE, 0, 1, 0x40000000), (_RET, 0, 0, _RET_EPERM)]
+    for i, nr in enumerate(denied):
+        left = len(denied) - i - 1          # jump over the remaining tests and the allow
+        prog.append((_JEQ, left + 1, 0, nr))
+    prog += [(_RET, 0, 0, _RET_ALLOW), (_RET, 0, 0, _RET_EPERM)]
+    filters = (_SockFilter * len(prog))(*[_SockFilter(*f) for f in prog])
+    fprog = _SockFprog(len(prog), filters)
+    no_new_privileges()
+    _check(_libc().prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "seccomp")
+
+
+class _KnownPackages(importlib.abc.MetaPathFinder):
+    """Imports numpy, jax and the rest from where the judge found them, so that no
+    folder of installed packages needs to be listable (Landlock would show all of it)."""
+
+    def __init__(self, pairs):
+        self.paths = {name: path for name, path in pairs}
+
+    def find_spec(self, fullname, path=None, target=None):
+        where = self.paths.get(fullname)
+        if where is None or path is not None:
+            return None
+        if os.path.isdir(where):
+            init = os.path.join(where, "__init__.py")
+            if os.path.exists(init):
+                return importlib.util.spec_from_file_location(fullname, init,
+                                                              submodule_search_locations=[where])
+            spec = importlib.machinery.ModuleSpec(fullname, None, is_package=True)
+            spec.submodule_search_locations = [where]
+            return spec
+        return importlib.util.spec_from_file_location(fullname, where)
+
+
+def apply(cfg: dict) -> list[str]:
+    """Everything the config asks for; returns what could not be done."""
+    failed = []
+    if cfg.get("drop_caps"):
+        try:
+            drop_capabilities()
+        except OSError as exc:
+            failed.append(str(exc))
+    if cfg.get("landlock"):
+        try:
+            landlock(cfg["landlock"]["abi"], cfg["landlock"]["rules"])
+        except OSError as exc:
+            failed.append(str(exc))
+        else:
+            drop = {os.path.realpath(p) for p in cfg.get("drop_path", ())}
+            sys.path[:] = [p for p in sys.path if os.path.realpath(p) not in drop]
+            sys.meta_path.append(_KnownPackages(cfg.get("imports", ())))
+    elif cfg.get("drop_caps"):
+        try:
+            no_new_privileges()
+        except OSError as exc:
+            failed.append(str(exc))
+    if cfg.get("seccomp"):
+        try:
+            seccomp()
+        except OSError as exc:
+            failed.append(str(exc))
+    return failed

@@ -1,0 +1,28 @@
+"""Break the worker after loading: exhaust descriptors and make every later reply say
+it was the judge's fault (a batch grades judge errors again, forever)."""
+import gc
+import os
+
+held = []
+try:
+    while True:
+        held.append(os.open("/dev/null", os.O_RDONLY))
+except OSError:
+    pass
+for fd in held[-8:]:
+    os.close(fd)   # enough for the call to run
+
+
+def _judges_fault(*args, **kwargs):
+    return ({"ok": False, "error": {"category": "judge", "type": "WorkerError",
+                                    "message": "the judge broke (not the learner)",
+                                    "traceback": "", "line": None}}, [])
+
+
+for obj in gc.get_objects():
+    if type(obj).__name__ == "Loop" and hasattr(obj, "token"):
+        obj._handle = _judges_fault
+
+
+def double(x):
+    return x * 3
