@@ -21,7 +21,9 @@ def _judges_fault(*args, **kwargs):
 
 for obj in gc.get_objects():
     if type(obj).__name__ == "Loop" and hasattr(obj, "token"):
-        obj._handle = _judges_fault
+        # whatever the loop looks up per request: its dispatcher and each handler
+        for name in ("_handle", "_call", "_calls", "_measure", "_report"):
+            setattr(obj, name, _judges_fault)
 
 
 def double(x):
