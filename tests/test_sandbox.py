@@ -744,3 +744,20 @@ def test_removing_a_scratch_dir_changes_nothing_outside_it(tmp_path):
     assert not scratch.exists()
     rmtree(str(parent / "already-gone"))
     assert parent.stat().st_mode & 0o7777 == 0o1777
+
+
+def test_judges_in_pid_namespaces_of_their_own_give_their_workers_different_uids(monkeypatch):
+    """Judges in containers are often all pid 1: a worker's uid (process mode as root)
+    must not come from the judge's pid, or workers of two judges could signal each other
+    and share one process limit."""
+    from judge.sandbox import policy
+
+    monkeypatch.setattr(os, "getpid", lambda: 1)
+    drawn = set()
+    for _ in range(8):                       # eight judges, each with its first worker
+        monkeypatch.setattr(policy, "_uids_in_use", set())
+        drawn.add(policy.take_uid())
+    assert len(drawn) == 8
+    assert all(policy.UID_BASE <= uid < policy.UID_BASE + policy.UID_SPAN for uid in drawn)
+    in_one_judge = {policy.take_uid() for _ in range(64)}  # and never twice in one judge
+    assert len(in_one_judge) == 64

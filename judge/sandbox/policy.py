@@ -23,6 +23,7 @@ import ctypes
 import glob
 import os
 import re
+import secrets
 import shutil
 import site
 import stat
@@ -41,8 +42,7 @@ WORKER_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file
 JUDGE_DIR = os.path.dirname(WORKER_DIR)
 WORKER_MOUNT = "/opt/jax-judge/worker"   # where a sandboxed worker finds its own code
 SANDBOX_UID = 65534                      # nobody, inside a root judge's user namespace
-UID_BASE = 1 << 30                       # process mode as root: uids of workers, per judge pid
-UID_PER_JUDGE = 64
+UID_BASE, UID_SPAN = 1 << 30, 1 << 30    # process mode as root: the workers' uids
 # What the worker imports itself; their dependencies are found from package metadata.
 WORKER_IMPORTS = ("jax", "numpy", "ml_dtypes")
 _SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -322,15 +322,16 @@ _uids_in_use: set[int] = set()
 
 
 def take_uid() -> int:
-    """A uid no other worker of any judge on this machine has: each judge process has
-    its own block (by its pid), each live worker its own uid in that block."""
+    """A uid no other live worker has, here or in any judge on this machine: drawn at
+    random from 2^30 (not from the judge's pid: judges in containers, each in a pid
+    namespace of its own, are often all pid 1, and workers sharing a uid could signal
+    each other and share one process limit), unique within this judge."""
     with _uid_lock:
-        base = UID_BASE + (os.getpid() % (1 << 22)) * UID_PER_JUDGE
-        for uid in range(base, base + UID_PER_JUDGE):
+        while True:
+            uid = UID_BASE + secrets.randbelow(UID_SPAN)
             if uid not in _uids_in_use:
                 _uids_in_use.add(uid)
                 return uid
-    raise RuntimeError(f"more than {UID_PER_JUDGE} learner workers at once in one judge")
 
 
 def release_uid(uid: int) -> None:
