@@ -4,6 +4,8 @@ ones `judge run` gives."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from serve_server import CRASH, LOOP, RIGHT, TASK, WRONG, Server, judge_run_json, make_bank, unique
@@ -45,5 +47,6 @@ def test_an_unreachable_scheduler_is_refused_at_start(tmp_path):
     bank = make_bank(tmp_path / "bank")
     res = subprocess.run([JUDGE, "--bank", str(bank), "serve", "--port", "0", "--state",
                           str(tmp_path / "s.sqlite"), "--scheduler", "tcp://127.0.0.1:1"],
-                         capture_output=True, text=True, timeout=120)
+                         capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "2s"})
     assert res.returncode == 2 and "cannot reach the Dask scheduler" in res.stderr

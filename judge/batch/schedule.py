@@ -173,7 +173,9 @@ class DaskGrader:
         except ImportError:
             raise SchedulerError("--scheduler needs Dask: pip install 'jax-judge[dask]'") from None
         try:
-            self.client = Client(address, timeout="20s")
+            # how long to try: Dask's own setting (distributed.comm.timeouts.connect,
+            # 30 s unless the course sets it, e.g. DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT)
+            self.client = Client(address)
         except (OSError, TimeoutError) as exc:
             raise SchedulerError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
         self.address, self.bank = address, bank
