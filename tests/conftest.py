@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 from typing import Callable
 
@@ -55,6 +56,36 @@ def bank_of(dst: Path, *task_ids: str, edit: Callable[[dict], None] | None = Non
             reference if reference is not None else
             (ROOT / "reference" / f"{entry['id']}.py").read_text())
     (dst / "tasks.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    return dst
+
+
+DOUBLE_IT = """\
+tasks:
+  - id: double_it
+    title: Double every element
+    step: 1
+    dims: {n: [0, 8]}
+    args:
+      x: {type: array, dtype: float32, shape: [n], values: [-10, 10]}
+    result: {type: array, dtype: same}
+"""
+DOUBLE_IT_REFERENCE = "import jax\n\n@jax.jit\ndef double_it(x):\n    return 2 * x\n"
+
+
+def double_it_bank(dst: Path, fields: str, files: dict[str, str] | None = None,
+                   drop=()) -> Path:
+    """A bank at ``dst`` of one small task of its own, doubling a float32 vector (fast to
+    grade, for tests of one check or one rule): ``fields`` is the rest of its tasks.yaml
+    entry (tolerance, examples, scripts, checks) at any indentation, ``files`` more files
+    of the bank by path, ``drop`` paths of the usual ones left out."""
+    entry = textwrap.indent(textwrap.dedent(fields).strip("\n"), "    ")
+    put(dst / "tasks.yaml", DOUBLE_IT + entry + "\n")
+    usual = {"reference/double_it.py": DOUBLE_IT_REFERENCE,
+             "tasks/double_it/statement.md": "# Double every element\n",
+             "tasks/double_it/starter.py": "def double_it(x):\n    raise NotImplementedError\n"}
+    for rel, body in {**usual, **(files or {})}.items():
+        if rel not in drop:
+            put(dst / rel, body)
     return dst
 
 

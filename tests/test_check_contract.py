@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import double_it_bank
 from judge.bank import load_bank
 from judge.checks.base import (CHECK_KINDS, GRADING_VIEW_MEMBERS, CheckSpec, CheckView,
                                GradingView, ScriptMeasureCheck, check_kind, instrument)
@@ -92,28 +93,15 @@ class LengthCheck(CheckSpec):
         return self.result(Status.PASSED, "fine", details=details)
 
 
-BANK = """
-tasks:
-  - id: double_it
-    title: Double every element
-    step: 1
-    dims: {n: [0, 8]}
-    args:
-      x: {type: array, dtype: float32, shape: [n], values: [-10, 10]}
-    result: {type: array, dtype: same}
+FIELDS = """
     checks:
       - {id: length, kind: test_length, limit: LIMIT, options: OPTIONS}
 """
 
 
 def task_with(tmp_path: Path, limit: int = 9, options: str = "{tag: hello}"):
-    (tmp_path / "reference").mkdir(exist_ok=True)
-    (tmp_path / "tasks" / "double_it").mkdir(parents=True, exist_ok=True)
-    (tmp_path / "reference" / "double_it.py").write_text(
-        "import jax\n\n@jax.jit\ndef double_it(x):\n    return 2 * x\n")
-    (tmp_path / "tasks.yaml").write_text(
-        BANK.replace("LIMIT", str(limit)).replace("OPTIONS", options))
-    return load_bank(tmp_path).get("double_it")
+    fields = FIELDS.replace("LIMIT", str(limit)).replace("OPTIONS", options)
+    return load_bank(double_it_bank(tmp_path, fields)).get("double_it")
 
 
 def submit(tmp_path: Path, body: str) -> Path:

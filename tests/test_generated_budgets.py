@@ -10,18 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from conftest import double_it_bank
 from judge.bank import load_bank
 from judge.runner import grade
 
-TASK = """
-tasks:
-  - id: double_it
-    title: Double every element
-    step: 1
-    dims: {n: [0, 8]}
-    args:
-      x: {type: array, dtype: float32, shape: [n], values: [-10, 10]}
-    result: {type: array, dtype: same}
+FIELDS = """
     tolerance: {mode: elementwise}
     scripts:
       lens:
@@ -33,7 +26,6 @@ tasks:
       - {id: retrace, kind: retrace, script: lens, budget: reference, measure: retraces, slack: 1}
       - {id: sync, kind: sync, script: lens, budget: 0}
 """
-REFERENCE = "import jax\n\n@jax.jit\ndef double_it(x):\n    return 2 * x\n"
 SUBMISSIONS = {
     # a fresh jit for one-element inputs, which the script never has
     "fresh_jit_when_one": ("import jax\n\n_double = jax.jit(lambda v: 2 * v)\n\n"
@@ -55,14 +47,8 @@ SUBMISSIONS = {
 
 @pytest.fixture(scope="module")
 def task(tmp_path_factory):
-    root = tmp_path_factory.mktemp("bank")
-    (root / "tasks.yaml").write_text(textwrap.dedent(TASK))
-    for rel, body in {"reference/double_it.py": REFERENCE,
-                      "tasks/double_it/statement.md": "# Double\n",
-                      "tasks/double_it/starter.py": "def double_it(x):\n    raise NotImplementedError\n",
-                      **{f"{name}.py": body for name, body in SUBMISSIONS.items()}}.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(body)
+    root = double_it_bank(tmp_path_factory.mktemp("bank"), FIELDS,
+                          {f"{name}.py": body for name, body in SUBMISSIONS.items()})
     return load_bank(root).get("double_it")
 
 

@@ -9,23 +9,15 @@ from pathlib import Path
 
 import pytest
 
+from conftest import DOUBLE_IT_REFERENCE, double_it_bank
 from judge.bank import load_bank
 from judge.runner import grade
 
-TASK = """
-tasks:
-  - id: double_it
-    title: Double every element
-    step: 1
-    dims: {n: [0, 8]}
-    args:
-      x: {type: array, dtype: float32, shape: [n], values: [-10, 10]}
-    result: {type: array, dtype: same}
-    tolerance: {mode: elementwise}
-    checks:
-      - {id: property, kind: property, examples: 30, max_shapes: 4, deterministic: DETERMINISTIC}
+FIELDS = """
+tolerance: {mode: elementwise}
+checks:
+  - {id: property, kind: property, examples: 30, max_shapes: 4, deterministic: DETERMINISTIC}
 """
-REFERENCE = "import jax\n\n@jax.jit\ndef double_it(x):\n    return 2 * x\n"
 
 # wrong the first time it sees an input, right when the input comes again
 WRONG_ONCE = """
@@ -61,14 +53,7 @@ def double_it(x):
 
 
 def bank(tmp_path: Path, deterministic: bool = False) -> Path:
-    (tmp_path / "tasks.yaml").write_text(textwrap.dedent(TASK).replace(
-        "DETERMINISTIC", "true" if deterministic else "false"))
-    for rel, body in {"reference/double_it.py": REFERENCE,
-                      "tasks/double_it/statement.md": "# Double\n",
-                      "tasks/double_it/starter.py": "def double_it(x):\n    raise NotImplementedError\n"}.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(body)
-    return tmp_path
+    return double_it_bank(tmp_path, FIELDS.replace("DETERMINISTIC", "true" if deterministic else "false"))
 
 
 def run(tmp_path, source: str, deterministic: bool = False):
@@ -101,6 +86,6 @@ def test_deterministic_gives_every_input_twice(tmp_path):
 
 
 def test_deterministic_passes_a_pure_function(tmp_path):
-    report, prop = run(tmp_path, REFERENCE, deterministic=True)
+    report, prop = run(tmp_path, DOUBLE_IT_REFERENCE, deterministic=True)
     assert report.verdict == "accepted", prop.message
     assert prop.message.endswith("each giving the same result twice")

@@ -8,19 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import put
+from conftest import double_it_bank, put
 from judge.bank import BankError, load_bank
 from judge.validate import TaskValidation
 
-TASK = """
-tasks:
-  - id: double_it
-    title: Double every element
-    step: 1
-    dims: {n: [0, 8]}
-    args:
-      x: {type: array, dtype: float32, shape: [n], values: [-10, 10]}
-    result: {type: array, dtype: same}
+FIELDS = """
     tolerance: TOLERANCE
     examples:
       - args: {x: {$array: [1, 2]}}
@@ -36,9 +28,6 @@ tasks:
       - {id: retrace, kind: retrace, script: lens, budget: BUDGET}
 """
 FILES = {
-    "reference/double_it.py": "import jax\n\n@jax.jit\ndef double_it(x):\n    return 2 * x\n",
-    "tasks/double_it/statement.md": "# Double every element\n",
-    "tasks/double_it/starter.py": "def double_it(x):\n    raise NotImplementedError\n",
     "tasks/double_it/known/plus_two.py":
         "# expect: wrong_answer via property\ndef double_it(x):\n    return x + 2\n",
     "tasks/double_it/known/fresh_lambda.py":
@@ -49,12 +38,8 @@ FILES = {
 
 def make_bank(tmp_path: Path, *, expect="[2, 4]", budget="reference",
               tolerance="{mode: elementwise}", drop=(), extra=None) -> Path:
-    text = TASK.replace("EXPECT", expect).replace("BUDGET", budget).replace("TOLERANCE", tolerance)
-    (tmp_path / "tasks.yaml").write_text(textwrap.dedent(text))
-    for rel, body in {**FILES, **(extra or {})}.items():
-        if rel not in drop:
-            put(tmp_path / rel, body)
-    return tmp_path
+    fields = FIELDS.replace("EXPECT", expect).replace("BUDGET", budget).replace("TOLERANCE", tolerance)
+    return double_it_bank(tmp_path, fields, {**FILES, **(extra or {})}, drop=drop)
 
 
 def validate(root: Path):
