@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from ..verdicts import Status, Verdict
 from .base import Measured, ScriptMeasureCheck, check_kind, instrument
+from .outcome import plural
 
 KINDS = ("all-reduce", "all-gather", "reduce-scatter", "collective-permute", "all-to-all")
 MAX_HLO_CHARS = 3 << 20
@@ -381,10 +382,6 @@ class Tally:
 
 # ---------------------------------------------------------------- the check
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 @check_kind("collectives")
 class CollectivesCheck(ScriptMeasureCheck):
     FIELDS = ScriptMeasureCheck.FIELDS + ("budget", "bytes", "advice")
@@ -451,7 +448,7 @@ class CollectivesCheck(ScriptMeasureCheck):
             basis = (f"the reference's {theirs.counts[kind]}" if self.budget[kind] == "reference"
                      else "set by the task")
             head = (f"{where}your compiled program on {label} makes "
-                    f"{_plural(mine.counts[kind], kind)} where the budget is {budget} ({basis})")
+                    f"{plural(mine.counts[kind], kind)} where the budget is {budget} ({basis})")
             lines = [head] + [f"  {self.site_words(s, source)}" for s in self.worst(mine, kind)]
             lines.append(f"  {CAUSES[kind].format(what=self.what(mine, kind))}.")
             if kind in self.advice:
@@ -508,7 +505,7 @@ class CollectivesCheck(ScriptMeasureCheck):
 
     def summary(self, mine: Tally, theirs: Tally, label: str) -> str:
         limits = self.limits(theirs)
-        shown = [f"{_plural(mine.counts[k], k)} (budget {limits[k]})" for k in KINDS
+        shown = [f"{plural(mine.counts[k], k)} (budget {limits[k]})" for k in KINDS
                  if mine.counts[k] or limits[k]]
         rest = [k for k in KINDS if not (mine.counts[k] or limits[k])]
         text = f"your compiled program on {label}: " + (", ".join(shown) or "no collectives")

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from ..verdicts import Status
 from .base import ScriptMeasureCheck, bind_tracing, check_kind, instrument
+from .outcome import plural
 
 
 def measure_donation(ctx, args, kwargs, options,
@@ -103,10 +104,6 @@ def measure_donation(ctx, args, kwargs, options,
                                      if any(leaf.is_deleted() for leaf in leaves))}
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 @check_kind("donation")
 class DonationCheck(ScriptMeasureCheck):
     FIELDS = ScriptMeasureCheck.FIELDS + ("argument",)
@@ -140,7 +137,7 @@ class DonationCheck(ScriptMeasureCheck):
                 return self.failed(self.failure(c, leaves, kept), details=details)
         total = sum(len(c.mine["leaves"]) for c in calls)
         text = (f"every leaf of `{self.argument}` was donated to the results on all "
-                f"{len(calls)} scripted calls ({_plural(total, 'leaf').replace('leafs', 'leaves')} "
+                f"{len(calls)} scripted calls ({plural(total, 'leaf').replace('leafs', 'leaves')} "
                 f"in all, zero-size ones included)")
         other = sorted({w for c in calls for w in c.mine["warnings"]})
         if other:

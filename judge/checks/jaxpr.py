@@ -35,6 +35,7 @@ import re
 
 from ..verdicts import Status
 from .base import ScriptMeasureCheck, bind_tracing, check_kind, instrument, run_traced
+from .outcome import plural
 
 BUDGETS = ("no_growth", "reference")
 SIZE = re.compile(r"^(?:len\((?P<len>\w+)\)|(?P<arg>\w+)(?:\.shape\[(?P<axis>\d+)\])?)$")
@@ -120,10 +121,6 @@ def measure_program(ctx, args, kwargs, options, lines_sent=40):
     return {"equations": equations, "primitives": primitives, "dtypes": dtypes,
             "lines": {str(line): n for line, n in busiest}, "code": code,
             "first_line": {k: v for k, v in first_line.items()}, "unrolled": unrolled[0]}
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def _listing(values: list[str], conjunction: str = "and") -> str:
@@ -236,7 +233,7 @@ class JaxprCheck(ScriptMeasureCheck):
         for s, n in zip(sizes, counts):
             by_size.setdefault(s, set()).add(n)
         if len({n for ns in by_size.values() for n in ns}) == 1:
-            return f"{_plural(counts[0], 'equation')} at {self.size_name}=" + _listing(
+            return f"{plural(counts[0], 'equation')} at {self.size_name}=" + _listing(
                 [str(s) for s in sorted(by_size)])
         parts = [f"{'/'.join(str(n) for n in sorted(ns))} at {self.at(s)}"
                  for s, ns in sorted(by_size.items())]
@@ -274,7 +271,7 @@ class JaxprCheck(ScriptMeasureCheck):
                 source = (f"the reference's {r}" if self.budget == "reference"
                           else f"the task's budget of {self.budget}") + (
                     f" plus a slack of {self.slack}" if self.slack else "")
-                return (f"your program has {_plural(n, 'equation')} at {self.at(s)} "
+                return (f"your program has {plural(n, 'equation')} at {self.at(s)} "
                         f"(scripted call {c.index}: {c.label}), over {source}"
                         f"{self.biggest(c)}.\nUsual cause: {self.cause}.")
         return ""
@@ -351,7 +348,7 @@ class JaxprCheck(ScriptMeasureCheck):
                 where = f", first from line {line} of your file" + (f": `{code}`" if code else "") \
                     if line else ""
                 theirs = c.reference.get("primitives", {}).get(p, 0)
-                return (f"your program uses `{p}` ({_plural(c.mine['primitives'][p], 'time')} at "
+                return (f"your program uses `{p}` ({plural(c.mine['primitives'][p], 'time')} at "
                         f"{self.at(s)}{where}; the reference's: {theirs or 'none'}), which this "
                         f"task rules out "
                         f"(forbidden: {', '.join(f'`{f}`' for f in self.forbid)})."
@@ -371,7 +368,7 @@ class JaxprCheck(ScriptMeasureCheck):
                          f"converted to {d}; accelerators run 64-bit arithmetic slowly or not at "
                          f"all, so keep the computation in 32 bits." if d.endswith("64")
                          else self.stated_cause(d))
-                return (f"your program computes in {d} ({_plural(c.mine['dtypes'][d], 'value')} "
+                return (f"your program computes in {d} ({plural(c.mine['dtypes'][d], 'value')} "
                         f"at {self.at(s)}{where}), which this task rules out (forbidden: "
                         f"{', '.join(self.forbid_dtypes)})." + cause)
         return ""

@@ -11,6 +11,11 @@ from ..worker.wire import Leaf
 from ..verdicts import Status, Verdict
 
 
+def plural(n: int, word: str) -> str:
+    """``1 call``, ``3 calls``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def call_label(args) -> str:
     parts = []
     for name, value in args.items():

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from ..verdicts import Status
 from .base import ScriptMeasureCheck, bind_tracing, check_kind, instrument, run_traced
+from .outcome import plural
 
 
 def measure_residuals(ctx, args, kwargs, options, shown=12):
@@ -110,10 +111,6 @@ def measure_residuals(ctx, args, kwargs, options, shown=12):
             "arguments_saved": sum(1 for v in residual_vars if id(v) in arguments)}
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 @check_kind("residuals")
 class ResidualsCheck(ScriptMeasureCheck):
     FIELDS = ScriptMeasureCheck.FIELDS + ("slack", "slack_bytes")
@@ -141,7 +138,7 @@ class ResidualsCheck(ScriptMeasureCheck):
             ref_count, ref_size = c.reference["count"], c.reference["bytes"]
             if count > ref_count + self.slack or size > ref_size + self.slack_bytes:
                 return self.failed(self.failure(c), details=details)
-        figures = "; ".join(f"{_plural(c.mine['count'], 'value')}, {c.mine['bytes']} bytes "
+        figures = "; ".join(f"{plural(c.mine['count'], 'value')}, {c.mine['bytes']} bytes "
                             f"(the reference's: {c.reference['count']}, {c.reference['bytes']})"
                             for c in calls)
         return self.result(Status.PASSED, f"beyond its arguments, your function saves for the "
@@ -149,14 +146,14 @@ class ResidualsCheck(ScriptMeasureCheck):
                            details=details)
 
     def budget_words(self) -> str:
-        slack = [f"{_plural(self.slack, 'value')}"] if self.slack else []
+        slack = [f"{plural(self.slack, 'value')}"] if self.slack else []
         slack += [f"{self.slack_bytes} bytes"] if self.slack_bytes else []
         return f" plus a slack of {' and '.join(slack)}" if slack else ""
 
     def failure(self, call) -> str:
         m, r = call.mine, call.reference
         lines = [f"at scripted call {call.index} ({call.label}), your function saves "
-                 f"{_plural(m['count'], 'value')} ({m['bytes']} bytes) for the backward pass "
+                 f"{plural(m['count'], 'value')} ({m['bytes']} bytes) for the backward pass "
                  f"beyond its arguments; the reference saves {r['count']} ({r['bytes']} bytes), "
                  f"and the budget is the reference's{self.budget_words()}. The largest:"]
         for res in m["largest"][:5]:

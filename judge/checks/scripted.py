@@ -14,7 +14,7 @@ import functools
 
 from ..worker.wire import Leaf
 from .base import GENERATED, CheckSpec, Later, check_kind
-from .outcome import call_label, counterexample, failed_call, mismatch
+from .outcome import call_label, counterexample, failed_call, mismatch, plural
 from ..verdicts import Status, Verdict
 
 
@@ -166,10 +166,6 @@ class ScriptedCheck(CheckSpec):
         return ""
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def _events(outcomes) -> list[dict]:
     return [e for o in outcomes for e in o.traces if isinstance(e, dict)]
 
@@ -275,7 +271,7 @@ class RetraceCheck(ScriptedCheck):
     def generated_summary(self, used, budget, source, over, passed):
         verdict = "within" if passed else "over"
         what = "compiled" if self.measure == "compiles" or self.include_eager else "traced"
-        return (f"on {over}: your code {what} {_plural(used, 'time')} more than the reference "
+        return (f"on {over}: your code {what} {plural(used, 'time')} more than the reference "
                 f"did on the same inputs, {verdict} the budget of {budget}{source}")
 
     def explain_excess(self, calls):
@@ -289,7 +285,7 @@ class RetraceCheck(ScriptedCheck):
                         ops.setdefault(f"`{e.get('group')}`" + (f" at line {e['line']}" if e.get("line") else ""),
                                        []).append(i)
             for op, where in sorted(ops.items(), key=lambda kv: -len(kv[1]))[:3]:
-                lines.append(f"  eager {op} (outside jit) compiled {_plural(len(where), 'time')}, first at "
+                lines.append(f"  eager {op} (outside jit) compiled {plural(len(where), 'time')}, first at "
                              f"generated input {where[0]}: put it inside a jitted function")
         return "\n".join(lines)
 
@@ -308,17 +304,17 @@ class RetraceCheck(ScriptedCheck):
             again = "traced or compiled again" if self.include_eager else "traced again"
             return (f"{who} {again} {used} time{'' if used == 1 else 's'} over {over}, "
                     f"{verdict} the budget of {budget} ({source})")
-        return f"{who} made {_plural(used, what)} over {over}, {verdict} the budget of {budget} ({source})"
+        return f"{who} made {plural(used, what)} over {over}, {verdict} the budget of {budget} ({source})"
 
     def explain(self, calls, report, passed, noun):
         lines = []
         for fn in (report or {}).get("functions", []):
             if not isinstance(fn, dict):
                 continue
-            line = f"  {fn.get('name')}: {_plural(int(fn.get('traces', 0)), 'trace')}"
+            line = f"  {fn.get('name')}: {plural(int(fn.get('traces', 0)), 'trace')}"
             entries = fn.get("cache_entries")
             if isinstance(entries, int):
-                line += f", {_plural(entries, 'cache entry').replace('entrys', 'entries')}"
+                line += f", {plural(entries, 'cache entry').replace('entrys', 'entries')}"
             lines.append(line)
             if fn.get("note"):
                 lines.append(f"    {fn['note']}")
@@ -332,7 +328,7 @@ class RetraceCheck(ScriptedCheck):
             lines += self.extra_traces(calls, noun)
         eager_traces = sum(e.get("origin") == "eager" and e.get("stage") == "trace" for e in events)
         if eager_traces and not self.include_eager and report is not None:
-            lines.append(f"  (not counted: {_plural(eager_traces, 'trace')} of eager "
+            lines.append(f"  (not counted: {plural(eager_traces, 'trace')} of eager "
                          f"operations outside jit)")
         return "\n".join(lines)
 
@@ -385,7 +381,7 @@ class SyncCheck(ScriptedCheck):
 
     def generated_summary(self, used, budget, source, over, passed):
         verdict = "within" if passed else "over"
-        return (f"on {over}: your code pulled values back to the host {_plural(used, 'time')} "
+        return (f"on {over}: your code pulled values back to the host {plural(used, 'time')} "
                 f"more than the reference did on the same inputs, {verdict} the budget of "
                 f"{budget}{source}")
 

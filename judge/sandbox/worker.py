@@ -245,14 +245,19 @@ class Worker:
             self._reap(procs.REAP_S)
             raise
 
+    def _next_message(self):
+        """What the reader passed on (a reply, its end, a wire error), or None after a
+        poll interval of nothing."""
+        try:
+            return self._inbox.get(timeout=POLL_S)
+        except queue.Empty:
+            return None
+
     def _await_ready(self) -> None:
         limit = self.limits.start_timeout_s
         deadline = self._t0 + limit
         while True:
-            try:
-                item = self._inbox.get(timeout=POLL_S)
-            except queue.Empty:
-                item = None
+            item = self._next_message()
             if isinstance(item, tuple):
                 header = item[0]
                 break
@@ -325,10 +330,7 @@ class Worker:
 
     def _receive(self, where: str) -> tuple[dict, list[bytes]]:
         while True:
-            try:
-                item = self._inbox.get(timeout=POLL_S)
-            except queue.Empty:
-                item = None
+            item = self._next_message()
             if isinstance(item, tuple):
                 return item
             if isinstance(item, ReplyTooLarge):
