@@ -746,6 +746,29 @@ def test_removing_a_scratch_dir_changes_nothing_outside_it(tmp_path):
     assert parent.stat().st_mode & 0o7777 == 0o1777
 
 
+def test_a_tree_deeper_than_python_recurses_is_removed_and_nothing_outside(tmp_path):
+    """A learner's 1500 nested folders (shutil.rmtree recurses once per level): gone,
+    with the link at the bottom removed, not followed."""
+    from judge.sandbox.procs import rmtree
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep").write_text("x")
+    scratch = tmp_path / "worker"
+    scratch.mkdir()
+    fd = os.open(scratch, os.O_RDONLY)
+    for _ in range(1500):
+        os.mkdir("d", dir_fd=fd)
+        inner = os.open("d", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    os.symlink(outside, "link", dir_fd=fd)
+    os.close(fd)
+    rmtree(str(scratch))
+    assert not scratch.exists()
+    assert (outside / "keep").read_text() == "x"
+
+
 def test_judges_in_pid_namespaces_of_their_own_give_their_workers_different_uids(monkeypatch):
     """Judges in containers are often all pid 1: a worker's uid (process mode as root)
     must not come from the judge's pid, or workers of two judges could signal each other
