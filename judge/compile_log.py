@@ -53,6 +53,7 @@ class CompileLog:
         self._fd = fd
         # what XLA wrote before the watch began (while the submission was imported)
         self.compiled = sum(name.endswith(MARK) for name in os.listdir(self.folder))
+        self.at_start = self.compiled
 
     def count(self) -> int:
         while self._fd >= 0:

@@ -28,6 +28,7 @@ from . import __version__
 from .bank import Task
 from .compile_log import CompileLog, open_log
 from .checks.base import CheckView, Later, instruments_of
+from .checks.outcome import plural
 from .report import CheckResult, Report
 from .sandbox import Worker
 from .session import CallOutcome, Session
@@ -128,7 +129,7 @@ class Oracle:
             if not out.ok:
                 raise JudgeFault(f"the reference fails on script '{name}': {out.message}")
             run.outcomes.append(out)
-        run.report = self.session.report(f"script:{name}")
+        run.report = self.session.report(f"script:{name}").value or {}
         return run
 
     def script(self, name: str) -> ScriptRun:
@@ -243,6 +244,7 @@ class Grading:
         self._calls: dict[str, list] = {}            # label -> [(args, CallOutcome)]
         self.tampered: list[str] = []     # what the learner's code did to the instruments
         self._compile_log: CompileLog | None = None
+        self._reported_compiles = 0      # compile events in the learner's replies so far
 
     # -------------------------------------------------------------- used by checks
     # (checks see only these, through checks.base.GradingView)
@@ -320,6 +322,7 @@ class Grading:
         value = loaded.value if loaded.ok and isinstance(loaded.value, dict) else {}
         worker = self.learner.worker
         self._compile_log = open_log(worker.judges_path(value.get("compile_log")) if worker else None)
+        self._reported_compiles = 0      # a fresh worker: its own log, its own records
         self._check_instruments(loaded)
 
     def _check_instruments(self, out: CallOutcome) -> None:
@@ -327,14 +330,23 @@ class Grading:
         against the probe's: more compiles than the probe saw means it was blinded."""
         found = list(out.tampered)
         log = self._compile_log
+        self._reported_compiles += out.compiles_reported
         if log is not None and out.compiles_seen is not None:
             compiled = log.count()
             if log.problem:
                 found.append(log.problem)
-            elif compiled > out.compiles_seen and not any(t.startswith("XLA compiled") for t in self.tampered):
-                found.append(f"XLA compiled {compiled} program{'s' if compiled != 1 else ''} in "
-                             f"your worker where the judge's probe saw {out.compiles_seen} (the "
-                             f"probe was blinded)")
+            elif not any(t.startswith("XLA compiled") for t in self.tampered):
+                during = compiled - log.at_start
+                if compiled > out.compiles_seen:
+                    found.append(f"XLA compiled {plural(compiled, 'program')} in your worker "
+                                 f"where the judge's probe saw {out.compiles_seen} (the probe "
+                                 f"was blinded)")
+                elif during > self._reported_compiles:
+                    # the probe's own total can be rewritten as easily as its records: the
+                    # records the checks read are what XLA's count must match
+                    found.append(f"XLA compiled {plural(during, 'program')} in your worker "
+                                 f"during its calls, where the probe's records of them show "
+                                 f"{self._reported_compiles} (the records were rewritten)")
         self.tampered += [t for t in found if t not in self.tampered]
 
     def prepared(self, check_id: str) -> Any:
@@ -377,7 +389,8 @@ class Grading:
                 if not out.ok:
                     break
             if self.learner.alive:
-                run.report = self.learner.report(f"script:{name}")
+                reported = self._on_learner(lambda: self.learner.report(f"script:{name}"))
+                run.report = reported.value if reported.ok else {}
             self._scripts[name] = run
         return self._scripts[name]
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .limits import Limits
+from .records import SCRIPT_REPORT, SYNC, TRACE_EVENT, conforms
 from .sandbox import RunClock, Worker, WorkerFailure
 from .sources import SubmissionRefused, read_submission
 from .worker import wire
@@ -41,6 +42,7 @@ class CallOutcome:
     fatal: bool = False          # the worker is gone
     tampered: list = field(default_factory=list)   # what the code changed of the judge's instruments
     compiles_seen: int | None = None   # compiles the worker's probe has seen so far
+    compiles_reported: int = 0         # compile events in this reply's records
 
 
 class Session:
@@ -196,9 +198,17 @@ class Session:
                       options=options)
         return self._request(header, blobs)
 
-    def report(self, label: str) -> dict:
+    def report(self, label: str) -> CallOutcome:
+        """The probe's report on the calls made under ``label``: its value a dict (empty
+        when there is none, or when the reply did not have the report's shape)."""
         out = self._request({"op": "report", "label": label})
-        return out.value.get("report", {}) if out.ok else {}
+        if out.ok:
+            report = out.value.get("report", {})
+            if not conforms(report, (SCRIPT_REPORT, {})):
+                out.tampered.append("the probe's report on your calls was rewritten in the worker")
+                report = {}
+            out.value = report
+        return out
 
     def _timeout(self) -> float:
         return self.limits.call_timeout_s
@@ -228,6 +238,15 @@ class Session:
             return CallOutcome(False, verdict=Verdict.RUNTIME_ERROR, message="malformed reply", fatal=True)
         out = self._outcome_of(reply, rblobs, op, load)
         out.tampered = [str(t)[:300] for t in _list_of(reply.get("tampered"))][:10]
+        for field, shape, what in (("traces", TRACE_EVENT, "traces and compiles"),
+                                   ("syncs", SYNC, "host syncs")):
+            if field in reply and not conforms(reply[field], [shape]):
+                out.tampered.append(f"the probe's record of your call's {what} was rewritten "
+                                    f"in the worker")
+                setattr(out, field, [])
+                reply[field] = []
+        # failed calls too: what XLA compiled in them is matched against these
+        out.compiles_reported = sum(e["stage"] == "compile" for e in reply.get("traces") or [])
         seen = reply.get("compiles_seen")
         out.compiles_seen = seen if isinstance(seen, int) and not isinstance(seen, bool) else None
         return out

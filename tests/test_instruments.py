@@ -122,24 +122,50 @@ def test_only_a_folder_there_is_watched(tmp_path):
     log.close()
 
 
+def _grading_watching(folder):
+    from judge.runner import Grading
+
+    grading = Grading.__new__(Grading)
+    grading.tampered, grading._compile_log, grading._reported_compiles = [], CompileLog(folder), 0
+    return grading
+
+
 def test_a_blinded_probe_is_caught_by_xlas_count(tmp_path):
     """The cross-check itself: XLA recorded more compiles than the worker's probe saw."""
-    from judge.runner import Grading
     from judge.session import CallOutcome
 
     folder = tmp_path / "xla"
     folder.mkdir()
-    grading = Grading.__new__(Grading)
-    grading.tampered, grading._compile_log = [], CompileLog(folder)
+    grading = _grading_watching(folder)
     grading._check_instruments(CallOutcome(True, compiles_seen=0))
     assert grading.tampered == []
     (folder / f"module_0000.jit_f{MARK}").write_text("HloModule")
-    grading._check_instruments(CallOutcome(True, compiles_seen=1))
+    grading._check_instruments(CallOutcome(True, compiles_seen=1, compiles_reported=1))
     assert grading.tampered == []
     (folder / f"module_0001.jit_f{MARK}").write_text("HloModule")
     grading._check_instruments(CallOutcome(True, compiles_seen=1))
     assert grading.tampered == ["XLA compiled 2 programs in your worker where the judge's probe "
                                 "saw 1 (the probe was blinded)"]
+    grading._compile_log.close()
+
+
+def test_records_rewritten_to_hide_compiles_are_caught_whatever_total_the_worker_claims(tmp_path):
+    """The probe's own total comes from the learner's process too (a billion, say): what
+    XLA compiled during the calls must match the compile records the checks read."""
+    from judge.session import CallOutcome
+
+    folder = tmp_path / "xla"
+    folder.mkdir()
+    (folder / f"module_0000.jit_load{MARK}").write_text("HloModule")   # while importing
+    grading = _grading_watching(folder)
+    (folder / f"module_0001.jit_f{MARK}").write_text("HloModule")
+    grading._check_instruments(CallOutcome(True, compiles_seen=10**9, compiles_reported=1))
+    assert grading.tampered == []
+    for i in (2, 3):
+        (folder / f"module_000{i}.jit_f{MARK}").write_text("HloModule")
+    grading._check_instruments(CallOutcome(True, compiles_seen=10**9))
+    assert grading.tampered == ["XLA compiled 3 programs in your worker during its calls, where "
+                                "the probe's records of them show 1 (the records were rewritten)"]
     grading._compile_log.close()
 
 
@@ -189,3 +215,35 @@ def test_a_tampered_grading_earns_no_performance_points():
     assert (result.earned, result.maximum) == (2, 3)     # the values' points; no retrace point
     clean = Report(task="t", submission="s", seed=1, judge_version="x", checks=checks[:2])
     assert (score(clean).earned, score(clean).maximum) == (3, 3)
+
+
+def test_a_measurement_rewritten_into_another_form_is_the_learners_tampering(monkeypatch):
+    """An instrument's figures come from the learner's process: one the kind cannot read
+    (a word where the instrument gives a number) is the learner's runtime_error, while
+    the same crash on figures of the instrument's own form stays the judge's."""
+    from concurrent.futures import Future
+
+    from judge.bank import load_bank
+    from judge.session import CallOutcome
+    from judge.verdicts import Verdict
+
+    check = next(c for c in load_bank().get("chain_matmul").checks if c.kind == "cost")
+    reference = {"flops": 100.0, "bytes": 40.0, "callbacks": 0}
+    done = Future()
+    done.set_result(CallOutcome(True, measured=reference))
+    args = {"a": 1}
+
+    def finish(mine):
+        return check._finish(None, [args], [CallOutcome(True, measured=mine)], [done])
+
+    rewritten = finish({"flops": "a few", "bytes": 40.0, "callbacks": 0})
+    assert rewritten.verdict == Verdict.RUNTIME_ERROR
+    assert "not of the form the judge's instrument gives" in rewritten.message
+    assert finish(dict(reference)).status == "passed"
+    assert finish({"flops": 1.0}).verdict == Verdict.RUNTIME_ERROR      # fields missing
+
+    def broken(grading, calls):
+        raise ZeroDivisionError
+    monkeypatch.setattr(check, "judge", broken)
+    with pytest.raises(ZeroDivisionError):     # the instrument's own form, misread: a bug
+        finish({"flops": 7.0, "bytes": 40.0, "callbacks": 0})

@@ -425,7 +425,32 @@ class ScriptMeasureCheck(CheckSpec):
                     counterexample=counterexample(args, ref.value, out.value),
                     verdict=Verdict.WRONG_ANSWER)
             measured.append(Measured(i, args, call_label(args), out.measured, ref.measured))
-        return self.judge(grading, measured)
+        try:
+            return self.judge(grading, measured)
+        except Exception:
+            rewritten = self._rewritten(grading, measured)
+            if rewritten is None:
+                raise        # the judge's own mistake: judge_error
+            return rewritten
+
+    def _rewritten(self, grading, measured: list[Measured]) -> CheckResult | None:
+        """A measurement the kind could not read, where the reference's figures in its
+        place read fine and the learner's are not of their form: the learner's code
+        rewrote what the instrument sent back (it runs in the same process)."""
+        from ..records import conforms, shape_of
+
+        odd = [m for m in measured if not conforms(m.mine, shape_of(m.reference))]
+        if not odd:
+            return None
+        try:
+            self.judge(grading, [replace(m, mine=m.reference) for m in measured])
+        except Exception:
+            return None
+        return self.result(
+            Status.FAILED, f"scripted call {odd[0].index}: what your worker sent back as the "
+                           f"judge's measurement ({self.doing}) is not of the form the judge's "
+                           f"instrument gives; did your code change the judge's instruments?",
+            verdict=Verdict.RUNTIME_ERROR)
 
     def judge(self, grading: GradingView, calls: list[Measured]) -> CheckResult:
         raise NotImplementedError

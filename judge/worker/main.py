@@ -490,10 +490,31 @@ class MeasureContext:
     _NOTHING = object()
 
     def __init__(self, function, source_file: str | None = None, bound=None):
-        self.function = function
+        self.raised: list[BaseException] = []   # what came out of the learner's function
+        self.function = self._watched(function) if callable(function) else function
         self.source_file = source_file      # the file the entrypoint was loaded from
         self.bound = bound          # what the instrument's setup bound before the learner's file
         self.kept = self._NOTHING
+
+    def _watched(self, function):
+        """The function, noting what it raises: an exception that came out of it is the
+        learner's, whatever file its code says it is from (exec can name any)."""
+        @functools.wraps(function)
+        def watched(*args, **kwargs):
+            try:
+                return function(*args, **kwargs)
+            except BaseException as exc:
+                self.raised.append(exc)
+                raise
+        return watched
+
+    def raised_inside(self, exc: BaseException) -> bool:
+        seen = 0
+        while exc is not None and seen < 20:
+            if any(exc is r for r in self.raised):
+                return True
+            exc, seen = exc.__cause__ or exc.__context__, seen + 1
+        return False
 
     def keep(self, value) -> None:
         """Send ``value`` back with the measurement, encoded like a call's result."""
@@ -872,7 +893,8 @@ class Loop:
         except BaseException as exc:
             # the learner's code raised inside the instrument (a tracer turned into a
             # bool, ...): theirs; an instrument's own failure is the judge's
-            reply = {"ok": False, "error": self._call_error(exc)} if self.learner.frames(exc) \
+            learners = self.learner.frames(exc) or ctx.raised_inside(exc)
+            reply = {"ok": False, "error": self._call_error(exc)} if learners \
                 else _judge_error(f"instrument {header.get('instrument')}: "
                                   f"{type(exc).__name__}: {_text(exc)}")
         _flush_learner_output()
