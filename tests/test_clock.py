@@ -35,6 +35,23 @@ def test_a_quiet_computing_thread_is_charged_the_wall_time():
     assert m.charged_s == pytest.approx(1.0)
 
 
+def test_threads_pinned_to_one_cpu_queue_for_it_at_their_own_charge():
+    """A worker that pins itself and a busy child of its own to one CPU waits only for
+    itself: charged the wall time, not the half that a share of two cores would give."""
+    start = {(1, "a"): (0, 0), (1, "b"): (0, 0), (1, "idle"): (0, 0)}
+    busy = {(1, "a"): (S // 2, S // 2), (1, "b"): (S // 2, S // 2), (1, "idle"): (0, 0)}
+
+    def charged(cpus: dict) -> float:
+        m = Meter(Sample(threads=start, cpus=cpus), now=0.0, n_cores=2)
+        m.update(Sample(cpu_s=1.0, threads=busy, cpus=cpus), now=1.0)
+        return m.charged_s
+
+    # an idle thread free to use both CPUs does not widen what the busy two could use
+    assert charged({(1, "a"): {0}, (1, "b"): {0}, (1, "idle"): {0, 1}}) == pytest.approx(1.0)
+    # free to use two cores, each getting half of one: others held the CPUs
+    assert charged({(1, "a"): {0, 1}, (1, "b"): {0, 1}, (1, "idle"): {0, 1}}) == pytest.approx(0.5)
+
+
 def test_waiting_for_a_cpu_others_hold_is_not_charged():
     m = Meter(sample(0, a=(0, 0)), now=0.0, n_cores=2)
     m.update(sample(0.1, a=(S // 10, 9 * S // 10)), now=1.0)     # load 10: a tenth of a core

@@ -10,8 +10,8 @@ CPU time and run-queue wait (/proc/<pid>/task/<tid>/schedstat); over that interv
 and the interval is charged ``dt * share`` (all of ``dt`` when the code was not
 computing: sleeping, blocked, waiting on a lock).  On a quiet machine that is the
 wall time; at a load of 20 on 2 cores a computing call is charged about a tenth of
-the clock.  Waiting on its own threads (more of them than cores) is charged: the code
-asked for it.
+the clock.  Waiting on its own threads (more of them than cores, or than the CPUs the
+code pinned itself to) is charged: the code asked for it.
 
 Two bounds keep that honest: the CPU time itself (all threads) may not pass
 ``cores x limit``, so many spinning threads cannot slow the clock for free; and an
@@ -62,13 +62,18 @@ class Meter:
         if dt <= 0:
             return
         run = wait = 0
+        usable: set = set()      # the CPUs the threads that wanted one let themselves use
         for key, (r, w) in s.threads.items():
             r0, w0 = self._threads.get(key, (0, 0))   # a new thread: all of it is new
             run += max(0, r - r0)
             wait += max(0, w - w0)
+            if r > r0 or w > w0:
+                usable |= s.cpus.get(key, set(range(self.cores)))
         run_s, wait_s = run / 1e9, wait / 1e9
         wanting = (run_s + wait_s) / dt
-        share = 1.0 if wanting < IDLE else min(1.0, (run_s / dt) / min(wanting, self.cores))
+        # pinned to one CPU, the code's threads queue for it behind each other, not others
+        usable = min(self.cores, len(usable)) if usable else self.cores
+        share = 1.0 if wanting < IDLE else min(1.0, (run_s / dt) / min(wanting, usable))
         self.charged_s += dt * share
         self._t, self._threads = now, dict(s.threads)
         if s.cpu_known:

@@ -132,6 +132,7 @@ class Sample:
     tasks: int = 0            # processes and threads
     threads: dict = field(default_factory=dict)   # (pid, tid) -> (cpu ns, run-queue wait ns)
     cpu_known: bool = True    # False: only threads were read
+    cpus: dict = field(default_factory=dict)      # (pid, tid) -> the CPUs it may run on
 
 
 def sample(root: int, threads: bool = False, tree: bool = True) -> Sample:
@@ -156,6 +157,7 @@ def sample(root: int, threads: bool = False, tree: bool = True) -> Sample:
                     with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as f:
                         run, wait = f.read().split()[:2]
                     s.threads[(pid, tid)] = (int(run), int(wait))
+                    s.cpus[(pid, tid)] = os.sched_getaffinity(int(tid))
                 except (OSError, ValueError):
                     pass
     return s
