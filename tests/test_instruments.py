@@ -247,3 +247,26 @@ def test_a_measurement_rewritten_into_another_form_is_the_learners_tampering(mon
     monkeypatch.setattr(check, "judge", broken)
     with pytest.raises(ZeroDivisionError):     # the instrument's own form, misread: a bug
         finish({"flops": 7.0, "bytes": 40.0, "callbacks": 0})
+
+
+def test_records_of_another_shape_are_dropped_and_said_not_kept():
+    """A reply carrying a million empty 'trace events' (a learner inflating what the judge
+    holds, ~100 MB a call) or a sync record the checks would choke on: not kept, and the
+    grading hears that the records were rewritten."""
+    from judge.session import Session
+    from judge.worker import wire
+
+    session = Session.__new__(Session)
+    session.trusted = False
+    result = wire.encode(2.0, [])
+    out = session._outcome({"ok": True, "result": result, "traces": [{}] * 1_000_000,
+                            "syncs": [{"kind": 3}]}, [], "call")
+    assert out.traces == [] and out.syncs == [] and out.compiles_reported == 0
+    assert any("traces and compiles was rewritten" in t for t in out.tampered)
+    assert any("host syncs was rewritten" in t for t in out.tampered)
+    event = {"group": "f", "origin": "learner", "stage": "compile", "signature": "f32[3]",
+             "reason": None, "line": 4, "seconds": 0.01}
+    honest = session._outcome({"ok": True, "result": result, "traces": [event], "syncs": []},
+                              [], "call")
+    assert honest.ok and honest.value == 2.0
+    assert honest.traces == [event] and honest.tampered == [] and honest.compiles_reported == 1
