@@ -728,6 +728,43 @@ def test_process_mode_refuses_sockets_and_ipc(make_worker):
     assert "seccomp: no sockets, no System V IPC" in w.layers
 
 
+def test_process_mode_refuses_to_change_a_host_files_metadata(make_worker, tmp_path):
+    """Landlock leaves a file's mode, owner, times and extended attributes open; as uid 0
+    without capabilities the worker owns every root-owned file: seccomp refuses them."""
+    from judge.worker.confine import seccomp_available
+
+    if not seccomp_available():
+        pytest.skip("no seccomp filter for this architecture")
+    target = tmp_path / "host.txt"
+    target.write_text("x")
+    target.chmod(0o644)
+    os.utime(target, (1_000_000_000, 1_000_000_000))
+    before = target.stat()
+    w = make_worker(isolation="process")
+    assert load(w, """
+        import os
+
+        def solve(x, path):
+            out = {}
+            for name, change in [("chmod", lambda: os.chmod(path, 0o600)),
+                                 ("utime", lambda: os.utime(path, (0, 0))),
+                                 ("chown", lambda: os.chown(path, os.getuid(), os.getgid())),
+                                 ("setxattr", lambda: os.setxattr(path, "user.x", b"y"))]:
+                try:
+                    change()
+                    out[name] = "changed"
+                except OSError as exc:
+                    out[name] = exc.errno
+            return out
+    """)["ok"]
+    _, got = call(w, X, str(target))
+    assert set(got.values()) <= {1, 13}, got       # EPERM (seccomp), EACCES (Landlock, uid)
+    after = target.stat()
+    assert (after.st_mode, after.st_mtime, after.st_uid) == (before.st_mode, before.st_mtime,
+                                                             before.st_uid)
+    assert os.listxattr(target) == []
+
+
 def test_removing_a_scratch_dir_changes_nothing_outside_it(tmp_path):
     """A learner's unwritable folders inside are removed; the folder above keeps its
     mode even when the removal fails at the top (it is /tmp for a scratch root)."""

@@ -124,10 +124,16 @@ def landlock(abi: int, rules: list) -> None:
 # seccomp: system calls a learner's code has no use for and Landlock does not cover:
 # sockets of any kind (UDP, raw, netlink, a connect to a named Unix socket such as
 # /var/run/docker.sock), io_uring (it makes sockets past this filter), System V IPC,
-# the kernel keyrings, bpf, perf events, userfaultfd.  Each fails with EPERM.
+# the kernel keyrings, bpf, perf events, userfaultfd; and changing a file's metadata
+# (mode, owner, times, extended attributes), which Landlock leaves open: run as uid 0
+# without capabilities the worker still owns every root-owned file on the host.
+# Each fails with EPERM.
 _DENIED = {
-    0xC000003E: (41, 425, 426, 427, 29, 64, 68, 250, 248, 249, 321, 298, 323),   # x86_64
-    0xC00000B7: (198, 425, 426, 427, 194, 190, 186, 219, 217, 218, 280, 241, 282),  # aarch64
+    0xC000003E: (41, 425, 426, 427, 29, 64, 68, 250, 248, 249, 321, 298, 323,    # x86_64
+                 90, 91, 268, 452, 92, 93, 94, 260, 132, 235, 280, 261,
+                 188, 189, 190, 197, 198, 199),
+    0xC00000B7: (198, 425, 426, 427, 194, 190, 186, 219, 217, 218, 280, 241, 282,  # aarch64
+                 52, 53, 452, 54, 55, 88, 5, 6, 7, 14, 15, 16),
 }
 _MACHINE_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
