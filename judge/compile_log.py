@@ -39,6 +39,7 @@ class CompileLog:
         self.folder = str(folder)
         self.compiled = 0
         self.problem: str | None = None      # the folder was tampered with
+        self._other: list[str] = []          # XLA's other dumps (IR, buffer assignment)
         self._fd = -1
         libc = ctypes.CDLL(None, use_errno=True)
         fd = libc.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)
@@ -79,6 +80,20 @@ class CompileLog:
             self.problem = self.problem or "records XLA wrote of its compiles were deleted"
         elif mask & (_IN_CREATE | _IN_MOVED_TO) and name.endswith(MARK):
             self.compiled += 1
+        elif mask & _IN_CREATE and name:
+            self._other.append(name)
+
+    def prune(self) -> None:
+        """Remove what XLA dumped besides its one record per compile (LLVM IR, buffer
+        assignments: tens of MB for a large program), so that the count costs the
+        learner's private /tmp almost nothing."""
+        other, self._other = self._other, []
+        for name in other:
+            if "/" not in name and not name.endswith(MARK):
+                try:
+                    os.unlink(os.path.join(self.folder, name))
+                except OSError:
+                    pass
 
     def close(self) -> None:
         if self._fd >= 0:

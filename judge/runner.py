@@ -333,6 +333,7 @@ class Grading:
         self._reported_compiles += out.compiles_reported
         if log is not None and out.compiles_seen is not None:
             compiled = log.count()
+            log.prune()
             if log.problem:
                 found.append(log.problem)
             elif not any(t.startswith("XLA compiled") for t in self.tampered):

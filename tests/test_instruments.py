@@ -270,3 +270,28 @@ def test_records_of_another_shape_are_dropped_and_said_not_kept():
                               [], "call")
     assert honest.ok and honest.value == 2.0
     assert honest.traces == [event] and honest.tampered == [] and honest.compiles_reported == 1
+
+
+def test_xlas_other_dumps_are_pruned_and_its_records_kept(tmp_path):
+    """XLA dumps tens of MB of IR for a large program beside its one record per compile:
+    the judge removes the rest, so the count does not fill the learner's private /tmp."""
+    log = CompileLog(tmp_path)
+    (tmp_path / f"module_0000.jit_f{MARK}").write_text("HloModule")
+    (tmp_path / "module_0000.jit_f.fusion_kernel_module.ir-no-opt.ll").write_text("x" * 1000)
+    (tmp_path / "module_0000.jit_f.cpu_after_optimizations.txt").write_text("HloModule")
+    assert log.count() == 1
+    log.prune()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"module_0000.jit_f{MARK}"]
+    assert log.count() == 1 and log.problem is None
+    log.close()
+
+
+def test_xlas_complaints_about_the_judges_dump_are_not_the_learners_output():
+    from judge.session import Session
+
+    session = Session.__new__(Session)
+    session.worker = None
+    noise = ("E1201 14:37:15.828444    7847 dump.cc:266] Could not write XLA debug data to "
+             "/tmp/w/tmp/.jj-xla/module_0040.jit_f.cpu_after_optimizations.txt: OUT_OF_RANGE\n")
+    session._outputs = [{"stdout": "", "stderr": f"mine\n{noise}also mine\n", "truncated": False}]
+    assert session.output()["stderr"] == "mine\nalso mine\n"
