@@ -16,7 +16,7 @@ with string keys, or a dict of named fields for a record with exactly those fiel
 from __future__ import annotations
 
 MAX_ITEMS = 20_000         # records in one list: more than any call of honest code makes
-MAX_TEXT = 4_000           # characters in one string
+MAX_TEXT = 1 << 16         # characters in one string (a signature of a long list: thousands)
 
 _TEXT, _LINE = (str, None), (int, None)
 TRACE_EVENT = {"group": str, "origin": str, "stage": str, "signature": _TEXT,

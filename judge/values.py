@@ -117,7 +117,7 @@ def _scalar(x):
     if isinstance(x, (np.floating, float)):
         if not np.isfinite(x):
             return str(float(x))
-        return float(np.format_float_positional(x, trim="0")) if isinstance(x, np.floating) else x
+        return float(_shortest(x)) if isinstance(x, np.floating) else x
     if isinstance(x, (np.complexfloating, complex)):
         return str(complex(x))
     return x.item() if isinstance(x, np.generic) else x
@@ -163,8 +163,17 @@ def render(value, nested: bool = False) -> str:
 
 def _num(x) -> str:
     if isinstance(x, (float, np.floating)):
-        return np.format_float_positional(x, trim="0") if np.isfinite(x) else str(float(x))
+        return _shortest(x) if np.isfinite(x) else str(float(x))
     return repr(x.item() if isinstance(x, np.generic) else x)
+
+
+def _shortest(x) -> str:
+    """The fewest digits that give back ``x`` in its own dtype: positional where that is
+    short (-11.07), scientific for tiny and huge magnitudes (-7.071321e-31, not thirty
+    zeros)."""
+    if x != 0 and not 1e-4 <= abs(x) < 1e16:
+        return np.format_float_scientific(x, trim="0")
+    return np.format_float_positional(x, trim="0")
 
 
 def first_difference(a, b, path: str = "") -> str | None:
