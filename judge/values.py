@@ -171,7 +171,8 @@ def _shortest(x) -> str:
     """The fewest digits that give back ``x`` in its own dtype: positional where that is
     short (-11.07), scientific for tiny and huge magnitudes (-7.071321e-31, not thirty
     zeros)."""
-    if x != 0 and not 1e-4 <= abs(x) < 1e16:
+    magnitude = abs(float(x))
+    if magnitude and not 1e-4 <= magnitude < 1e16:
         return np.format_float_scientific(x, trim="0")
     return np.format_float_positional(x, trim="0")
 

@@ -23,7 +23,7 @@ from browser import browser  # noqa: F401  (a fixture)
 from conftest import KNOWN, ROOT, SOLUTION, TASK
 from test_writers import exercism_problems, gradescope_problems, junit_problems
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("test_batch_e2e")]
+pytestmark = pytest.mark.slow
 
 TWIN = "cache_independent_count_twin"
 RIGHT = SOLUTION

@@ -18,9 +18,6 @@ from judge.verdicts import Status, Verdict
 
 from isolation_modes import MODES
 
-# its module-scoped fixtures are set up once: one test process runs the module
-pytestmark = pytest.mark.xdist_group("test_collectives")
-
 ROOT = Path(__file__).resolve().parents[1]
 BANK = load_bank()
 

@@ -14,9 +14,6 @@ from conftest import double_it_bank
 from judge.bank import load_bank
 from judge.runner import grade
 
-# its module-scoped fixtures are set up once: one test process runs the module
-pytestmark = pytest.mark.xdist_group("test_generated_budgets")
-
 FIELDS = """
     tolerance: {mode: elementwise}
     scripts:

@@ -26,9 +26,6 @@ from judge.worker import wire
 
 from isolation_modes import BWRAP, MODES, needs_bwrap  # noqa: F401
 
-# its module-scoped fixtures are set up once: one test process runs the module
-pytestmark = pytest.mark.xdist_group("test_hostile")
-
 HOSTILE = Path(__file__).parent / "hostile"
 LIMITS = Limits(call_timeout_s=2.5, run_timeout_s=30, memory_mb=512, output_bytes=16 * 1024)
 # A memory bomb starved of CPU on a busy machine could meet the call limit first.

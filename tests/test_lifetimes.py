@@ -20,9 +20,6 @@ from judge.session import Session
 from judge.verdicts import Verdict
 from judge.worker import wire
 
-# its module-scoped fixtures are set up once: one test process runs the module
-pytestmark = pytest.mark.xdist_group("test_lifetimes")
-
 BANK = Path(__file__).resolve().parent / "trust_bank"
 X = {"x": wire.Leaf(np.arange(3, dtype=np.float32), "jax")}
 

@@ -16,9 +16,6 @@ import pytest
 from serve_server import (CRASH, LOOP, RIGHT, TASK, WRONG, Server, judge_run_json, make_bank,
                           unique)
 
-# its module-scoped fixtures are set up once: one test process runs the module
-pytestmark = pytest.mark.xdist_group("test_serve")
-
 
 @pytest.fixture(scope="module")
 def bank(tmp_path_factory) -> Path:

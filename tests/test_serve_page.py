@@ -14,7 +14,7 @@ import pytest
 from browser import browser  # noqa: F401  (the fixture)
 from serve_server import RIGHT, TASK, WRONG, Server, make_bank, unique
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("test_serve_page")]
+pytestmark = pytest.mark.slow
 
 EXTRA = "canonical_pair_sum"        # a second task, so there is something to pick
 

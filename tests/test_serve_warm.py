@@ -21,9 +21,6 @@ from judge.serve.store import Store  # noqa: E402
 from judge.serve.warm import LearnerPool, WarmOracles, _running  # noqa: E402
 from serve_server import RIGHT, TASK, make_bank  # noqa: E402
 
-# its module-scoped fixtures are set up once: one test process runs the module
-pytestmark = pytest.mark.xdist_group("test_serve_warm")
-
 
 def _until(condition, timeout_s=120):
     deadline = time.monotonic() + timeout_s

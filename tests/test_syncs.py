@@ -15,9 +15,6 @@ import pytest
 
 from judge.worker.syncs import SyncCounter
 
-# its module-scoped fixtures are set up once: one test process runs the module
-pytestmark = pytest.mark.xdist_group("test_syncs")
-
 LEARNER = Path(__file__).parent / "probe_cases" / "sync_learner.py"
 ARRAY = type(jnp.zeros(()))
 

@@ -27,7 +27,7 @@ from judge.sandbox.clock import WALL_FACTOR
 
 from isolation_modes import MODES
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("test_trust")]      # end to end: a judge process per attack and mode
+pytestmark = pytest.mark.slow      # end to end: a judge process per attack and mode
 
 HERE = Path(__file__).resolve().parent
 ATTACKS = HERE / "attacks"
@@ -273,11 +273,11 @@ def test_memory_of_an_escaped_grandchild(graded, mode):
 @pytest.mark.parametrize("mode", VARIANTS)
 def test_pinning_itself_to_one_cpu_does_not_slow_the_clock(graded, mode):
     """Its own child's share of the one CPU it chose is charged: the 8 s call limit ends
-    the first call, on time."""
+    the first call on time (at 16 s on the clock, were the child's share forgiven)."""
     run = graded[0][("pin_to_one_cpu", mode)]
     report = _one_report_in_time(run)
     assert report["verdict"] == "time_limit_exceeded", report["checks"]
-    assert run.wall_s < 8 * 1.5 + 5 or run.load > len(os.sched_getaffinity(0)), run.wall_s
+    assert run.wall_s < 8 + 5 or run.load > len(os.sched_getaffinity(0)), run.wall_s
 
 
 @pytest.mark.parametrize("mode", VARIANTS)

@@ -235,7 +235,8 @@ class JaxprCheck(ScriptMeasureCheck):
         if len({n for ns in by_size.values() for n in ns}) == 1:
             return f"{plural(counts[0], 'equation')} at {self.size_name}=" + _listing(
                 [str(s) for s in sorted(by_size)])
-        parts = [f"{'/'.join(str(n) for n in sorted(ns))} at {self.at(s)}"
+        # calls of one size with programs of different sizes: each of them
+        parts = [f"{' or '.join(str(n) for n in sorted(ns))} at {self.at(s)}"
                  for s, ns in sorted(by_size.items())]
         return _listing([parts[0].replace(" at ", " equations at ", 1)] + parts[1:])
 

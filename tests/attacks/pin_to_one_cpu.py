@@ -1,7 +1,7 @@
 """Slow the judge's clock: pin the worker and a busy child of its own to one CPU, so
 that the worker's thread waits for that CPU half of the time, which a clock that
-forgave all waiting would not charge; then compute for 11 s a call against an 8 s
-limit, again and again, to keep the judge busy far past the run limit."""
+forgave all waiting would not charge; then compute for 11 s of its own CPU time a call
+against an 8 s limit (half speed: 22 s on the clock, charged 11 s by that clock)."""
 import os
 import subprocess
 import time
@@ -16,7 +16,7 @@ except OSError:
 
 
 def double(x):
-    t = time.monotonic()
-    while time.monotonic() - t < 11.0:
+    t = time.process_time()
+    while time.process_time() - t < 11.0:
         pass
     return x * 2
