@@ -821,3 +821,19 @@ def test_judges_in_pid_namespaces_of_their_own_give_their_workers_different_uids
     assert all(policy.UID_BASE <= uid < policy.UID_BASE + policy.UID_SPAN for uid in drawn)
     in_one_judge = {policy.take_uid() for _ in range(64)}  # and never twice in one judge
     assert len(in_one_judge) == 64
+
+
+def test_a_python_installed_under_tmp_is_seen_through_bubblewraps_private_tmp(monkeypatch):
+    """A clone under /tmp with its venv there (the README's Quickstart in /tmp): the
+    private /tmp is mounted first and the view on top, or the worker's own python is
+    gone (bwrap: execvp .../python3: No such file or directory)."""
+    from judge.sandbox import policy
+
+    monkeypatch.setattr(policy, "view", lambda: policy.View(read=("/usr", "/tmp/clone/.venv")))
+    monkeypatch.setattr(policy, "bubblewrap",
+                        lambda: policy.Bwrap(True, "", "/usr/bin/bwrap", False))
+    argv = policy.bwrap_argv("/tmp/scratch", [], 1 << 20, ["/tmp/clone/.venv/bin/python3"])
+    tmpfs = next(i for i in range(len(argv) - 1) if argv[i:i + 2] == ["--tmpfs", "/tmp"])
+    venv = next(i for i in range(len(argv) - 2)
+                if argv[i:i + 3] == ["--ro-bind", "/tmp/clone/.venv", "/tmp/clone/.venv"])
+    assert tmpfs < venv

@@ -253,11 +253,13 @@ def bwrap_argv(scratch: str, hidden: list[str], scratch_bytes: int, inner: list[
     args = _namespaces(b)
     for link, target in v.links:
         args += ["--symlink", target, link]
-    for path in v.read:
-        args += ["--ro-bind", path, path]
+    # the private /tmp first, the view on top: a Python installed under /tmp (a venv in a
+    # clone there) stays visible inside it
     args += ["--proc", "/proc", "--dev", "/dev",
              "--size", str(scratch_bytes), "--tmpfs", "/tmp", "--symlink", "/tmp", "/var/tmp",
              "--size", str(scratch_bytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
+    for path in v.read:
+        args += ["--ro-bind", path, path]
     hide = [p for p in sorted(set(v.hide) | set(hidden))
             if os.path.lexists(p) and any(under(p, t) for t in v.read)]
     hide = [p for p in hide if not any(q != p and under(p, q) for q in hide)]  # outermost only
