@@ -240,15 +240,17 @@ class Session:
             return CallOutcome(False, verdict=Verdict.RUNTIME_ERROR, message="malformed reply", fatal=True)
         out = self._outcome_of(reply, rblobs, op, load)
         out.tampered = [str(t)[:300] for t in _list_of(reply.get("tampered"))][:10]
+        read = {}
         for field, shape, what in (("traces", TRACE_EVENT, "traces and compiles"),
                                    ("syncs", SYNC, "host syncs")):
-            if field in reply and not conforms(reply[field], [shape]):
+            read[field] = reply.get(field, [])
+            if not conforms(read[field], [shape]):
                 out.tampered.append(f"the probe's record of your call's {what} was rewritten "
                                     f"in the worker")
+                read[field] = []
                 setattr(out, field, [])
-                reply[field] = []
         # failed calls too: what XLA compiled in them is matched against these
-        out.compiles_reported = sum(e["stage"] == "compile" for e in reply.get("traces") or [])
+        out.compiles_reported = sum(e["stage"] == "compile" for e in read["traces"])
         seen = reply.get("compiles_seen")
         out.compiles_seen = seen if isinstance(seen, int) and not isinstance(seen, bool) else None
         return out

@@ -137,7 +137,7 @@ class DonationCheck(ScriptMeasureCheck):
                 return self.failed(self.failure(c, leaves, kept), details=details)
         total = sum(len(c.mine["leaves"]) for c in calls)
         text = (f"every leaf of `{self.argument}` was donated to the results on all "
-                f"{len(calls)} scripted calls ({plural(total, 'leaf').replace('leafs', 'leaves')} "
+                f"{len(calls)} scripted calls ({plural(total, 'leaf', 'leaves')} "
                 f"in all, zero-size ones included)")
         other = sorted({w for c in calls for w in c.mine["warnings"]})
         if other:

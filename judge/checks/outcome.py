@@ -11,9 +11,9 @@ from ..worker.wire import Leaf
 from ..verdicts import Status, Verdict
 
 
-def plural(n: int, word: str) -> str:
-    """``1 call``, ``3 calls``."""
-    return f"{n} {word}{'' if n == 1 else 's'}"
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 call``, ``3 calls``; ``many`` where the plural is not ``word + 's'``."""
+    return f"{n} {word if n == 1 else many or word + 's'}"
 
 
 def call_label(args) -> str:

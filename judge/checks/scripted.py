@@ -314,7 +314,7 @@ class RetraceCheck(ScriptedCheck):
             line = f"  {fn.get('name')}: {plural(int(fn.get('traces', 0)), 'trace')}"
             entries = fn.get("cache_entries")
             if isinstance(entries, int):
-                line += f", {plural(entries, 'cache entry').replace('entrys', 'entries')}"
+                line += f", {plural(entries, 'cache entry', 'cache entries')}"
             lines.append(line)
             if fn.get("note"):
                 lines.append(f"    {fn['note']}")

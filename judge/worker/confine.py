@@ -196,29 +196,25 @@ class _KnownPackages(importlib.abc.MetaPathFinder):
 
 def apply(cfg: dict) -> list[str]:
     """Everything the config asks for; returns what could not be done."""
-    failed = []
+    failed: list[str] = []
+
+    def attempt(step, *args) -> bool:
+        try:
+            step(*args)
+        except OSError as exc:
+            failed.append(str(exc))
+            return False
+        return True
+
     if cfg.get("drop_caps"):
-        try:
-            drop_capabilities()
-        except OSError as exc:
-            failed.append(str(exc))
+        attempt(drop_capabilities)
     if cfg.get("landlock"):
-        try:
-            landlock(cfg["landlock"]["abi"], cfg["landlock"]["rules"])
-        except OSError as exc:
-            failed.append(str(exc))
-        else:
+        if attempt(landlock, cfg["landlock"]["abi"], cfg["landlock"]["rules"]):
             drop = {os.path.realpath(p) for p in cfg.get("drop_path", ())}
             sys.path[:] = [p for p in sys.path if os.path.realpath(p) not in drop]
             sys.meta_path.append(_KnownPackages(cfg.get("imports", ())))
     elif cfg.get("drop_caps"):
-        try:
-            no_new_privileges()
-        except OSError as exc:
-            failed.append(str(exc))
+        attempt(no_new_privileges)
     if cfg.get("seccomp"):
-        try:
-            seccomp()
-        except OSError as exc:
-            failed.append(str(exc))
+        attempt(seccomp)
     return failed
