@@ -569,9 +569,12 @@ def _tree(pid: int) -> list[int]:
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_the_worker_dies_with_the_judge(mode):
+def test_the_worker_dies_with_the_judge(mode, tmp_path):
+    # a temp folder of its own: a judge started meanwhile by a test in another process
+    # would otherwise remove the stale scratch before this test looks for it
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
     judge = subprocess.Popen([sys.executable, "-c", _JUDGE.format(repo=str(REPO), mode=mode)],
-                             stdout=subprocess.PIPE, text=True)
+                             stdout=subprocess.PIPE, text=True, env=env)
     tree: list[int] = []
     scratch = None
     try:
@@ -587,8 +590,9 @@ def test_the_worker_dies_with_the_judge(mode):
         # a judge killed outright leaves its scratch behind: the next judge removes it
         root = os.path.dirname(scratch)
         assert os.path.isdir(root)
+        assert os.path.dirname(root) == str(tmp_path)
         subprocess.run([sys.executable, "-c", "from judge.sandbox import scratch_root; "
-                        "scratch_root()"], check=True, cwd=REPO)
+                        "scratch_root()"], check=True, cwd=REPO, env=env)
         assert not os.path.exists(root)
     finally:
         judge.kill()
