@@ -1,7 +1,11 @@
 """judge run against the floor and against what an instructor would write without it.
 
 Measured side by side, in paired rounds (median of --rounds):
-  judge   `judge run cache_independent_count SUBMISSION --format json`
+  judge   `judge run cache_independent_count SUBMISSION --format json`, as every run
+          after a task's first on a machine: the reference's answers come from its memo
+          (judge.memo; filled by one untimed run before the rounds)
+  cold    the same with JUDGE_MEMO=off: a task's first run, the reference's worker
+          started and every answer computed
   floor   a script that imports jax and the submission and calls it once on each
           distinct input shape the judge feeds it (nothing can be faster and still run
           the learner's code on those shapes); it gets the judge's own tricks: arrays
@@ -9,7 +13,7 @@ Measured side by side, in paired rounds (median of --rounds):
           OpenBLAS on one thread (its thread pool costs CPU at import)
   pytest  pytest + hypothesis comparing the submission with the reference on 100
           examples, lengths 0 to 64 (the usual hand-written check, one process)
-Targets (issue 2): judge <= 0.4 x pytest, judge <= 1.5 x floor.
+Targets (issue 2): judge <= 0.4 x pytest, judge <= 1.5 x floor; cold is printed beside.
 With --isolation-cost, also `judge run --isolation process` in every round: what the
 default isolation (bubblewrap where it works) costs beside process isolation.
 
@@ -116,13 +120,17 @@ def main() -> None:
     test = Path(work, "test_bench.py")
     test.write_text(textwrap.dedent(PYTEST.format(entry=task.entrypoint, sub=sub,
                                                   ref=str(task.reference_path))))
-    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    memo = Path(work, "memo")
+    memo.mkdir(mode=0o700)
+    env = dict(os.environ, JAX_PLATFORMS="cpu", JUDGE_MEMO=str(memo))
     judge = [str(Path(sys.executable).parent / "judge"), "run", TASK, sub, "--format", "json"]
-    runs = {"judge": [], "floor": [], "pytest": []}
+    timed(judge, work, env)                         # the task's first run: fills the memo
+    runs = {"judge": [], "cold": [], "floor": [], "pytest": []}
     if opts.isolation_cost:
         runs["process"] = []
     for _ in range(opts.rounds):
         runs["judge"].append(timed(judge, work, env))
+        runs["cold"].append(timed(judge, work, dict(env, JUDGE_MEMO="off")))
         if opts.isolation_cost:
             runs["process"].append(timed(judge + ["--isolation", "process"], work, env))
         runs["floor"].append(timed([sys.executable, str(floor), sub], work,
@@ -134,12 +142,13 @@ def main() -> None:
     for k in runs:
         print(f"  {k:<7} median {med[k]:.2f} s  (runs: {', '.join(f'{x:.2f}' for x in runs[k])})")
     # each round's ratio too: the machine's load drifts, and a round's runs share it
-    paired = {b: statistics.median(j / x for j, x in zip(runs["judge"], runs[b]))
-              for b in ("pytest", "floor")}
-    print(f"judge / pytest = {med['judge'] / med['pytest']:.2f}  (median of rounds' ratios "
-          f"{paired['pytest']:.2f}; target <= 0.40)")
-    print(f"judge / floor  = {med['judge'] / med['floor']:.2f}  (median of rounds' ratios "
-          f"{paired['floor']:.2f}; target <= 1.50)")
+    for run in ("judge", "cold"):
+        paired = {b: statistics.median(j / x for j, x in zip(runs[run], runs[b]))
+                  for b in ("pytest", "floor")}
+        print(f"{run:<5} / pytest = {med[run] / med['pytest']:.2f}  (median of rounds' ratios "
+              f"{paired['pytest']:.2f}; target <= 0.40)")
+        print(f"{run:<5} / floor  = {med[run] / med['floor']:.2f}  (median of rounds' ratios "
+              f"{paired['floor']:.2f}; target <= 1.50)")
     if opts.isolation_cost:
         ratio = statistics.median(j / p for j, p in zip(runs["judge"], runs["process"]))
         print(f"judge (default isolation) / judge --isolation process = "

@@ -27,6 +27,7 @@ import numpy as np
 from . import __version__
 from .bank import Task
 from .compile_log import CompileLog, open_log
+from .memo import ReferenceMemo, memo_hidden_paths
 from .checks.base import CheckView, Later, instruments_of
 from .checks.outcome import plural
 from .report import CheckResult, Report
@@ -70,9 +71,12 @@ class ScriptRun:
 
 
 class Oracle:
-    """The reference solution of one task, in a fresh trusted worker; thread-safe."""
+    """The reference solution of one task, in a fresh trusted worker; thread-safe.
+    With a ``memo`` (judge.memo), what earlier runs computed is answered from it, and the
+    worker starts only for what the memo lacks."""
 
-    def __init__(self, task: Task, seed: int, *, x64: bool = False):
+    def __init__(self, task: Task, seed: int, *, x64: bool = False,
+                 memo: ReferenceMemo | None = None):
         self.task, self.seed = task, seed
         self.session = Session(task.reference_path, task.reference_path.name, task.entrypoint,
                                task.limits, trusted=True, instruments=task_instruments(task),
@@ -85,10 +89,35 @@ class Oracle:
         self._shared_lock = threading.Lock()     # not _lock: held while the worker starts
         self._loaded = False
         self._fault: JudgeFault | None = None
+        self.memo = memo
+        self._recalled: dict[Any, tuple] = {}     # asked of the memo before the worker started
+        self._memo_keys: list = []
+        self._kept = self.memo.load() if self.memo is not None else None
+        self._recall()
+        self._changed = False        # answers the memo lacked were computed
+
+    def _recall(self) -> None:
+        """What the memo holds, taken in."""
+        kept = self._kept
+        if not kept:
+            return
+        self._outcomes.update(kept.get("outcomes", {}))
+        self._measured.update(kept.get("measured", {}))
+        self._memo_keys = [*self._outcomes, *self._measured]
+        self._scripts.update(kept.get("scripts", {}))
+        for key, value in kept.get("shared", {}).items():
+            self._shared[key] = future = Future()
+            future.set_result(value)
+
+    def _unasked(self) -> list:
+        return [k for k in self._memo_keys if k not in self._recalled]
 
     def start(self) -> None:
         """Start the worker, then load the reference and run its scripts in the
-        background, while the learner's worker starts on the other core."""
+        background, while the learner's worker starts on the other core.  With a memo
+        to answer from, not yet: on the first question the memo cannot answer."""
+        if self._kept:
+            return
         self.session.start()
         threading.Thread(target=self._warm_up, name="oracle-warm-up", daemon=True).start()
 
@@ -108,6 +137,8 @@ class Oracle:
             raise self._fault
         if not self._loaded:
             try:
+                if self.session.worker is None:      # started late: the memo fell short
+                    self.session.start()
                 out = self.session.load()
                 if not out.ok:
                     raise JudgeFault(f"the reference solution does not load: {out.message}")
@@ -116,7 +147,9 @@ class Oracle:
                 read = {name for check in self.task.checks for name in check.scripts_run()}
                 for name in self.task.scripts:
                     if name in read:
+                        self._changed |= name not in self._scripts
                         self._scripts[name] = self._run_script(name)
+                self._replay_recalled()
             except JudgeFault as fault:
                 self._fault = fault
                 raise
@@ -134,7 +167,8 @@ class Oracle:
 
     def script(self, name: str) -> ScriptRun:
         with self._lock:
-            self._ensure()
+            if name not in self._scripts:
+                self._ensure()
             return self._scripts[name]
 
     def value(self, args: dict[str, Any]) -> Any:
@@ -150,30 +184,69 @@ class Oracle:
         are equal share one outcome object."""
         keys = [args_key(args) for args in calls]
         with self._lock:
-            missing = list({k: args for k, args in zip(keys, calls) if k not in self._outcomes}.items())
+            wanted = {k: args for k, args in zip(keys, calls)}
+            missing = [(k, args) for k, args in wanted.items() if k not in self._outcomes]
+            self._note_recalled([("call", k, args) for k, args in wanted.items()
+                                 if k in self._outcomes])
             if missing:
                 self._ensure()
-            for i in range(0, len(missing), chunk):
-                part = missing[i:i + chunk]
-                outs = self.session.call_many([args for _, args in part], "reference", probe=True)
-                for (key, _), out in zip(part, outs):
-                    if not out.ok:
-                        raise JudgeFault(f"the reference fails on these inputs: {out.message}")
-                    self._outcomes[key] = out
+            self._compute(missing, chunk)
             return [self._outcomes[k] for k in keys]
+
+    def _compute(self, missing: list[tuple[str, dict]], chunk: int = 32) -> None:
+        for i in range(0, len(missing), chunk):
+            part = missing[i:i + chunk]
+            outs = self.session.call_many([args for _, args in part], "reference", probe=True)
+            for (key, _), out in zip(part, outs):
+                if not out.ok:
+                    raise JudgeFault(f"the reference fails on these inputs: {out.message}")
+                self._changed |= key not in self._outcomes
+                self._outcomes.setdefault(key, out)
 
     def measure(self, kind: str, args: dict[str, Any], options: dict) -> CallOutcome:
         """A check kind's instrument on the reference at ``args`` (memoised)."""
         key = (kind, json.dumps(options, sort_keys=True), args_key(args))
         with self._lock:
-            if key not in self._measured:
+            if key in self._measured:
+                self._note_recalled([("measure", key, (kind, args, options))])
+            else:
                 self._ensure()
-                out = self.session.measure(kind, args, options, f"measure:{kind}")
-                if not out.ok:
-                    raise JudgeFault(f"the reference cannot be measured by the {kind} check: "
-                                     f"{out.message}")
-                self._measured[key] = out
+                self._measure(key, kind, args, options)
             return self._measured[key]
+
+    def _measure(self, key, kind: str, args: dict[str, Any], options: dict) -> None:
+        out = self.session.measure(kind, args, options, f"measure:{kind}")
+        if not out.ok:
+            raise JudgeFault(f"the reference cannot be measured by the {kind} check: "
+                             f"{out.message}")
+        self._changed |= key not in self._measured
+        self._measured.setdefault(key, out)
+
+    def _note_recalled(self, asked: list[tuple]) -> None:
+        """Questions the memo answered before the worker started, in the order they were
+        asked: a worker started later asks them again first, so that what it counts
+        afterwards (a trace, a compile) is counted from the state it would have had."""
+        if not self._loaded:
+            for entry in asked:
+                if entry[1] not in self._recalled:
+                    self._recalled[entry[1]] = entry
+
+    def _replay_recalled(self) -> None:
+        # what the memo holds but was not asked yet: the worker computes it when it is,
+        # in the order a run without a memo would have
+        for key in self._unasked():
+            self._outcomes.pop(key, None)
+            self._measured.pop(key, None)
+        batch: list[tuple[str, dict]] = []
+        for what, key, asked in self._recalled.values():
+            if what == "call":
+                batch.append((key, asked))
+                continue
+            self._compute(batch)
+            batch = []
+            self._measure(key, *asked)
+        self._compute(batch)
+        self._recalled.clear()
 
     def shared(self, key, make) -> Any:
         """``make()``, once for every grading that shares this oracle (a batch): the
@@ -186,6 +259,7 @@ class Oracle:
         if mine:
             try:
                 future.set_result(make())
+                self._changed = True
             except BaseException as exc:
                 with self._shared_lock:
                     del self._shared[key]    # the next grading tries again
@@ -197,6 +271,22 @@ class Oracle:
 
     def close(self) -> None:
         self.session.close()
+        self._remember()
+
+    def _remember(self) -> None:
+        """What this run added to the memo, kept for the next (a faulty reference keeps
+        nothing)."""
+        if self.memo is None or self._fault is not None or not self._changed:
+            return
+        with self._lock, self._shared_lock:
+            kept = self._kept or {}
+            shared = {key: future.result() for key, future in self._shared.items()
+                      if future.done() and future.exception() is None}
+            data = {"outcomes": {**kept.get("outcomes", {}), **self._outcomes},
+                    "measured": {**kept.get("measured", {}), **self._measured},
+                    "scripts": dict(self._scripts), "shared": shared}
+            self._changed = False
+        self.memo.save(data)
 
 
 def script_calls(task: Task, name: str, seed: int) -> list[dict[str, Any]]:
@@ -222,7 +312,8 @@ class Grading:
         self.n_examples = examples
         self.strict = strict
         self.learner = Session(self.submission, display_name or self.submission.name,
-                               task.entrypoint, task.limits, hidden_paths=task.bank.hidden_paths(),
+                               task.entrypoint, task.limits,
+                               hidden_paths=task.bank.hidden_paths() + memo_hidden_paths(),
                                instruments=task_instruments(task), devices=task.devices,
                                isolation=isolation)
         if worker is not None and (worker.limits, worker.devices) != \
@@ -231,7 +322,9 @@ class Grading:
                              "this task's")
         self.warm_worker = worker       # started ahead of its one submission, or None
         self.own_oracle = oracle is None
-        self.oracle = oracle or Oracle(task, self.seed)
+        # --examples draws other inputs than the memo's: a run without it
+        memo = ReferenceMemo.for_task(task, self.seed) if oracle is None and examples is None else None
+        self.oracle = oracle or Oracle(task, self.seed, memo=memo)
         self._expected: dict[int, tuple] = {}     # id(args) -> (args, pending expected value)
         self._largest_expected = 0                # bytes, of the reference's values so far
         self._scripts: dict[str, ScriptRun] = {}

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import os
 import re
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -26,14 +27,30 @@ from .values import is_floating, numeric_leaves
 from .worker.wire import Leaf, dtype_from_name
 
 
+@functools.lru_cache(maxsize=1)
+def import_hypothesis():
+    """hypothesis, without the plugins other installed packages register with it (trio's,
+    for one, imports trio and pytest: 80 ms): the inputs drawn for a task and seed must
+    not depend on what else is installed."""
+    previous = os.environ.get("HYPOTHESIS_NO_PLUGINS")
+    os.environ["HYPOTHESIS_NO_PLUGINS"] = "1"
+    try:
+        import hypothesis
+        import hypothesis.strategies  # noqa: F401
+    finally:
+        if previous is None:
+            del os.environ["HYPOTHESIS_NO_PLUGINS"]
+        else:
+            os.environ["HYPOTHESIS_NO_PLUGINS"] = previous
+    return hypothesis
+
+
 class _Strategies:
     """hypothesis.strategies, imported on first use: loading a bank (every command
     does) should not pay for hypothesis, and `judge run` starts its workers first."""
 
     def __getattr__(self, name):
-        from hypothesis import strategies
-
-        return getattr(strategies, name)
+        return getattr(import_hypothesis().strategies, name)
 
 
 st = _Strategies()

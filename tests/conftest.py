@@ -4,10 +4,12 @@ ROOT, run_judge, ...`)."""
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 from typing import Callable
@@ -15,6 +17,13 @@ from typing import Callable
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# The reference's memo (judge.memo) of this test process, new for every session: what a
+# test sees cannot depend on what an earlier session, or the user's own runs, left in
+# ~/.cache.  It is on, as it is for a user: tests that grade a task twice use it.
+_MEMO = tempfile.mkdtemp(prefix="jax-judge-test-memo-")
+atexit.register(shutil.rmtree, _MEMO, True)
+os.environ["JUDGE_MEMO"] = _MEMO
 TASK = "cache_independent_count"                  # the bank's first task, the course's step 9
 KNOWN = ROOT / "tasks" / TASK / "known"
 SOLUTION = (ROOT / "examples" / f"{TASK}.py").read_text()

@@ -1,8 +1,11 @@
 """Argument specs -> hypothesis strategies: edges always there, few distinct shapes."""
 
+import os
+
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
+from conftest import ROOT
 from judge.bank import FieldReader
 from judge.specs import Dim, Inputs, parse_spec, shape_pool
 from judge.worker.wire import Leaf
@@ -219,3 +222,29 @@ def test_edge_cases_reach_value_ends_and_every_option():
     assert {type(e["s"]).__name__ if not isinstance(e["s"], Leaf) else "leaf" for e in edges} == \
         {"float", "int", "leaf"}
     assert inputs.unreached(edges) == {}
+
+
+def test_hypothesis_plugins_of_other_packages_do_not_run(tmp_path):
+    """A package may register a plugin that runs when hypothesis is imported (trio does:
+    it imports trio and pytest); the judge's draws must not depend on what else is
+    installed, so the judge imports hypothesis without them."""
+    import subprocess
+    import sys
+
+    dist = tmp_path / "spy_plugin-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: spy-plugin\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[hypothesis]\nspy = spy_plugin:_hypothesis_setup_hook\n")
+    (tmp_path / "spy_plugin.py").write_text(
+        "import os\ndef _hypothesis_setup_hook():\n    open(os.environ['SPY'], 'w').close()\n")
+    marker = tmp_path / "plugin-ran"
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}", "SPY": str(marker)}
+    env.pop("HYPOTHESIS_NO_PLUGINS", None)
+    plain = subprocess.run([sys.executable, "-c", "import hypothesis"], env=env)
+    assert plain.returncode == 0 and marker.exists(), "the spy plugin is not installed right"
+    marker.unlink()
+    judged = subprocess.run([sys.executable, "-c", "from judge.specs import import_hypothesis, st\n"
+                             "import_hypothesis(); st.integers()\nimport os\n"
+                             "assert 'HYPOTHESIS_NO_PLUGINS' not in os.environ"], env=env)
+    assert judged.returncode == 0
+    assert not marker.exists()

@@ -20,7 +20,7 @@ import shutil
 import tempfile
 
 
-from ..specs import Inputs
+from ..specs import Inputs, import_hypothesis
 from ..values import first_difference, render
 from .base import GENERATED, CheckSpec, Later, check_kind
 from .outcome import call_text, counterexample, failed_call, mismatch
@@ -31,7 +31,7 @@ def _hypothesis():
     """hypothesis, imported on first use (not when the bank loads).  It keeps files
     under ./.hypothesis even without a database (a cache of source constants): point it
     at a private folder, so a run writes nothing where the learner is."""
-    import hypothesis
+    hypothesis = import_hypothesis()
     from hypothesis.configuration import set_hypothesis_home_dir
 
     home = tempfile.mkdtemp(prefix="jax-judge-hypothesis-")
