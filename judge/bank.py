@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from .limits import Limits
+from .memo import memo_hidden_paths
 
 BANK_ENV = "JUDGE_BANK"
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)   # libyaml: 7x faster
@@ -179,25 +180,50 @@ class Task:
         return sorted(p for p in folder.iterdir() if p.suffix in (".py", ".ipynb")) if folder.is_dir() else []
 
 
-@dataclass
 class Bank:
-    root: Path
-    course: str
-    steps: dict[int, str]
-    tasks: dict[str, Task]
+    """A bank's tasks, each parsed when it is first asked for (`judge run` parses its
+    one task; ``tasks`` parses them all, in the file's order)."""
+
+    def __init__(self, root: Path, course: str, steps: dict[int, str]):
+        self.root, self.course, self.steps = root, course, steps
+        self._entries: dict[str, tuple[int, Any]] = {}     # id -> (index, raw entry)
+        self._parsed: dict[str, Task] = {}
 
     @property
     def file(self) -> Path:
         return self.root / "tasks.yaml"
 
+    @property
+    def tasks(self) -> dict[str, Task]:
+        return {task_id: self.get(task_id) for task_id in self._entries}
+
+    def ids(self) -> list[str]:
+        return list(self._entries)
+
     def get(self, task_id: str) -> Task:
-        if task_id not in self.tasks:
-            raise UnknownTask(task_id, list(self.tasks))
-        return self.tasks[task_id]
+        if task_id not in self._parsed:
+            index, raw = self._entry(task_id)
+            self._parsed[task_id] = parse_task(raw, self.file, index, self)
+        return self._parsed[task_id]
+
+    def worker_settings(self, task_id: str) -> tuple[Limits, int | None]:
+        """The limits and device count a learner's worker for that task starts with,
+        read without parsing the rest of the task (its worker can start sooner)."""
+        if task_id in self._parsed:
+            task = self._parsed[task_id]
+            return task.limits, task.devices
+        _, raw = self._entry(task_id)
+        return worker_fields(FieldReader(raw, self.file, task_id, ""))
+
+    def _entry(self, task_id: str) -> tuple[int, Any]:
+        if task_id not in self._entries:
+            raise UnknownTask(task_id, list(self._entries))
+        return self._entries[task_id]
 
     def hidden_paths(self) -> list[str]:
-        """Folders a sandboxed learner must not see."""
-        return [str(self.root / "reference"), str(self.root / "tasks")]
+        """Folders a sandboxed learner must not see: the bank's references and tasks,
+        and the memo of the references' answers."""
+        return [str(self.root / "reference"), str(self.root / "tasks")] + memo_hidden_paths()
 
 
 # ---------------------------------------------------------------- locating and loading
@@ -229,7 +255,9 @@ def resolve_root(option: str | None) -> Path:
     return Path(chosen).expanduser().resolve() if chosen else default_root()
 
 
-def load_bank(root: str | Path | None = None) -> Bank:
+def load_bank(root: str | Path | None = None, *, lazy: bool = False) -> Bank:
+    """The bank at ``root``; every task parsed now (a malformed one is refused here),
+    or, ``lazy``, each when it is first asked for."""
     root = resolve_root(str(root) if root else None)
     file = root / "tasks.yaml"
     if not file.is_file():
@@ -245,12 +273,16 @@ def load_bank(root: str | Path | None = None) -> Bank:
             top.fail("maps a step number to its title", f"steps.{k}")
         steps[k] = v
     raw_tasks = top.get("tasks", (list, type(None))) or []    # `tasks:` alone: none yet
-    bank = Bank(root=root, course=course, steps=steps, tasks={})
+    bank = Bank(root=root, course=course, steps=steps)
     for i, raw in enumerate(raw_tasks):
-        task = parse_task(raw, file, i, bank)
-        if task.id in bank.tasks:
-            raise BankError(file, "is defined twice", task.id, "id")
-        bank.tasks[task.id] = task
+        task_id = raw.get("id") if isinstance(raw, dict) else None
+        if not isinstance(task_id, str):
+            parse_task(raw, file, i, bank)       # refused, saying which entry and why
+        if task_id in bank._entries:
+            raise BankError(file, "is defined twice", task_id, "id")
+        bank._entries[task_id] = (i, raw)
+        if not lazy:
+            bank.get(task_id)
     return bank
 
 
@@ -355,6 +387,14 @@ TASK_FIELDS = ("id", "title", "step", "step_title", "difficulty", "tags", "entry
 MAX_DEVICES = 64
 
 
+def worker_fields(r: FieldReader) -> tuple[Limits, int | None]:
+    """A task's `limits` and `devices`: what its workers start with."""
+    devices = r.get("devices", int, None)
+    if devices is not None and not 1 <= devices <= MAX_DEVICES:
+        r.fail(f"must be from 1 to {MAX_DEVICES}", "devices")
+    return Limits.parse(r.child("limits") if "limits" in r.data else None), devices
+
+
 def parse_task(raw: Any, file: Path, index: int, bank: Bank) -> Task:
     from . import checks, compare, literals, specs
 
@@ -377,9 +417,7 @@ def parse_task(raw: Any, file: Path, index: int, bank: Bank) -> Task:
     dims = specs.parse_dims(r.child("dims", r.data.get("dims", {})))
     args_r = r.child("args")
     args = {name: specs.parse_spec(args_r.child(name), dims) for name in args_r.data}
-    devices = r.get("devices", int, None)
-    if devices is not None and not 1 <= devices <= MAX_DEVICES:
-        r.fail(f"must be from 1 to {MAX_DEVICES}", "devices")
+    limits, devices = worker_fields(r)
     mesh = specs.MeshSpec.parse(r.child("mesh"), devices) if "mesh" in r.data else None
     dims = specs.place_on_mesh(args, dims, mesh,
                                lambda name: args_r.child(name) if name else r)
@@ -402,7 +440,6 @@ def parse_task(raw: Any, file: Path, index: int, bank: Bank) -> Task:
     for i, cid in enumerate(ids):
         if ids.index(cid) != i:
             r.fail(f"check id '{cid}' is used twice", f"checks[{i}].id")
-    limits = Limits.parse(r.child("limits") if "limits" in r.data else None)
     return Task(id=task_id, title=r.get("title", str), step=step, step_title=step_title,
                 difficulty=difficulty, tags=tags, entrypoint=entrypoint, args=args,
                 dims=dims, result=result, tolerance=tolerance, examples=examples,

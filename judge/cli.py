@@ -21,18 +21,18 @@ def fail_usage(message: str) -> None:
     sys.exit(USAGE)
 
 
-def open_bank(ctx: click.Context):
+def open_bank(ctx: click.Context, lazy: bool = False):
     try:
-        return load_bank(ctx.obj.get("bank"))
+        return load_bank(ctx.obj.get("bank"), lazy=lazy)
     except BankError as exc:
         fail_usage(str(exc))
 
 
-def get_task(ctx: click.Context, task_id: str):
-    bank = open_bank(ctx)
+def get_task(ctx: click.Context, task_id: str, bank=None):
+    bank = bank or open_bank(ctx, lazy=True)
     try:
         return bank.get(task_id)
-    except UnknownTask as exc:
+    except (UnknownTask, BankError) as exc:
         fail_usage(str(exc))
 
 
@@ -100,7 +100,6 @@ def run(ctx, task_id, submission, fmt, strict, seed, examples, isolation):
     from .sources import SubmissionRefused, read_submission
 
     check_isolation_soon()             # while the bank loads
-    task = get_task(ctx, task_id)
     path = Path(submission)
     try:
         read_submission(path)
@@ -111,18 +110,44 @@ def run(ctx, task_id, submission, fmt, strict, seed, examples, isolation):
         if fmt in FILE_FORMATS:   # a platform reading results.json must find one (score 0)
             from .runner import missing_report
 
-            emit(missing_report(task, str(path), problem, seed, strict), fmt)
+            emit(missing_report(get_task(ctx, task_id), str(path), problem, seed, strict), fmt)
         fail_usage(problem)
     isolation = resolve_isolation(isolation)
-    from .runner import grade, judge_error_report
-
+    bank = open_bank(ctx, lazy=True)
+    worker = learner_worker(bank, task_id, isolation)   # imports jax while the task is parsed
     try:
-        report = grade(task, path, seed=seed, examples=examples, strict=strict,
-                       isolation=isolation)
-    except Exception as exc:  # the judge's own fault: say so, never a traceback
-        report = judge_error_report(task, path, seed, strict, exc)
+        task = get_task(ctx, task_id, bank)
+        from .runner import grade, judge_error_report
+
+        try:
+            report = grade(task, path, seed=seed, examples=examples, strict=strict,
+                           isolation=isolation, worker=worker)
+        except Exception as exc:  # the judge's own fault: say so, never a traceback
+            report = judge_error_report(task, path, seed, strict, exc)
+    finally:
+        if worker is not None:
+            worker.close()
     emit(report, fmt)
     sys.exit(report.exit_code)
+
+
+def learner_worker(bank, task_id: str, isolation: str):
+    """A learner's worker for the task, started before the task is parsed; None where
+    it cannot start here (the grading then starts one, and reports why it failed)."""
+    from .bank import BankError, UnknownTask
+    from .sandbox import Worker
+
+    try:
+        limits, devices = bank.worker_settings(task_id)
+    except (BankError, UnknownTask):
+        return None                    # said by get_task, as a usage error
+    worker = Worker(limits, hidden_paths=bank.hidden_paths(), isolation=isolation, devices=devices)
+    try:
+        worker.start()
+    except Exception:
+        worker.close()
+        return None
+    return worker
 
 
 # Formats that a platform reads as its grader's results file: it shows a broken grader

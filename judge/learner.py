@@ -58,7 +58,7 @@ def check(task_id: str, fn, *, bank: str | None = None, seed: int | None = None,
     from .bank import load_bank
     from .runner import grade
 
-    task = load_bank(bank).get(task_id)
+    task = load_bank(bank, lazy=True).get(task_id)
     built = assemble(fn, task.entrypoint)
     with tempfile.TemporaryDirectory(prefix="judge-check-") as tmp:
         path = Path(tmp) / f"{task.entrypoint}.py"
@@ -282,7 +282,7 @@ def hint(task_id: str, n: int = 1, *, bank: str | None = None) -> Hint:
     from .bank import load_bank
     from .catalog import read_hints
 
-    task = load_bank(bank).get(task_id)
+    task = load_bank(bank, lazy=True).get(task_id)
     hints = read_hints(task)
     if not hints:
         return Hint(task_id, n, 0, f"{task_id} has no hints yet.")

@@ -27,7 +27,7 @@ import numpy as np
 from . import __version__
 from .bank import Task
 from .compile_log import CompileLog, open_log
-from .memo import ReferenceMemo, memo_hidden_paths
+from .memo import ReferenceMemo
 from .checks.base import CheckView, Later, instruments_of
 from .checks.outcome import plural
 from .report import CheckResult, Report
@@ -313,7 +313,7 @@ class Grading:
         self.strict = strict
         self.learner = Session(self.submission, display_name or self.submission.name,
                                task.entrypoint, task.limits,
-                               hidden_paths=task.bank.hidden_paths() + memo_hidden_paths(),
+                               hidden_paths=task.bank.hidden_paths(),
                                instruments=task_instruments(task), devices=task.devices,
                                isolation=isolation)
         if worker is not None and (worker.limits, worker.devices) != \

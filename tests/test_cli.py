@@ -41,6 +41,33 @@ def test_malformed_bank_names_file_task_and_field(tmp_path):
         assert "Traceback" not in proc.stderr
 
 
+def _bank_with(tmp_path, task_id: str, old: str, new: str):
+    shutil.copytree(ROOT / "tasks", tmp_path / "tasks")
+    shutil.copytree(ROOT / "reference", tmp_path / "reference")
+    text = (ROOT / "tasks.yaml").read_text()
+    at = text.index(f"- id: {task_id}\n")
+    (tmp_path / "tasks.yaml").write_text(text[:at] + text[at:].replace(old, new, 1))
+    return tmp_path
+
+
+def test_a_malformed_other_task_does_not_stop_grading_this_one(tmp_path):
+    bank = _bank_with(tmp_path, "huber", "difficulty:", "dificulty:")
+    proc = judge("--bank", bank, "run", TASK, KNOWN / "hard_coded.py")
+    assert proc.returncode == 1, proc.stderr          # graded: wrong_answer
+    assert "WRONG ANSWER" in proc.stdout
+    listed = judge("--bank", bank, "list")            # the whole bank is still refused
+    assert listed.returncode == 2 and "task 'huber'" in listed.stderr
+
+
+def test_a_malformed_worker_setting_is_a_usage_error_naming_the_field(tmp_path):
+    """`devices` and `limits` are read first, to start the worker before the rest."""
+    bank = _bank_with(tmp_path, TASK, "difficulty: medium", "difficulty: medium\n    devices: 0")
+    proc = judge("--bank", bank, "run", TASK, KNOWN / "hard_coded.py")
+    assert proc.returncode == 2
+    assert f"task '{TASK}'" in proc.stderr and "devices" in proc.stderr
+    assert "from 1 to" in proc.stderr and "Traceback" not in proc.stderr
+
+
 @pytest.mark.slow
 def test_json_contract_and_exit_code_of_a_wrong_answer(tmp_path):
     sub = tmp_path / "learner" / "mine.py"
