@@ -92,13 +92,12 @@ class Oracle:
         self.memo = memo
         self._recalled: dict[Any, tuple] = {}     # asked of the memo before the worker started
         self._memo_keys: list = []
-        self._kept = self.memo.load() if self.memo is not None else None
-        self._recall()
+        self._kept: dict | None = None
         self._changed = False        # answers the memo lacked were computed
 
     def _recall(self) -> None:
         """What the memo holds, taken in."""
-        kept = self._kept
+        self._kept = kept = self.memo.load() if self.memo is not None else None
         if not kept:
             return
         self._outcomes.update(kept.get("outcomes", {}))
@@ -116,6 +115,7 @@ class Oracle:
         """Start the worker, then load the reference and run its scripts in the
         background, while the learner's worker starts on the other core.  With a memo
         to answer from, not yet: on the first question the memo cannot answer."""
+        self._recall()
         if self._kept:
             return
         self.session.start()
@@ -502,6 +502,8 @@ class Grading:
             # it already, and the run's clock starts with its first request, not its spawn
             self.learner.start(self.warm_worker)
             if self.own_oracle:
+                if not self.learner.worker.guards_judge_files:
+                    self.oracle.memo = None     # the learner could plant answers for later runs
                 self.oracle.start()
             report.checks = self._run_checks()
             specs = {c.id: c for c in self.task.checks}

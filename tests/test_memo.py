@@ -201,3 +201,25 @@ def test_a_memo_cut_short_answers_the_rest_as_a_run_without_it_would(kept_part, 
     assert graded.oracle.session.worker is not None
     assert alone["verdict"] == "inefficient"
     assert after == alone
+
+
+def test_no_memo_where_the_learner_could_write_the_judges_files(task, memo, tmp_path,
+                                                                 monkeypatch):
+    """Process mode with neither Landlock nor a uid of its own (an old kernel, the same
+    uid): the learner could plant answers for every later run, so the memo is neither
+    read nor written."""
+    from judge.sandbox import policy
+
+    path = put(tmp_path / "submission.py", SOLUTION)
+    _grade(task, path, isolation="process")
+    [kept] = memo.glob("*.pickle")
+    made = kept.stat().st_mtime_ns
+    monkeypatch.setattr(policy, "landlock_abi", lambda: 0)
+    monkeypatch.setattr(policy, "own_uid_possible", lambda: False)
+    slow = put(tmp_path / "slow.py", SOLUTION + "\n# another file, another learner\n")
+    report, graded = _grade(task, slow, isolation="process")
+    assert "landlock" not in " ".join(report["isolation_layers"])
+    assert graded.oracle.memo is None
+    assert graded.oracle.session.worker is not None       # computed, not read
+    assert report["verdict"] == "accepted"
+    assert [p.stat().st_mtime_ns for p in memo.glob("*.pickle")] == [made]

@@ -410,6 +410,12 @@ class Plan:
     uid: int | None = None        # the worker's own uid (process mode as root)
     wrapped: bool = False         # exit 128+n means its child died of signal n
 
+    @property
+    def guards_judge_files(self) -> bool:
+        """The worker cannot write the judge's user's files: a read-only root, Landlock,
+        or a uid of its own (not so in process mode with neither: same uid, or uid 0)."""
+        return self.mode == "bubblewrap" or "landlock" in self.confine or self.uid is not None
+
 
 def resolve(mode: str | None) -> str:
     """The mode a learner's worker gets: ``bubblewrap`` fails closed when it cannot be had."""

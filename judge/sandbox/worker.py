@@ -88,6 +88,7 @@ class Worker:
         self.hidden_paths = [] if trusted else [os.path.abspath(p) for p in hidden_paths]
         self.isolation = "process" if trusted else policy.resolve(isolation)
         self.layers: list[str] = []        # what held, in words (the report's detail)
+        self.guards_judge_files = False    # see policy.Plan.guards_judge_files
         self.scratch: str | None = None    # holds the submission (read-only to the learner)
         self.home: str | None = None       # the learner's cwd, HOME and TMPDIR, as it sees them
         self.ready_s: float | None = None  # spawn to ready, measured by the judge
@@ -132,6 +133,7 @@ class Worker:
                 hidden=self.hidden_paths, scratch_bytes=self.limits.scratch_mb << 20,
                 inner=lambda worker_dir, confine: self._inner(worker_dir, confine, cmd_r, reply_w))
             self.layers = self._plan.layers
+            self.guards_judge_files = self._plan.guards_judge_files
             self.home = self._plan.env["HOME"]
             self._proc = procs.spawn(self._plan.argv, (cmd_r, reply_w),
                                      self._plan.cwd or self.scratch, self._plan.env,
