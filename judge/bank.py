@@ -197,9 +197,6 @@ class Bank:
     def tasks(self) -> dict[str, Task]:
         return {task_id: self.get(task_id) for task_id in self._entries}
 
-    def ids(self) -> list[str]:
-        return list(self._entries)
-
     def get(self, task_id: str) -> Task:
         if task_id not in self._parsed:
             index, raw = self._entry(task_id)

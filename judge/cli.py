@@ -134,7 +134,6 @@ def run(ctx, task_id, submission, fmt, strict, seed, examples, isolation):
 def learner_worker(bank, task_id: str, isolation: str):
     """A learner's worker for the task, started before the task is parsed; None where
     it cannot start here (the grading then starts one, and reports why it failed)."""
-    from .bank import BankError, UnknownTask
     from .sandbox import Worker
 
     try:
