@@ -32,6 +32,7 @@ from typing import Any
 
 MEMO_ENV = "JUDGE_MEMO"
 MAX_BYTES = 32 << 20            # a memo past this is not written (values of huge inputs)
+KEPT_PER_SEED = 4               # memos of one task and seed under different keys
 _VERSIONED = ("jax", "jaxlib", "numpy", "hypothesis", "ml_dtypes")
 
 
@@ -94,7 +95,8 @@ class ReferenceMemo:
 
     def save(self, data: dict[str, Any]) -> None:
         """Written whole under a temporary name, then renamed: a run reading it meanwhile
-        sees the old memo or the new one.  Older memos of this task and seed go."""
+        sees the old memo or the new one.  Of this task and seed's memos for other keys
+        (another judge installed beside, an older bank), the newest few stay."""
         try:
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             if not _private(self.folder):
@@ -110,9 +112,10 @@ class ReferenceMemo:
             except BaseException:
                 os.unlink(tmp)
                 raise
-            for old in self.folder.glob(self.prefix + "*.pickle"):
-                if old != self.path:
-                    old.unlink(missing_ok=True)
+            others = sorted((p for p in self.folder.glob(self.prefix + "*.pickle") if p != self.path),
+                            key=lambda p: p.stat().st_mtime_ns, reverse=True)
+            for old in others[KEPT_PER_SEED - 1:]:
+                old.unlink(missing_ok=True)
         except (OSError, pickle.PicklingError, TypeError, AttributeError):
             pass                          # a memo is a saving, never a reason to fail
 

@@ -223,3 +223,20 @@ def test_no_memo_where_the_learner_could_write_the_judges_files(task, memo, tmp_
     assert graded.oracle.session.worker is not None       # computed, not read
     assert report["verdict"] == "accepted"
     assert [p.stat().st_mtime_ns for p in memo.glob("*.pickle")] == [made]
+
+
+def test_memos_of_other_keys_are_bounded(task, memo, tmp_path):
+    """Another judge beside this one (a checkout and an install) keeps its memo of the
+    same task and seed; older ones beyond a few go."""
+    from judge.memo import KEPT_PER_SEED
+
+    path = _made(task, memo, tmp_path)
+    keeper = ReferenceMemo.for_task(task, task.seed)
+    others = [ReferenceMemo(memo, task.id, task.seed, f"{i:024x}") for i in range(KEPT_PER_SEED + 2)]
+    for other in others:
+        other.save({"outcomes": {}})
+    kept = sorted(p.name for p in memo.glob("*.pickle"))
+    assert len(kept) == KEPT_PER_SEED
+    assert others[-1].path.name in kept and path.name not in kept
+    keeper.save(keeper.load() or {"outcomes": {}})
+    assert keeper.path.exists() and len(list(memo.glob("*.pickle"))) == KEPT_PER_SEED
