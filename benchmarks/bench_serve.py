@@ -5,7 +5,10 @@ Latency (side by side in one run, rounds alternating which goes first):
          report is there: from the POST to the report, on a warm service (its learner
          pool full and the task's reference warm; between rounds it is let refill, as
          between two learners' clicks)
-  cold   `judge run cache_independent_count SAME_FILE --format json`, wall time
+  cold   `judge run cache_independent_count SAME_FILE --format json`, wall time, with
+         JUDGE_MEMO=off: nothing warm, the reference's worker started and every answer
+         computed (a task's first run on a machine)
+  memo   the same `judge run` answered from the reference's memo (every later run)
   Each submission is the same code under a new comment (the service answers a repeat
   from its store at no cost: that would not be a grading).  p50 and p95 of each.
   Target (issue 15): serve p50 <= 0.5 x cold p50.
@@ -183,10 +186,10 @@ class MemoryWatch:
 
 
 # ---------------------------------------------------------------- latency
-def cold_run(path: Path) -> tuple[float, str]:
+def judge_run(path: Path, memo: str) -> tuple[float, str]:
     t0 = time.perf_counter()
     res = subprocess.run([JUDGE, "run", TASK, str(path), "--format", "json"],
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, env={**os.environ, "JUDGE_MEMO": memo})
     return time.perf_counter() - t0, json.loads(res.stdout)["verdict"]
 
 
@@ -195,22 +198,27 @@ def latency(work: Path, rounds: int) -> None:
     try:
         service.wait_warm()
         http = service.http
-        serve_s, cold_s, back_s = [], [], []
+        times: dict[str, list[float]] = {"serve": [], "cold": [], "memo": []}
+        memo = work / "memo"
+        memo.mkdir(mode=0o700, exist_ok=True)
         for r in range(rounds + 1):                      # round 0 warms the disk cache
             source = RIGHT + f"\n# round {r}\n"
             path = work / f"round{r}.py"
             path.write_text(source)
-            for side in (("serve", "cold") if r % 2 else ("cold", "serve")):
+            sides = ("serve", "cold", "memo")
+            for side in sides[r % 3:] + sides[:r % 3]:
                 service.wait_warm()                     # neither side pays the other's refill
-                if side == "cold":
-                    elapsed, verdict = cold_run(path)
-                else:
+                if side == "serve":
                     t0 = time.perf_counter()
                     verdict = service.grade(http, TASK, source)["verdict"]
                     elapsed = time.perf_counter() - t0
+                else:
+                    elapsed, verdict = judge_run(path, "off" if side == "cold" else str(memo))
                 assert verdict == "accepted", (side, verdict)
                 if r:
-                    (serve_s if side == "serve" else cold_s).append(elapsed)
+                    times[side].append(elapsed)
+        serve_s, cold_s, memo_s = times["serve"], times["cold"], times["memo"]
+        back_s = []
         service.wait_warm()
         for r in range(rounds):
             t0 = time.perf_counter()
@@ -223,8 +231,10 @@ def latency(work: Path, rounds: int) -> None:
     print(f"latency, {rounds} sequential correct {TASK} submissions:")
     print(f"  serve (POST -> report)   p50 {p(serve_s, .5):.3f} s   p95 {p(serve_s, .95):.3f} s")
     print(f"  cold judge run           p50 {p(cold_s, .5):.3f} s   p95 {p(cold_s, .95):.3f} s")
+    print(f"  judge run from its memo  p50 {p(memo_s, .5):.3f} s   p95 {p(memo_s, .95):.3f} s")
     print(f"  serve back to back       p50 {p(back_s, .5):.3f} s   p95 {p(back_s, .95):.3f} s")
     print(f"serve p50 / cold p50: {p(serve_s, .5) / p(cold_s, .5):.2f}x  (target <= 0.5)")
+    print(f"serve p50 / memo p50: {p(serve_s, .5) / p(memo_s, .5):.2f}x")
 
 
 # ---------------------------------------------------------------- throughput
