@@ -5,6 +5,7 @@ ones `judge run` gives."""
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 
@@ -29,8 +30,16 @@ def test_gradings_on_a_dask_cluster(tmp_path):
             subs = {kind: server.submit(unique(src, f"dask-{kind}"))["id"] for kind, src in
                     [("right", RIGHT), ("wrong", WRONG), ("looping", LOOP), ("crash", CRASH)]}
             reports = {kind: server.result(sub_id) for kind, sub_id in subs.items()}
+            with distributed.Client(cluster.scheduler_address) as client:
+                profiling = client.run(lambda dask_worker: [
+                    pc.is_running() for name, pc in dask_worker.periodic_callbacks.items()
+                    if name.startswith("profile")])
         finally:
             server.close()
+    # CPython 3.11 before 3.11.9 deadlocks a process whose profiler thread meets the GC
+    if sys.version_info[:2] == (3, 11) and sys.version_info < (3, 11, 9):
+        graded_on = [running for running in profiling.values() if running and not any(running)]
+        assert graded_on, f"the Dask profiler still runs where gradings ran: {profiling}"
     assert {k: r["verdict"] for k, r in reports.items()} == {
         "right": "accepted", "wrong": "wrong_answer", "looping": "time_limit_exceeded",
         "crash": "runtime_error"}

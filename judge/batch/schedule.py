@@ -20,6 +20,7 @@ computed once per task (on Dask: once per task per Dask worker process).
 
 from __future__ import annotations
 
+import sys
 import tempfile
 import threading
 import uuid
@@ -153,10 +154,35 @@ def grade_remote(token: str, bank_root: str, sub: Submission, opts: Options) -> 
 
     with _REMOTE_LOCK:
         if token not in _REMOTE:
+            stop_dask_profiler()
             warm_up_for_threads()   # Dask runs tasks in threads too
             _REMOTE[token] = (load_bank(bank_root), OraclePool())
         bank, oracles = _REMOTE[token]
     return grade_one(bank, sub, opts, oracles)
+
+
+# CPython fixed the deadlock in 3.11.9 (cpython#116969); 3.12 never had it
+_PROFILER_DEADLOCKS = (3, 11) <= sys.version_info[:3] < (3, 11, 9)
+
+
+def stop_dask_profiler() -> None:
+    """Stop the statistical profiler of the Dask worker this runs in.  It calls
+    sys._current_frames every 10 ms, and on CPython 3.11 before 3.11.9 that deadlocks
+    the whole process when the garbage collector runs at that moment (cpython#116969,
+    distributed#8616).  A grading's many threads make that likely: a service on Dask
+    stalled on its last of 200 submissions.  Gradings have no use for the profile."""
+    if not _PROFILER_DEADLOCKS:
+        return
+    from distributed import get_worker
+
+    try:
+        worker = get_worker()
+    except ValueError:             # not in a Dask worker (a test calling this directly)
+        return
+    for name in ("profile", "profile-cycle"):
+        callback = worker.periodic_callbacks.get(name)
+        if callback is not None:
+            worker.loop.add_callback(callback.stop)    # on the worker's own event loop
 
 
 def close_remote(token: str) -> None:
