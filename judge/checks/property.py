@@ -18,6 +18,7 @@ import atexit
 import functools
 import shutil
 import tempfile
+import warnings
 
 
 from ..specs import Inputs, import_hypothesis
@@ -63,6 +64,13 @@ def warm_up_for_threads() -> None:
     run parses source with ast, which two threads must not do at once (CPython 3.11)."""
     h = _hypothesis()
     import hypothesis.extra.numpy  # noqa: F401  (imported lazily by specs otherwise: in a thread)
+    from hypothesis.errors import HypothesisDeprecationWarning
+
+    # Each run seeds the global `random` and checks on the way out that nothing else
+    # moved it; two runs in two threads move it for each other, and hypothesis blames
+    # the strategies (the judge's never touch `random`; its draws have their own seed)
+    warnings.filterwarnings("ignore", message="Do not use the `random` module inside strategies",
+                            category=HypothesisDeprecationWarning)
     from ..specs import _arguments
 
     _arguments()                   # made in this thread, not in a grading's
