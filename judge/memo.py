@@ -62,14 +62,14 @@ class ReferenceMemo:
         self.path = folder / f"{self.prefix}{key[:24]}.pickle"
 
     @classmethod
-    def for_task(cls, task, seed: int, *, x64: bool = False) -> "ReferenceMemo | None":
+    def for_task(cls, task, seed: int) -> "ReferenceMemo | None":
         folder = memo_root()
         if folder is None:
             return None
         key = hashlib.sha256(json.dumps(
             [_bank_fingerprint(task.bank.root), _judge_fingerprint(), _versions(),
              sorted((k, v) for k, v in os.environ.items() if k.startswith(("XLA_", "JAX_"))),
-             task.id, seed, x64], sort_keys=True).encode()).hexdigest()
+             task.id, seed], sort_keys=True).encode()).hexdigest()
         return cls(folder, task.id, seed, key)
 
     def load(self) -> dict[str, Any] | None:
@@ -83,7 +83,7 @@ class ReferenceMemo:
         try:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() \
-                    or info.st_mode & 0o022 or info.st_size > MAX_BYTES:
+                    or info.st_mode & 0o077 or info.st_size > MAX_BYTES:
                 return None
             with os.fdopen(fd, "rb", closefd=False) as f:
                 data = pickle.load(f)
