@@ -91,7 +91,6 @@ class Oracle:
         self._fault: JudgeFault | None = None
         self.memo = memo
         self._recalled: dict[Any, tuple] = {}     # asked of the memo before the worker started
-        self._memo_keys: list = []
         self._kept: dict | None = None
         self._changed = False        # answers the memo lacked were computed
 
@@ -102,14 +101,15 @@ class Oracle:
             return
         self._outcomes.update(kept.get("outcomes", {}))
         self._measured.update(kept.get("measured", {}))
-        self._memo_keys = [*self._outcomes, *self._measured]
         self._scripts.update(kept.get("scripts", {}))
         for key, value in kept.get("shared", {}).items():
             self._shared[key] = future = Future()
             future.set_result(value)
 
     def _unasked(self) -> list:
-        return [k for k in self._memo_keys if k not in self._recalled]
+        kept = self._kept or {}
+        return [k for k in [*kept.get("outcomes", {}), *kept.get("measured", {})]
+                if k not in self._recalled]
 
     def start(self) -> None:
         """Start the worker, then load the reference and run its scripts in the

@@ -26,28 +26,24 @@ def test_unreadable_submission_is_usage_error(tmp_path):
     assert proc.returncode == 2 and "missing.py" in proc.stderr
 
 
-def test_malformed_bank_names_file_task_and_field(tmp_path):
-    shutil.copytree(ROOT / "tasks", tmp_path / "tasks")
-    shutil.copytree(ROOT / "reference", tmp_path / "reference")
-    text = (ROOT / "tasks.yaml").read_text()
-    at = text.index(f"- id: {TASK}\n")          # misspell a field of that task's entry
-    text = text[:at] + text[at:].replace("difficulty: medium", "dificulty: medium", 1)
-    (tmp_path / "tasks.yaml").write_text(text)
-    for args in (("list",), ("run", TASK, KNOWN / "hard_coded.py")):
-        proc = judge("--bank", tmp_path, *args)
-        assert proc.returncode == 2, proc.stderr
-        assert "tasks.yaml" in proc.stderr and f"task '{TASK}'" in proc.stderr
-        assert "field 'dificulty'" in proc.stderr and "did you mean 'difficulty'" in proc.stderr
-        assert "Traceback" not in proc.stderr
-
-
 def _bank_with(tmp_path, task_id: str, old: str, new: str):
+    """A copy of the shipped bank with ``old`` replaced by ``new`` in that task's entry."""
     shutil.copytree(ROOT / "tasks", tmp_path / "tasks")
     shutil.copytree(ROOT / "reference", tmp_path / "reference")
     text = (ROOT / "tasks.yaml").read_text()
     at = text.index(f"- id: {task_id}\n")
     (tmp_path / "tasks.yaml").write_text(text[:at] + text[at:].replace(old, new, 1))
     return tmp_path
+
+
+def test_malformed_bank_names_file_task_and_field(tmp_path):
+    bank = _bank_with(tmp_path, TASK, "difficulty: medium", "dificulty: medium")  # misspelt
+    for args in (("list",), ("run", TASK, KNOWN / "hard_coded.py")):
+        proc = judge("--bank", bank, *args)
+        assert proc.returncode == 2, proc.stderr
+        assert "tasks.yaml" in proc.stderr and f"task '{TASK}'" in proc.stderr
+        assert "field 'dificulty'" in proc.stderr and "did you mean 'difficulty'" in proc.stderr
+        assert "Traceback" not in proc.stderr
 
 
 def test_a_malformed_other_task_does_not_stop_grading_this_one(tmp_path):
