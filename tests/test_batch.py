@@ -172,11 +172,26 @@ def test_force_writes_a_graded_key_again_and_the_new_line_stands(tmp_path):
     store.add(record(verdict="wrong_answer"))
     store.add(record(verdict="accepted"))                 # not forced: graded for good
     store.add(record(verdict="accepted"), force=True)     # --force: written, and it stands
+    assert len((tmp_path / FILE).read_text().splitlines()) == 2   # appended first (crash-safe)
     store.close()
-    assert len((tmp_path / FILE).read_text().splitlines()) == 2
+    lines = (tmp_path / FILE).read_text().splitlines()
+    assert len(lines) == 1 and json.loads(lines[0])["verdict"] == "accepted"  # the old one gone
     again = ResultStore(tmp_path).open()
     assert [r["verdict"] for r in again.results.values()] == ["accepted"]
+    assert again.superseded == 0
     again.close()
+
+
+def test_lines_replaced_in_an_earlier_run_are_dropped_when_the_store_closes(tmp_path):
+    old, new = record(verdict="judge_error"), record(verdict="accepted")
+    other = record(learner="ben")
+    (tmp_path / FILE).write_text("".join(json.dumps(r) + "\n" for r in (old, other, new)))
+    store = ResultStore(tmp_path).open()
+    assert store.superseded == 1
+    store.close()
+    kept = [json.loads(line) for line in (tmp_path / FILE).read_text().splitlines()]
+    assert [(r["learner"], r["verdict"]) for r in kept] == [("ann", "accepted"), ("ben", other["verdict"])]
+    assert not list(tmp_path.glob(".*compact"))
 
 
 def test_a_judge_error_stands_only_until_a_later_result_replaces_it(tmp_path):
@@ -185,8 +200,9 @@ def test_a_judge_error_stands_only_until_a_later_result_replaces_it(tmp_path):
     assert not store.settled(("ann", "alpha", "0" * 64, 1, False, None))
     store.add(record(verdict="wrong_answer"))       # the retry: written, and it counts
     store.add(record(verdict="accepted"))           # graded for good: not written again
-    store.close()
     assert len((tmp_path / FILE).read_text().splitlines()) == 2
+    store.close()
+    assert len((tmp_path / FILE).read_text().splitlines()) == 1   # the judge error dropped
     again = ResultStore(tmp_path).open()
     assert [r["verdict"] for r in again.results.values()] == ["wrong_answer"]
     assert again.ignored_lines == 0 and again.settled(("ann", "alpha", "0" * 64, 1, False, None))

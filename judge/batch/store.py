@@ -9,7 +9,9 @@ options mean "not graded yet", and a rerun grades exactly what has no line, or o
 machine out of memory), never the learner's, so it stands only until a later line for
 the same key replaces it.  ``--force`` grades a key again on purpose; its new line
 replaces the old one the same way.  So for each key the last line stands, and nothing
-is ever counted twice.
+is ever counted twice; closing the store rewrites the file without the lines that were
+replaced (a new file renamed over the old one, so a crash meanwhile leaves the old file,
+whose last lines still stand).
 
 Why it survives SIGKILL: each line is written by a single ``write`` of the whole line
 ending in ``\\n`` (only ever by one thread) and fsynced before the next one, so at most
@@ -48,6 +50,7 @@ class ResultStore:
         self.repaired_bytes = 0      # a torn last line cut off on open
         self.ignored_lines = 0       # lines that did not parse
         self.superseded = 0          # lines replaced by a later one for the same key
+        self._replaced = 0           # lines on disk that a later line for their key replaced
         self._fd: int | None = None
         self._lock: int | None = None
 
@@ -84,6 +87,7 @@ class ResultStore:
             if key in self.results:
                 self.superseded += 1
             self.results[key] = record
+        self._replaced = self.superseded
 
     def settled(self, key: tuple) -> bool:
         """Graded for good: a result that is not a judge error."""
@@ -101,13 +105,35 @@ class ResultStore:
         while view:                      # a short write is rare, but must not lose the rest
             view = view[os.write(self._fd, view):]
         os.fsync(self._fd)
+        if key in self.results:
+            self._replaced += 1
         self.results[key] = record
 
     def close(self) -> None:
+        if self._fd is not None and self._replaced:
+            self._compact()
         for fd in (self._fd, self._lock):
             if fd is not None:
                 os.close(fd)
         self._fd = self._lock = None
+
+
+    def _compact(self) -> None:
+        """One line per key, the one that stands; fsynced before it replaces the file."""
+        tmp = self.path.with_name(f".{FILE}.compact")
+        text = "".join(json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n"
+                       for r in self.results.values())
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            view = memoryview(text.encode())
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, self.path)
+        _fsync_dir(self.folder)
+        self._replaced = 0
 
 
 def write_atomic(path: Path, text: str) -> None:
