@@ -207,6 +207,9 @@ def batch(ctx, submissions, out, workers, task_list, only, force, deadline, sche
         when = parse_time(deadline) if deadline else None
     except ValueError:
         fail_usage(f"--deadline: '{deadline}' is not a time (ISO 8601: 2026-11-20T23:59)")
+    if when is not None and not _names_a_zone(deadline):
+        click.echo(f"judge: --deadline {deadline} names no time zone: taken as this machine's "
+                   f"local time, {when.isoformat()} (add Z or +01:00 to say which)", err=True)
     request = Request(submissions=submissions, out=Path(out), workers=workers,
                       tasks=_csv_list(task_list), scheduler=scheduler, emit=_csv_list(emit),
                       opts=Options(seed=seed, strict=strict, examples=examples,
@@ -221,6 +224,11 @@ def batch(ctx, submissions, out, workers, task_list, only, force, deadline, sche
 
 def _csv_list(value: str | None) -> list[str]:
     return [v.strip() for v in (value or "").split(",") if v.strip()]
+
+
+def _names_a_zone(text: str) -> bool:
+    from datetime import datetime
+    return datetime.fromisoformat(text.strip()).tzinfo is not None
 
 
 @main.command()

@@ -9,6 +9,7 @@ import csv
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -259,6 +260,17 @@ def test_a_manifest_time_after_the_deadline_marks_the_grading_late(world, tmp_pa
     late = {row["learner"]: row["late"] for row in gradebook(out)}
     assert late == {"ann": "", "ben": f"{TASK} {TWIN}", "cat": "", "dan": "", "eve": ""}
     assert json.loads((out / "summary.json").read_text())["late"] == 2
+
+
+def test_a_deadline_without_a_zone_says_which_zone_it_was_taken_in(world, tmp_path):
+    out = tmp_path / "out"
+    shutil.copytree(world["out"], out)
+    proc = run_batch(world["bank"], world["cls"], out, "--deadline", "2026-11-20T23:59")
+    said = [line for line in proc.stderr.splitlines() if "--deadline" in line]
+    assert said and "names no time zone" in said[0] and "2026-11-20T23:59:00" in said[0]
+    assert re.search(r"23:59:00([+-]\d\d:\d\d|Z)", said[0])     # the offset it assumed
+    zoned = run_batch(world["bank"], world["cls"], out, "--deadline", "2026-11-20T23:59Z")
+    assert "names no time zone" not in zoned.stderr
 
 
 # ---------------------------------------------------------------- interrupted runs
