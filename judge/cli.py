@@ -28,11 +28,19 @@ def open_bank(ctx: click.Context, lazy: bool = False):
         fail_usage(str(exc))
 
 
-def get_task(ctx: click.Context, task_id: str, bank=None):
+def get_task(ctx: click.Context, task_id: str, bank=None, fmt: str | None = None,
+             submission: str = "", seed: int | None = None, strict: bool = False):
+    """The task; a usage error naming the closest ids when there is none.  A platform
+    reading results.json (``fmt`` in FILE_FORMATS) still gets one, scoring 0 and saying
+    why, since it shows a broken grader when the file is absent."""
     bank = bank or open_bank(ctx, lazy=True)
     try:
         return bank.get(task_id)
     except (UnknownTask, BankError) as exc:
+        if fmt in FILE_FORMATS:
+            from .runner import no_task_report
+
+            emit(no_task_report(task_id, submission, str(exc), seed, strict), fmt)
         fail_usage(str(exc))
 
 
@@ -110,13 +118,15 @@ def run(ctx, task_id, submission, fmt, strict, seed, examples, isolation):
         if fmt in FILE_FORMATS:   # a platform reading results.json must find one (score 0)
             from .runner import missing_report
 
-            emit(missing_report(get_task(ctx, task_id), str(path), problem, seed, strict), fmt)
+            task = get_task(ctx, task_id, fmt=fmt, submission=str(path), seed=seed, strict=strict)
+            emit(missing_report(task, str(path), problem, seed, strict), fmt)
         fail_usage(problem)
     isolation = resolve_isolation(isolation)
     bank = open_bank(ctx, lazy=True)
     worker = learner_worker(bank, task_id, isolation)   # imports jax while the task is parsed
     try:
-        task = get_task(ctx, task_id, bank)
+        task = get_task(ctx, task_id, bank, fmt=fmt, submission=str(path), seed=seed,
+                        strict=strict)
         from .runner import grade, judge_error_report
 
         try:

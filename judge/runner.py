@@ -638,6 +638,19 @@ def missing_report(task: Task, submission: str, why: str, seed: int | None,
     return report.finish()
 
 
+def no_task_report(task_id: str, submission: str, why: str, seed: int | None,
+                   strict: bool) -> Report:
+    """The report when the task asked for is not in the bank: the grader's set-up is at
+    fault, never the learner, and a platform's results file still says so."""
+    report = Report(task=task_id, submission=submission, seed=0 if seed is None else seed,
+                    judge_version=__version__, strict=strict, title=task_id)
+    report.checks.append(CheckResult(id="task", kind="judge", required=True, status=Status.ERROR,
+                                     message=f"this grader is set up for a task the bank does "
+                                             f"not hold (not your fault): {why}",
+                                     verdict=Verdict.JUDGE_ERROR))
+    return report.finish()
+
+
 def untouched_starter(task: Task, submission: Path) -> bool:
     """Is the submission still the task's starter (comments and blank lines aside)?"""
     from .notebooks import NotebookError, submission_source

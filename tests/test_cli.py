@@ -142,3 +142,17 @@ def test_a_missing_file_under_gradescope_still_prints_a_results_file(tmp_path):
     doc = json.loads(proc.stdout)
     assert doc["score"] == 0 and sum(t["max_score"] for t in doc["tests"]) == 4
     assert "nothing.py" in doc["output"] and doc["output"].startswith("Nothing to grade: cannot read")
+
+
+@pytest.mark.parametrize("fmt", ["gradescope", "exercism"])
+@pytest.mark.parametrize("submission", ["hard_coded.py", "nothing.py"])
+def test_an_unknown_task_under_a_platform_format_still_prints_a_results_file(fmt, submission):
+    proc = judge("run", "cache_independant_count", KNOWN / submission, "--format", fmt)
+    assert proc.returncode == 2 and "cache_independent_count" in proc.stderr
+    doc = json.loads(proc.stdout)
+    said = doc["output"] if fmt == "gradescope" else doc["message"]
+    assert "not your fault" in said and "did you mean: cache_independent_count" in said.lower()
+    if fmt == "gradescope":
+        assert doc["score"] == 0
+    else:
+        assert doc["status"] == "error"
