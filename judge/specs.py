@@ -551,8 +551,12 @@ class ArraySpec(Spec):
 
     def describe(self):
         shape = "any rank" if self.free else "[" + ", ".join(map(str, self.shape)) + "]"
-        return (f"{self.kind} {'|'.join(self.dtypes)}{shape} in [{self.values[0]}, "
-                f"{self.values[1]}]" + _placement_words(self.layout))
+        # a bool array holds True and False, whatever range the numeric dtypes beside it get
+        ranged = [d for d in self.dtypes if d != "bool"]
+        values = f" in [{self.values[0]}, {self.values[1]}]" if ranged else ""
+        if ranged and len(ranged) < len(self.dtypes):
+            values += " (bool: True or False)"
+        return f"{self.kind} {'|'.join(self.dtypes)}{shape}{values}" + _placement_words(self.layout)
 
 
 @dataclass(frozen=True)

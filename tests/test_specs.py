@@ -248,3 +248,13 @@ def test_hypothesis_plugins_of_other_packages_do_not_run(tmp_path):
                              "assert 'HYPOTHESIS_NO_PLUGINS' not in os.environ"], env=env)
     assert judged.returncode == 0
     assert not marker.exists()
+
+
+def test_a_bool_array_is_described_without_a_number_range():
+    dims = {"n": Dim("n", 0, 8)}
+    mask = spec({"type": "array", "dtype": "bool", "shape": ["n"]}, dims)
+    assert mask.describe() == "jax bool[n]"
+    mixed = spec({"type": "array", "dtype": ["bool", "float32"], "shape": ["n"],
+                  "values": [-1, 1]}, dims)
+    assert mixed.describe().startswith("jax bool|float32[n] in [-1")
+    assert mixed.describe().endswith("(bool: True or False)")
