@@ -29,6 +29,9 @@ MAX_NODES = 500_000     # of the whole file, every alias expanded
 MAX_DEPTH = 64
 TASK_ID = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 DIFFICULTIES = ("easy", "medium", "hard")
+# A check's `visibility`: who sees its result on Gradescope, and when (Gradescope's own
+# words), from least to most withheld
+VISIBILITIES = ("visible", "after_due_date", "after_published", "hidden")
 
 
 class BankError(Exception):
@@ -153,6 +156,8 @@ class Task:
     devices: int | None = None      # `devices: N`: the workers start with N devices
     mesh: Any = None                # specs.MeshSpec the sharded arguments are placed on
     bank: "Bank" = field(repr=False, default=None)
+    # check id -> its `visibility`, for every check
+    visibility: dict[str, str] = field(default_factory=dict)
 
     @property
     def signature(self) -> str:
@@ -431,8 +436,12 @@ def parse_task(raw: Any, file: Path, index: int, bank: Bank) -> Task:
         examples.append(dataclasses.replace(ex, args=specs.place_call(
             args, ex.args, lambda m, er=er: er.fail(m, "args"))))
     check_list = r.get("checks", list)
-    parsed = [checks.parse_check(r.reader_at(f"checks[{i}]", c), scripts)
-              for i, c in enumerate(check_list)]
+    parsed, visibility = [], {}
+    for i, c in enumerate(check_list):
+        cr = r.reader_at(f"checks[{i}]", c)
+        rest, shown = check_visibility(cr)
+        parsed.append(checks.parse_check(cr.reader_at(cr.path, rest), scripts))
+        visibility.setdefault(parsed[-1].id, shown)
     ids = [c.id for c in parsed]
     for i, cid in enumerate(ids):
         if ids.index(cid) != i:
@@ -441,4 +450,19 @@ def parse_task(raw: Any, file: Path, index: int, bank: Bank) -> Task:
                 difficulty=difficulty, tags=tags, entrypoint=entrypoint, args=args,
                 dims=dims, result=result, tolerance=tolerance, examples=examples,
                 checks=parsed, scripts=scripts, limits=limits,
-                seed=r.get("seed", int, 20260), devices=devices, mesh=mesh, bank=bank)
+                seed=r.get("seed", int, 20260), devices=devices, mesh=mesh, bank=bank,
+                visibility=visibility)
+
+
+def check_visibility(r: FieldReader) -> tuple[dict, str]:
+    """A check's `visibility` and the rest of its fields, for its kind to parse.  Read
+    here rather than by each kind: it is how a result is shown, the same for all."""
+    shown = r.get("visibility", str, "visible", what=f"one of {', '.join(VISIBILITIES)}")
+    if shown not in VISIBILITIES:
+        close = difflib.get_close_matches(shown, VISIBILITIES, n=1)
+        r.fail(f"must be one of {', '.join(VISIBILITIES)}, got '{shown}'" +
+               (f" (did you mean '{close[0]}'?)" if close else ""), "visibility")
+    for key in r.data:        # the kinds' own did-you-mean does not know this field
+        if key != "visibility" and difflib.get_close_matches(str(key), ["visibility"], cutoff=0.8):
+            r.fail(f"unknown field '{key}' (did you mean 'visibility'?)", str(key))
+    return {k: v for k, v in r.data.items() if k != "visibility"}, shown

@@ -436,3 +436,40 @@ def entry() -> None:
             pass
     atexit._run_exitfuncs()
     os._exit(code)
+
+
+@main.command()
+@click.argument("task_ids", metavar="TASK[,TASK...]")
+@click.option("--out", required=True, type=click.Path(dir_okay=False),
+              help="The zip to write (replaced if there): upload it as the assignment's autograder.")
+@click.option("--bank", "bank_dir", type=click.Path(file_okay=False),
+              help="The bank the tasks are in (as judge --bank; default: the shipped one).")
+@click.pass_context
+def gradescope(ctx, task_ids, out, bank_dir):
+    """Write a Gradescope autograder for these tasks: setup.sh, run_autograder, the judge
+    and a bank of only these tasks.  A learner hands in TASK.py or TASK.ipynb per task
+    (or one notebook defining several tasks' functions); results.json holds each task's
+    tests, the score their sum.
+
+    The zip holds the reference solutions: upload it to Gradescope, never give it out."""
+    from .gradescope_bundle import BundleError, build_bundle
+
+    if bank_dir:
+        ctx.obj["bank"] = bank_dir
+    ids = list(dict.fromkeys(_csv_list(task_ids)))
+    if not ids:
+        fail_usage("name the tasks to grade: judge gradescope TASK[,TASK...] --out autograder.zip")
+    bank = open_bank(ctx, lazy=True)
+    tasks = [get_task(ctx, task_id, bank) for task_id in ids]
+    try:
+        bundle = build_bundle(bank, tasks, Path(out))
+    except BundleError as exc:
+        fail_usage(str(exc))
+    for entry in bundle.tasks:
+        click.echo(f"  {entry['id']}: {entry['max_score']} points, graded from "
+                   f"{' or '.join(entry['files'][:2])}")
+    click.echo(f"wrote {bundle.path}: {len(bundle.tasks)} task(s), {bundle.max_score} points in all")
+    click.echo(f"next: on Gradescope, a programming assignment worth {bundle.max_score} points "
+               f"(base image Ubuntu 24.04: the judge needs Python 3.11 or newer); upload "
+               f"{bundle.path.name} as its autograder.  It holds the reference solutions: "
+               f"keep it from learners.")

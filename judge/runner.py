@@ -510,6 +510,7 @@ class Grading:
             for result in report.checks:
                 if result.id in specs:
                     result.details.update(points_details(specs[result.id]))
+                    result.details.update(visibility_details(self.task, result.id))
         except JudgeFault as fault:
             report.checks.append(CheckResult(id="judge", kind="judge", required=True,
                                              status="error", message=str(fault),
@@ -634,6 +635,7 @@ def missing_report(task: Task, submission: str, why: str, seed: int | None,
     for spec in task.checks:
         skipped = spec.result(Status.SKIPPED, "not run: no submission")
         skipped.details.update(points_details(spec))
+        skipped.details.update(visibility_details(task, spec.id))
         report.checks.append(skipped)
     return report.finish()
 
@@ -679,6 +681,13 @@ def points_details(spec) -> dict:
     from .scoring import number
 
     return {"points": number(spec.points), **({"performance": True} if spec.performance else {})}
+
+
+def visibility_details(task: Task, check_id: str) -> dict:
+    """Who sees the check's result on Gradescope, and when (tasks.yaml `visibility`),
+    recorded like its points; said only where it is not the default, visible."""
+    shown = task.visibility.get(check_id, "visible")
+    return {} if shown == "visible" else {"visibility": shown}
 
 
 class _Item:

@@ -6,12 +6,19 @@ passes the examples keeps those points).  Checks the runner adds when the task's
 cannot run ("load", "judge") are worth nothing, so every report of a task has the same
 maximum and a file that does not load (or is not there) scores 0 of it.  Statuses
 follow the verdict, as in the Exercism view.
+
+Each test has its check's `visibility` (tasks.yaml; Gradescope's `visible`,
+`after_due_date`, `after_published`, `hidden`).  What the learner's code printed may
+hold a withheld check's inputs, so where any check is withheld it moves from the
+always-shown summary into a test of its own, shown as late as the latest check; and a
+summary whose failures are all withheld does not name them.
 """
 
 from __future__ import annotations
 
 import json
 
+from ..bank import VISIBILITIES
 from ..scoring import SETUP_KINDS, number, outcome, score
 from ..verdicts import Status, Verdict
 from .exercism import learner_output
@@ -26,6 +33,12 @@ HEADLINES = {
     Verdict.INEFFICIENT: "The values are right, but a required performance check failed.",
     Verdict.JUDGE_ERROR: "The judge failed (not your fault): your instructor has been told.",
 }
+WITHHELD = "The checks shown now pass; the others are shown later and count in your score."
+
+
+def visibility(check) -> str:
+    shown = check.details.get("visibility", "visible")
+    return shown if shown in VISIBILITIES else "visible"
 
 
 def results(report) -> dict:
@@ -48,14 +61,24 @@ def results(report) -> dict:
                       "name": f"{c.id} ({c.kind}{'' if c.required else ', advisory'})",
                       "number": str(index), "output": text, "output_format": "text",
                       "tags": [c.kind, "required" if c.required else "advisory"],
-                      "visibility": "visible", "extra_data": extra})
+                      "visibility": visibility(c), "extra_data": extra})
     printed = learner_output(report)
+    latest = max((t["visibility"] for t in tests), key=VISIBILITIES.index, default="visible")
     # when the task's checks could not run, why is the headline (a missing file, a syntax error)
     setup = next((c for c in report.checks if c.kind in SETUP_KINDS and c.status.bad), None)
     headline = setup.message[:1].upper() + setup.message[1:] if setup else HEADLINES[report.verdict]
+    failing = [c for c in report.checks if c.counts(report.strict)]
+    if failing and not setup and all(visibility(c) != "visible" for c in failing):
+        headline = WITHHELD
     output = f"{headline}  ({report.task}, seed {report.seed})"
-    if printed:
+    if printed and latest == "visible":
         output += "\n\nYour code printed:\n" + printed
+    elif printed:
+        output += "\n\nWhat your code printed is shown with the checks shown last."
+        tests.append({"score": 0, "max_score": 0, "status": "passed",
+                      "name": "what your code printed", "number": str(len(tests) + 1),
+                      "output": printed, "output_format": "text", "tags": ["output"],
+                      "visibility": latest, "extra_data": {"check": None}})
     return {"score": number(points.earned), "execution_time": round(report.elapsed_s, 3),
             "output": output, "output_format": "text", "visibility": "visible",
             "stdout_visibility": "hidden",
