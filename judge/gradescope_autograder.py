@@ -22,6 +22,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -239,17 +240,26 @@ def merge(docs: list[tuple[dict, dict]], judge_version: str) -> dict:
 
 
 def write_results(path: Path, doc: dict) -> None:
-    """Whole or not at all: a file Gradescope reads is never half written."""
+    """Whole or not at all, and only ours: a new file of a fresh name (never one planted
+    there, nor a link), renamed over whatever is at ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    os.replace(partial, path)
+    fd, partial = tempfile.mkstemp(dir=path.parent, prefix=".results-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+        os.chmod(partial, 0o644)
+        os.replace(partial, path)
+    except BaseException:
+        Path(partial).unlink(missing_ok=True)
+        raise
 
 
 def main() -> int:
     root = Path(os.environ.get(ROOT_ENV) or "/autograder").resolve()
     source, results_file = root / "source", root / "results" / "results.json"
-    log = lambda text: print(text, flush=True)
+    from .report import escape_controls
+
+    log = lambda text: print(escape_controls(text), flush=True)   # file names are the learner's
     try:
         manifest = json.loads((source / "autograder.json").read_text(encoding="utf-8"))
         tasks = manifest["tasks"]
