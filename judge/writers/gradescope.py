@@ -11,7 +11,7 @@ Each test has its check's `visibility` (tasks.yaml; Gradescope's `visible`,
 `after_due_date`, `after_published`, `hidden`).  What the learner's code printed may
 hold a withheld check's inputs, so where any check is withheld it moves from the
 always-shown summary into a test of its own, shown as late as the latest check; and a
-summary whose failures are all withheld does not name them.
+summary whose failures are all withheld does not say the answer is wrong.
 """
 
 from __future__ import annotations
