@@ -20,6 +20,7 @@ import ast
 import difflib
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -31,6 +32,7 @@ ROOT_ENV = "AUTOGRADER_ROOT"
 TIMEOUT_ENV = "AUTOGRADER_TASK_TIMEOUT"     # seconds one task's grading may take
 DEFAULT_TIMEOUT_S = 600
 MAX_FILES = 10_000                          # of the submission, looked at for names
+MAX_NOTEBOOKS = 20                          # read to see which tasks' functions they define
 SHOWN_FILES = 8                             # of the learner's file names, listed when none fits
 
 
@@ -99,7 +101,8 @@ def find(folder: Path, tasks: list[dict]) -> dict[str, Found]:
         if rel is not None:
             found[task["id"]] = Found(folder / rel)
     named = {f.path for f in found.values()}
-    notebooks = [folder / rel for rel in files if rel.suffix == ".ipynb" and folder / rel not in named]
+    notebooks = [folder / rel for rel in files
+                 if rel.suffix == ".ipynb" and folder / rel not in named][:MAX_NOTEBOOKS]
     for task in tasks:
         if task["id"] in found:
             continue
@@ -162,8 +165,7 @@ def grade(task: dict, found: Found, bank: Path, root: Path, timeout: float,
                                  "--format", "gradescope"]
     started = time.monotonic()
     try:
-        proc = subprocess.run(command, cwd=root, stdin=subprocess.DEVNULL, capture_output=True,
-                              text=True, errors="replace", timeout=timeout)
+        proc = run(command, root, timeout)
     except subprocess.TimeoutExpired:
         log(f"{task['id']}: grading {shown} took over {timeout:g} s; stopped")
         return judge_failed(task, bank, f"grading took over {timeout:g} s and was stopped")
@@ -185,10 +187,28 @@ def grade(task: dict, found: Found, bank: Path, root: Path, timeout: float,
     return doc
 
 
+def run(command: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess:
+    """``command`` in a session of its own, all of it killed when it takes too long
+    (the judge's workers die with it too, but nothing is left to that)."""
+    proc = subprocess.Popen(command, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, errors="replace",
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.communicate()
+        raise
+    return subprocess.CompletedProcess(command, proc.returncode, out, err)
+
+
 def judge_failed(task: dict, bank: Path, what: str) -> dict:
     """0 of the task's points, saying the judge is at fault (the instructor regrades)."""
     from .bank import load_bank
-    from .report import CheckResult, Report
+    from .report import CheckResult
     from .runner import missing_report
     from .verdicts import Status, Verdict
     from .writers.gradescope import results

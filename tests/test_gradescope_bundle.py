@@ -242,6 +242,17 @@ def test_a_results_file_is_written_even_when_the_grader_cannot_start(bundle):
     assert "before writing its results" in proc.stdout
 
 
+def test_a_grading_that_runs_too_long_is_the_judge_s_fault_and_the_others_still_count(bundle):
+    doc, proc, root = autograde(bundle, "too_long", {"double_it.py": RIGHT["double_it"]},
+                                env={"AUTOGRADER_TASK_TIMEOUT": "0.001"})
+    double = checks_of(doc, "double_it")
+    assert doc["score"] == 0 and sum(t["max_score"] for t in double) == MAX["double_it"]
+    assert "The judge failed (not your fault): grading took over 0.001 s" in doc["output"]
+    assert doc["extra_data"]["tasks"]["double_it"]["verdict"] == "judge_error"
+    assert "no file named negate_it.py" in doc["output"]      # the next task is still there
+    assert "double_it: grading submission/double_it.py took over 0.001 s; stopped" in proc.stdout
+
+
 @pytest.mark.parametrize("isolation", MODES)
 def test_a_submission_cannot_write_its_own_results(bundle, isolation):
     """The learner's code knows where results.json goes.  What it writes there while it
