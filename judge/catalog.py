@@ -27,6 +27,7 @@ def read_hints(task: Task) -> list[str]:
 def task_summary(task: Task) -> dict:
     return {"id": task.id, "title": task.title, "step": task.step, "step_title": task.step_title,
             "difficulty": task.difficulty, "tags": task.tags, "signature": task.signature,
+            "entrypoint": task.entrypoint,
             "checks": [{"id": c.id, "kind": c.kind, "required": c.required} for c in task.checks]}
 
 
