@@ -145,5 +145,9 @@ def show_text(task: Task) -> str:
     if hints:
         lines.append(f"Hints:   {hints} (judge hint {task.id} 1; in a notebook: "
                      f"from judge import hint; hint(\"{task.id}\", 1))")
-    lines.append(f"Grade:   judge run {task.id} my.py")
+    if task.bank.has_references:
+        lines.append(f"Grade:   judge run {task.id} my.py")
+    else:                          # a learner's install: the public bank, graded elsewhere
+        lines.append(f"Grade:   check(\"{task.id}\", my_fn) in a notebook, with "
+                     "JUDGE_SERVER=URL (the course's judge serve)")
     return "\n".join(lines) + "\n"

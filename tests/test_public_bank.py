@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -95,6 +96,38 @@ def test_the_wheel_holds_the_public_bank_and_nothing_private(wheel):
     assert not [n for n in names if "/reference/" in n or "/known/" in n]
 
 
+def test_only_the_public_files_themselves_are_shipped(tmp_path):
+    """Files are chosen by name, never a folder copied: a stray file beside a task (a
+    reference copied there), a known submission: neither reaches the wheel; and a public
+    name that is a link (to a reference) stops the build, saying so."""
+    from hatchling.builders.wheel import WheelBuilder
+
+    project = tmp_path / "project"
+    project.mkdir()
+    for name in ("pyproject.toml", "hatch_build.py", "README.md", "tasks.yaml"):
+        shutil.copy(ROOT / name, project / name)
+    shutil.copytree(ROOT / "judge", project / "judge",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "tasks", project / "tasks")
+    shutil.copytree(ROOT / "reference", project / "reference")
+    folder = project / "tasks" / TASK
+    secret = (ROOT / "reference" / f"{TASK}.py").read_text()
+    (folder / "solution.py").write_text(secret)                 # an author's stray copy
+    (built,) = WheelBuilder(str(project)).build(directory=str(tmp_path / "out"))
+    with zipfile.ZipFile(built) as z:
+        names = set(z.namelist())
+        texts = [z.read(n).decode("utf-8", "replace") for n in names]
+    assert f"judge/_bank/tasks/{TASK}/statement.md" in names
+    assert f"judge/_bank/tasks/{TASK}/solution.py" not in names
+    assert not [n for n in names if "/known/" in n or "reference" in n]
+    assert not [t for t in texts if secret.strip() in t]
+    (folder / "hints.md").unlink()
+    (folder / "hints.md").symlink_to(project / "reference" / f"{TASK}.py")
+    with pytest.raises(ValueError, match=f"tasks/{TASK}/hints.md is a symbolic link"):
+        list(WheelBuilder(str(project)).build(directory=str(tmp_path / "out2")))
+    assert not (tmp_path / "out2").exists() or not list((tmp_path / "out2").iterdir())
+
+
 def test_the_build_hook_ships_what_the_bank_calls_public():
     sys.path.insert(0, str(ROOT))
     try:
@@ -127,6 +160,7 @@ def test_a_learner_install_lists_shows_and_hints(learner_site, tmp_path):
     assert TASK in listed.stdout and str(learner_site / "judge" / "_bank") in listed.stdout
     shown = as_learner(learner_site, "show", TASK, cwd=tmp_path)
     assert shown.returncode == 0 and f"Signature: {TASK}(x_a, x_b)" in shown.stdout
+    assert f'Grade:   check("{TASK}", my_fn) in a notebook, with JUDGE_SERVER=URL' in shown.stdout
     starter = as_learner(learner_site, "show", TASK, "--starter", cwd=tmp_path)
     assert starter.stdout == (ROOT / "tasks" / TASK / "starter.py").read_text()
     hinted = as_learner(learner_site, "hint", TASK, "1", cwd=tmp_path)
