@@ -148,6 +148,30 @@ def test_a_service_that_is_not_there_is_said(learner, tmp_path):
         check(TASK, load_mine(tmp_path).my_count, server=f"127.0.0.1:{port}")
 
 
+@pytest.mark.slow
+def test_check_and_hint_from_a_jupyter_kernel_on_the_service(served, learner, tmp_path):
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    learner.setenv("JUDGE_SERVER", served.url)          # the kernel inherits them
+    learner.setenv("JUDGE_TOKEN", TOKEN)
+    cells = ["import jax\nimport jax.numpy as jnp\n_sum = jax.jit(jnp.sum)",
+             "def my_count(x_a, x_b):\n    return _sum(x_a) + _sum(x_b)",
+             f"from judge import check, hint\nreport = check({TASK!r}, my_count)\nreport",
+             f"hint({TASK!r}, 2)"]
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()
+    shown = nb.cells[2].outputs[-1]["data"]
+    assert shown["text/html"].startswith('<div class="jj jj-report" data-verdict="accepted">')
+    assert shown["text/plain"].startswith(f"ACCEPTED  {TASK}  my_count (from the notebook)")
+    assert f"graded by the course&#x27;s judge at {served.url}" in shown["text/html"]
+    assert nb.cells[3].outputs[-1]["data"]["text/markdown"].startswith(
+        f"**Hint 2 of 3** for `{TASK}`")
+
+
 # ---------------------------------------------------------------- hint()
 
 def test_hint_on_the_service_is_the_banks_hint(served, bank, learner):
