@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import TASK
+from isolation_modes import MODES
 from judge import check, hint
 from judge.learner import CheckError, assemble
 from judge.remote import ServiceError
@@ -46,14 +47,18 @@ def bank(tmp_path_factory) -> Path:
     return make_bank(tmp_path_factory.mktemp("learner") / "bank")
 
 
-@pytest.fixture(scope="module")
-def served(bank, tmp_path_factory):
-    """The course's service, as a lab runs it: every call needs a token."""
+@pytest.fixture(scope="module", params=MODES)
+def served(request, bank, tmp_path_factory):
+    """The course's service, as a lab runs it (every call needs a token), grading in
+    each isolation mode (its gradings take $JUDGE_ISOLATION as `judge run` does)."""
     root = tmp_path_factory.mktemp("service")
     tokens = root / "tokens.yaml"
     tokens.write_text(f"tokens:\n  - {{name: learners, token: {TOKEN}}}\n")
-    server = Server(bank, root / "state.sqlite", "--tokens", str(tokens),
-                    "--workers", "1", "--warm", "1")
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("JUDGE_ISOLATION", request.param)
+        server = Server(bank, root / "state.sqlite", "--tokens", str(tokens),
+                        "--workers", "1", "--warm", "1")
+    server.isolation = request.param
     try:
         yield server
     finally:
@@ -102,8 +107,10 @@ def test_check_on_the_service_gives_the_report_judge_run_gives(served, bank, lea
     learner.setenv("JUDGE_SERVER", served.url)
     learner.setenv("JUDGE_TOKEN", TOKEN)
     report = check(TASK, fn)
+    learner.setenv("JUDGE_ISOLATION", served.isolation)
     expected = judge_run_json(bank, TASK, assemble(fn, TASK).source, tmp_path)
     assert expected["verdict"] == verdict
+    assert report.isolation == expected["isolation"] == served.isolation
     assert comparable(report.to_dict()) == comparable(expected)
     assert [(c.id, c.status.value) for c in report.checks] == \
         [(c["id"], c["status"]) for c in expected["checks"]]
