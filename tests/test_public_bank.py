@@ -170,7 +170,8 @@ def test_a_learner_install_lists_shows_and_hints(learner_site, tmp_path):
 def test_a_learner_install_refuses_to_grade_and_says_where_grading_is(learner_site, tmp_path):
     for command in (("run", TASK, str(EXAMPLE)), ("validate", TASK),
                     ("batch", str(tmp_path), "--out", str(tmp_path / "out"),
-                     "--isolation", "process")):
+                     "--isolation", "process"),
+                    ("serve", "--port", "0", "--state", str(tmp_path / "state.sqlite"))):
         proc = as_learner(learner_site, *command, cwd=tmp_path)
         assert proc.returncode == 2, (command, proc.stdout, proc.stderr)
         said = proc.stderr
