@@ -27,6 +27,10 @@ _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)   # libyaml: 7x fas
 MAX_BANK_BYTES = 8 << 20
 MAX_NODES = 500_000     # of the whole file, every alias expanded
 MAX_DEPTH = 64
+# What a learner may have of each task (the wheel ships these and tasks.yaml, see
+# hatch_build.py); everything else in a bank (reference/, tasks/<id>/known/, the memo)
+# is the grader's only.
+PUBLIC_TASK_FILES = ("statement.md", "starter.py", "hints.md")
 TASK_ID = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 DIFFICULTIES = ("easy", "medium", "hard")
 # A check's `visibility`: who sees its result on Gradescope, and when (Gradescope's own
@@ -46,6 +50,20 @@ class BankError(Exception):
         if field:
             where += f", field '{field}'"
         super().__init__(f"{where}: {message}")
+
+
+class PublicBankOnly(BankError):
+    """A bank without its reference solutions (the wheel a learner installs carries only
+    the public part): it can show, list and hint its tasks, never grade them."""
+
+    def __init__(self, root: Path):
+        shipped = Path(root).resolve() == (Path(__file__).resolve().parent / "_bank")
+        holder = "this install holds" if shipped else f"{root} holds"
+        super().__init__(root / "reference", "no reference solutions")
+        self.args = (f"{holder} the public bank only (statements, starters, hints; no "
+                     "reference solutions), so it cannot grade: grade against the course's "
+                     "server with JUDGE_SERVER=URL or check(..., server=URL), or pass --bank "
+                     "DIR with the full bank (tasks.yaml, tasks/ and reference/)",)
 
 
 class UnknownTask(Exception):
@@ -222,6 +240,17 @@ class Bank:
             raise UnknownTask(task_id, list(self._entries))
         return self._entries[task_id]
 
+    @property
+    def has_references(self) -> bool:
+        return (self.root / "reference").is_dir()
+
+    def require_references(self) -> "Bank":
+        """This bank, when it can grade; PublicBankOnly (saying where grading is found)
+        for the public part of a bank alone."""
+        if not self.has_references:
+            raise PublicBankOnly(self.root)
+        return self
+
     def hidden_paths(self) -> list[str]:
         """Folders a sandboxed learner must not see: the bank's references and tasks,
         and the memo of the references' answers."""
@@ -232,7 +261,7 @@ class Bank:
 
 def default_root() -> Path:
     here = Path(__file__).resolve().parent
-    shipped = here / "_bank"          # a wheel carries the bank here (see pyproject.toml)
+    shipped = here / "_bank"          # a wheel carries the public bank here (hatch_build.py)
     if (shipped / "tasks.yaml").is_file():
         return shipped
     return here.parent                # a source checkout or an editable install

@@ -27,6 +27,7 @@ def read_hints(task: Task) -> list[str]:
 def task_summary(task: Task) -> dict:
     return {"id": task.id, "title": task.title, "step": task.step, "step_title": task.step_title,
             "difficulty": task.difficulty, "tags": task.tags, "signature": task.signature,
+            "entrypoint": task.entrypoint,
             "checks": [{"id": c.id, "kind": c.kind, "required": c.required} for c in task.checks]}
 
 
@@ -144,5 +145,9 @@ def show_text(task: Task) -> str:
     if hints:
         lines.append(f"Hints:   {hints} (judge hint {task.id} 1; in a notebook: "
                      f"from judge import hint; hint(\"{task.id}\", 1))")
-    lines.append(f"Grade:   judge run {task.id} my.py")
+    if task.bank.has_references:
+        lines.append(f"Grade:   judge run {task.id} my.py")
+    else:                          # a learner's install: the public bank, graded elsewhere
+        lines.append(f"Grade:   check(\"{task.id}\", my_fn) in a notebook, with "
+                     "JUDGE_SERVER=URL (the course's judge serve)")
     return "\n".join(lines) + "\n"

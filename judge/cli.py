@@ -21,9 +21,12 @@ def fail_usage(message: str) -> None:
     sys.exit(USAGE)
 
 
-def open_bank(ctx: click.Context, lazy: bool = False):
+def open_bank(ctx: click.Context, lazy: bool = False, grading: bool = False):
+    """The chosen bank; ``grading``: one that holds its references (not the public bank
+    a learner's install carries), else a usage error that says where grading is."""
     try:
-        return load_bank(ctx.obj.get("bank"), lazy=lazy)
+        bank = load_bank(ctx.obj.get("bank"), lazy=lazy)
+        return bank.require_references() if grading else bank
     except BankError as exc:
         fail_usage(str(exc))
 
@@ -52,8 +55,9 @@ def emit(report: Report, fmt: str) -> None:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--bank", envvar="JUDGE_BANK", type=click.Path(file_okay=False),
-              help="Bank folder holding tasks.yaml, tasks/ and reference/ "
-                   "(default: the bank shipped with jax-judge; env JUDGE_BANK).")
+              help="Bank folder holding tasks.yaml, tasks/ and reference/ (default: the "
+                   "checkout's bank, or the public bank a wheel ships, which cannot "
+                   "grade; env JUDGE_BANK).")
 @click.version_option(package_name="jax-judge", message="jax-judge %(version)s")
 @click.pass_context
 def main(ctx: click.Context, bank: str | None) -> None:
@@ -122,7 +126,7 @@ def run(ctx, task_id, submission, fmt, strict, seed, examples, isolation):
             emit(missing_report(task, str(path), problem, seed, strict), fmt)
         fail_usage(problem)
     isolation = resolve_isolation(isolation)
-    bank = open_bank(ctx, lazy=True)
+    bank = open_bank(ctx, lazy=True, grading=True)
     worker = learner_worker(bank, task_id, isolation)   # imports jax while the task is parsed
     try:
         task = get_task(ctx, task_id, bank, fmt=fmt, submission=str(path), seed=seed,
@@ -212,7 +216,7 @@ def batch(ctx, submissions, out, workers, task_list, only, force, deadline, sche
         fail_usage("bubblewrap does not work here, and grading a class as root in process "
                    "isolation is weaker (README, Isolation, says how): install bubblewrap, "
                    "or pass --isolation process to grade this way anyway")
-    bank = open_bank(ctx)
+    bank = open_bank(ctx, grading=True)
     try:
         when = parse_time(deadline) if deadline else None
     except ValueError:
@@ -277,7 +281,7 @@ def serve(ctx, host, port, workers, warm, queue_limit, state, tokens, scheduler,
     # imported here, not at the top: `judge run` must not pay for the service's imports
     from .serve.command import ServeRequest, UsageError, run as run_service
 
-    bank = open_bank(ctx)
+    bank = open_bank(ctx, grading=True)
     request = ServeRequest(host=host, port=port, workers=workers, warm=warm, queue=queue_limit,
                            state=state, tokens=tokens, scheduler=scheduler, log_level=log_level)
     try:
@@ -327,8 +331,8 @@ def hint(ctx, task_id, number):
     """The task's NUMBER-th hint (default the first): a nudge, not the answer."""
     from .learner import hint as read_hint
 
-    task = get_task(ctx, task_id)
-    click.echo(repr(read_hint(task.id, number, bank=ctx.obj.get("bank"))))
+    task = get_task(ctx, task_id)     # this bank's hints, even where JUDGE_SERVER is set
+    click.echo(repr(read_hint(task.id, number, bank=str(task.bank.root))))
 
 
 @main.command()
@@ -384,7 +388,7 @@ def validate(ctx, task_ids, fmt, workers):
 
     from .validate import validate as run_validation
 
-    bank = open_bank(ctx)
+    bank = open_bank(ctx, grading=True)
     tasks = [get_task(ctx, t) for t in task_ids] if task_ids else list(bank.tasks.values())
     reports = []
     for task in tasks:

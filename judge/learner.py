@@ -4,11 +4,14 @@
     check("cache_independent_count", my_fn)     # the report, rich in a notebook
     hint("cache_independent_count", 1)          # the first nudge
 
-``check`` grades exactly as `judge run` does (the same runner, worker and sandbox): it
-writes a submission file made of the function and the module-level statements it
-needs, in the order they ran, taken from where the function was defined: the notebook's
-executed cells (each put through the same IPython transformation as a graded
-``.ipynb``, so magics do nothing) or the function's own ``.py`` file.  A statement is
+``check`` grades exactly as `judge run` does: on the course's `judge serve` when
+$JUDGE_SERVER (or ``server=``) names one, which is how a learner's install grades (it
+holds the public bank only, no references; judge/remote.py), else here, with the same
+runner, worker and sandbox.  Either way it makes a submission of the function and the
+module-level statements it needs, in the order they ran, taken from where the function
+was defined: the notebook's executed cells (each put through the same IPython
+transformation as a graded ``.ipynb``, so magics do nothing) or the function's own
+``.py`` file.  A statement is
 needed when it binds a global name that the function, or another needed statement,
 reads; so a helper, a jitted wrapper, a constant and the imports come along, and a cell
 that plots or times things does not.  The report says what was taken.
@@ -52,21 +55,61 @@ class Assembled:
 
 
 def check(task_id: str, fn, *, bank: str | None = None, seed: int | None = None,
-          examples: int | None = None, strict: bool = False):
+          examples: int | None = None, strict: bool = False, server: str | None = None,
+          token: str | None = None):
     """Grade ``fn`` for task ``task_id``; the report (a notebook shows it as HTML, a
-    Python prompt as the text `judge run` prints)."""
+    Python prompt as the text `judge run` prints).
+
+    On the course's service when ``server`` or $JUDGE_SERVER names one (``token`` or
+    $JUDGE_TOKEN where it wants one), unless ``bank`` asks for a local grading;
+    otherwise here, which needs the full bank (a learner's install has the public part
+    only)."""
+    from . import remote
+
+    url = remote.chosen_server(server) if bank is None else server
+    if url:
+        return _check_on(remote.Service(url, token), task_id, fn, seed=seed,
+                         examples=examples, strict=strict)
     from .bank import load_bank
     from .runner import grade
 
-    task = load_bank(bank, lazy=True).get(task_id)
+    task = load_bank(bank, lazy=True).require_references().get(task_id)
     built = assemble(fn, task.entrypoint)
     with tempfile.TemporaryDirectory(prefix="judge-check-") as tmp:
         path = Path(tmp) / f"{task.entrypoint}.py"
         path.write_text(built.source, encoding="utf-8")
         report = grade(task, path, seed=seed, examples=examples, strict=strict,
                        display_name=f"{built.name}.py")
+    return _checked(report, fn, built, task.entrypoint)
+
+
+def _check_on(service, task_id: str, fn, *, seed, examples, strict):
+    """The same source `judge run` would grade, graded by the course's service; the
+    report it gives, shown as the local one is."""
+    from . import remote
+    from .report import Report
+
+    if examples is not None:
+        raise CheckError("examples= changes a local grading only: the course's service "
+                         "grades every submission with the task's own number of examples")
+    entrypoint = service.entrypoint(task_id)
+    built = assemble(fn, entrypoint)
+    sub_id = service.submit(task_id, built.source, seed=seed, strict=strict)
+    answer = service.report(sub_id)
+    try:
+        report = Report.from_dict(answer)
+    except (KeyError, TypeError, ValueError):
+        raise remote.ServiceError(f"{service.url} answered submission {sub_id} with "
+                                  "something that is not a report: is it a `judge serve`?") \
+            from None
+    checked = _checked(report, fn, built, entrypoint)
+    checked.notes.append(f"graded by the course's judge at {service.url} (submission {sub_id})")
+    return checked
+
+
+def _checked(report: Report, fn, built: "Assembled", entrypoint: str) -> "CheckedReport":
     report.submission = f"{built.name} (from {_origin(fn)})"
-    report.notes[:0] = describe(built, task.entrypoint)
+    report.notes[:0] = describe(built, entrypoint)
     return CheckedReport(**{f.name: getattr(report, f.name) for f in dataclasses.fields(report)})
 
 
@@ -277,16 +320,28 @@ class Hint:
         return f"**Hint {self.number} of {self.of}** for `{self.task}`\n\n{self.text}"
 
 
-def hint(task_id: str, n: int = 1, *, bank: str | None = None) -> Hint:
-    """The task's ``n``-th hint (from 1)."""
+def hint(task_id: str, n: int = 1, *, bank: str | None = None, server: str | None = None,
+         token: str | None = None) -> Hint:
+    """The task's ``n``-th hint (from 1): from the course's service when ``server`` or
+    $JUDGE_SERVER names one (unless ``bank`` is given), else from the local bank."""
+    from . import remote
+
+    url = remote.chosen_server(server) if bank is None else server
+    if url:
+        of, text = remote.Service(url, token).hint(task_id, n)
+        return _hint_of(task_id, n, of, text)
     from .bank import load_bank
     from .catalog import read_hints
 
     task = load_bank(bank, lazy=True).get(task_id)
     hints = read_hints(task)
-    if not hints:
+    return _hint_of(task_id, n, len(hints), hints[n - 1] if 1 <= n <= len(hints) else None)
+
+
+def _hint_of(task_id: str, n: int, of: int, text: str | None) -> Hint:
+    if not of:
         return Hint(task_id, n, 0, f"{task_id} has no hints yet.")
-    if not 1 <= n <= len(hints):
-        return Hint(task_id, n, len(hints), f"{task_id} has {len(hints)} hints: ask for "
-                    f"hint('{task_id}', 1) to hint('{task_id}', {len(hints)}).")
-    return Hint(task_id, n, len(hints), hints[n - 1])
+    if text is None:
+        return Hint(task_id, n, of, f"{task_id} has {of} hints: ask for "
+                    f"hint('{task_id}', 1) to hint('{task_id}', {of}).")
+    return Hint(task_id, n, of, text)

@@ -24,6 +24,10 @@ ROOT = Path(__file__).resolve().parents[1]
 _MEMO = tempfile.mkdtemp(prefix="jax-judge-test-memo-")
 atexit.register(shutil.rmtree, _MEMO, True)
 os.environ["JUDGE_MEMO"] = _MEMO
+# A learner's JUDGE_SERVER (and token) in the caller's environment would send check()
+# and hint() to that service: the suite grades here unless a test names one.
+for _name in ("JUDGE_SERVER", "JUDGE_TOKEN"):
+    os.environ.pop(_name, None)
 TASK = "cache_independent_count"                  # the bank's first task, the course's step 9
 KNOWN = ROOT / "tasks" / TASK / "known"
 SOLUTION = (ROOT / "examples" / f"{TASK}.py").read_text()

@@ -7,6 +7,7 @@
                                           --format json`` object, exactly) when done
     GET  /v1/submissions/{id}/report.html   the report as an HTML fragment (writers/html.py)
     GET  /v1/tasks, /v1/tasks/{id}     the bank: statement, signature, starter, checks
+    GET  /v1/tasks/{id}/hints/{n}      the n-th hint (hints.py)
     GET  /healthz, /metrics            for people and for Prometheus
     GET  /                             the page for people (page/)
 
@@ -32,6 +33,7 @@ from starlette.staticfiles import StaticFiles
 
 from ..catalog import task_summary
 from .access import Client
+from .hints import hint_routes
 from .service import MAX_SOURCE_BYTES, Refused, Service
 
 PAGE = Path(__file__).parent / "page"
@@ -175,6 +177,7 @@ def create_app(service: Service, *, start: bool = True, close: bool = True,
         Route("/v1/submissions/{sub_id}/report.html", report_html),
         Route("/v1/tasks", tasks),
         Route("/v1/tasks/{task_id}", task),
+        *hint_routes(service, caller),
         Route("/healthz", healthz),
         Route("/metrics", metrics),
         Mount("/static", StaticFiles(directory=PAGE), name="static"),
