@@ -102,13 +102,13 @@ class Session:
         return None
 
     def load(self) -> CallOutcome:
-        from .notebooks import NotebookError, read_submission as read_notebook
+        from .notebooks import NotebookError, notebook_from_bytes
 
         target = Path(self.worker.scratch) / "submission.py"
         try:
             source = read_submission(self.source, shown=self.display_name)
-            if self.source.suffix == ".ipynb":        # a notebook's code cells
-                notebook = read_notebook(self.source)
+            if self.source.suffix == ".ipynb":        # a notebook's code cells, of these bytes
+                notebook = notebook_from_bytes(source, self.display_name)
                 self.dropped = notebook.dropped
                 target.write_text(notebook.text, encoding="utf-8")
             else:   # the bytes as they are: Python decodes them (a coding cookie, a BOM)
