@@ -113,6 +113,82 @@ def test_a_malformed_manifest_is_a_usage_error(tmp_path, text, says):
         discover(put(tmp_path / "m.csv", text), TASKS)
 
 
+# ---------------------------------------------------------------- links in a class folder
+
+LINKED = "the judge grades no link in a class folder, since it could be a link to another learner's file"
+
+
+def test_a_link_to_a_classmates_file_is_refused_never_read(tmp_path):
+    """``ann/alpha.py -> ../ben/alpha.py`` (git keeps it) would grade ben's work as ann's."""
+    put(tmp_path / "ben" / "alpha.py", "ben's work\n")
+    put(tmp_path / "ben" / "beta.py", "ben's beta\n")
+    (tmp_path / "ann").mkdir()
+    (tmp_path / "ann" / "alpha.py").symlink_to("../ben/alpha.py")
+    (tmp_path / "ann" / "beta.py").symlink_to(tmp_path / "ben" / "beta.py")   # absolute
+    put(tmp_path / "cat" / "notes.txt", "cat's\n")
+    (tmp_path / "cat" / "alpha.py").symlink_to("notes.txt")             # her own file: still a link
+    found = discover(tmp_path, TASKS)
+    subs = {(s.learner, s.task_id): s for s in found.submissions}
+    assert subs[("ben", "alpha")].source == b"ben's work\n" and not subs[("ben", "alpha")].refused
+    for key in (("ann", "alpha"), ("ann", "beta"), ("cat", "alpha")):
+        assert subs[key].source == b"" and LINKED in subs[key].refused, subs[key]
+    assert subs[("ann", "alpha")].refused.startswith("ann/alpha.py is a symbolic link to ben/alpha.py, not a file")
+    assert "a symbolic link to a file outside the class folder" in subs[("ann", "beta")].refused
+    assert "to cat/notes.txt" in subs[("cat", "alpha")].refused
+
+
+def test_a_link_out_of_the_class_folder_does_not_say_where_it_points(tmp_path):
+    cls = tmp_path / "class"
+    put(tmp_path / "secret-place" / "answer.py")
+    (cls / "ann").mkdir(parents=True)
+    (cls / "ann" / "alpha.py").symlink_to("../../secret-place/answer.py")
+    (cls / "ann" / "beta.py").symlink_to("/dev/zero")
+    found = discover(cls, TASKS)
+    assert [s.refused for s in found.submissions] == [
+        f"ann/{t}.py is a symbolic link to a file outside the class folder, not a file: "
+        f"{LINKED}; hand in the file itself" for t in ("alpha", "beta")]
+
+
+def test_a_learner_folder_that_is_a_link_is_refused_for_each_task_of_the_class(tmp_path):
+    put(tmp_path / "ben" / "alpha.py")
+    (tmp_path / "ann").symlink_to("ben")
+    (tmp_path / "cid").symlink_to(tmp_path / "ben")
+    found = discover(tmp_path, TASKS)
+    assert found.learners == {"ann", "ben", "cid"}
+    refused = {(s.learner, s.task_id): s.refused for s in found.submissions if s.refused}
+    assert set(refused) == {("ann", "alpha"), ("cid", "alpha")}      # the class's column only
+    assert refused[("ann", "alpha")].startswith("ann is a symbolic link to ben, not a folder of ann's own")
+    assert "another learner's files" in refused[("cid", "alpha")]
+    assert "outside the class folder" in refused[("cid", "alpha")]
+
+
+def test_a_hard_link_is_graded_for_both_and_known_as_one_file(tmp_path):
+    """No name of a hard-linked file came first, so neither learner is refused; the
+    class report lists the two as identical (see test_identical_submissions_...)."""
+    put(tmp_path / "ben" / "alpha.py", "ben's work\n")
+    (tmp_path / "ann").mkdir()
+    os.link(tmp_path / "ben" / "alpha.py", tmp_path / "ann" / "alpha.py")
+    ann, ben = discover(tmp_path, TASKS).submissions
+    assert not ann.refused and not ben.refused and ann.sha256 == ben.sha256
+    assert ann.file == ben.file is not None
+
+
+def test_a_manifest_path_through_a_link_is_refused(tmp_path):
+    put(tmp_path / "files" / "ben.py", "ben's work\n")
+    (tmp_path / "files" / "ann.py").symlink_to("ben.py")
+    (tmp_path / "linked").symlink_to("files")
+    manifest = put(tmp_path / "m.csv", "ben,alpha,files/ben.py\nann,alpha,files/ann.py\n"
+                                       "cat,alpha,linked/ben.py\ndan,alpha,./files/../files/ben.py\n"
+                                       "eve,alpha,files/ben.py\n")
+    subs = {s.learner: s for s in discover(manifest, TASKS).submissions}
+    assert subs["ann"].refused.startswith("files/ann.py is a symbolic link to files/ben.py, not a file")
+    assert subs["cat"].refused.startswith("linked (in linked/ben.py) is a symbolic link to files")
+    assert all(LINKED in subs[k].refused and subs[k].source == b"" for k in ("ann", "cat"))
+    # the instructor's manifest may name one file for two learners (a group): graded
+    assert subs["ben"].source == subs["dan"].source == subs["eve"].source == b"ben's work\n"
+    assert not subs["dan"].refused and not subs["eve"].refused
+
+
 # ---------------------------------------------------------------- the results store
 
 def record(learner="ann", task="alpha", sha="0" * 64, verdict="accepted", **kw):
