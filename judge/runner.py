@@ -540,7 +540,7 @@ class Grading:
             # on the first check the learner reads that is not passed, advisory or not
             said = next((c for c in report.checks if c.status.bad), None)
             if said is not None:
-                said.message = (f"not attempted yet: this is still the starter of {self.task.id}. "
+                said.message = (f"{NOT_ATTEMPTED} {self.task.id}. "
                                 + said.message)
         return report
 
@@ -636,6 +636,10 @@ def missing_report(task: Task, submission: str, why: str, seed: int | None,
         skipped.details.update(points_details(spec))
         report.checks.append(skipped)
     return report.finish()
+
+
+# how a report says its submission is still the starter (the class report reads it too)
+NOT_ATTEMPTED = "not attempted yet: this is still the starter of"
 
 
 def untouched_starter(task: Task, submission: Path) -> bool:

@@ -3,6 +3,8 @@ views, progress, and the command's usage errors.  End to end: test_batch_e2e.py.
 
 from __future__ import annotations
 
+import csv
+import hashlib
 import io
 import json
 import os
@@ -324,6 +326,37 @@ def test_gradebook_marks_missing_and_pending_scores_points_and_lateness():
         "ben,pending,missing,0,7,",
         "cat,missing,missing,0,7,"]
     assert book.cell("cat", "alpha").why == "nothing from cat"
+
+
+def test_formula_prefixes_stay_text_in_gradebook_csv_and_points_stay_numbers():
+    names = ["=HYPERLINK(\"https:x\",\"y\")", "+1", "-2", "@SUM(A1)", "\tx", "\rx", "ann"]
+    plan = [sub(n, "alpha") for n in names]
+    records = [record(n, "alpha", checks=[check("example", "passed"), check("property", "passed")])
+               for n in names]
+    book = build(set(names), ["alpha"], BOOK_TASKS, plan, records, None, strict=False)
+    rows = list(csv.reader(io.StringIO(gradebook_csv(book), newline="")))
+    assert sorted(r[0] for r in rows[1:]) == sorted("'" + n if n != "ann" else n for n in names)
+    assert all(r[1:4] == ["accepted", "4", "4"] for r in rows[1:])      # numbers, not "'4"
+
+
+def test_identical_content_across_learners_is_listed_not_a_starter_nor_a_refusal():
+    same, other, empty = "1" * 64, "2" * 64, hashlib.sha256(b"").hexdigest()
+    starter = {"id": "example", "kind": "example", "required": True, "status": "failed",
+               "message": "not attempted yet: this is still the starter of alpha. failed"}
+    records = [record("ann", sha=same), record("ben", sha=same), record("cat", sha=same),
+               record("dan", sha=other),
+               record("eve", sha=empty, verdict="invalid_submission"),      # refused unread
+               record("fay", sha=empty, verdict="invalid_submission"),
+               record("gus", sha="3" * 64, verdict="runtime_error", checks=[starter]),
+               record("hal", sha="3" * 64, verdict="runtime_error", checks=[starter])]
+    plan = [Submission(r["learner"], "alpha", "p", b"x", file=(1, 7) if r["learner"] in "ann ben" else None)
+            for r in records]
+    book = build({r["learner"] for r in records}, ["alpha"], BOOK_TASKS, plan, records, None,
+                 strict=False)
+    s = summary(book, [], {})
+    assert s["tasks"]["alpha"]["identical"] == [
+        {"sha256": same, "learners": ["ann", "ben", "cat"], "same_file": False}]
+    assert s["identical"] == 1
 
 
 def test_failure_pattern_blanks_the_values_only():
