@@ -3,7 +3,9 @@ the worker become verdicts a learner understands."""
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -70,6 +72,7 @@ class Session:
         # limited, never its lifetime, so it has no run clock.
         self.clock: RunClock | None = None if trusted else RunClock(limits.run_timeout_s)
         self.dropped: list[str] = []            # a notebook's IPython-only lines, left out
+        self.python_text: str | None = None     # the Python loaded, as read before it ran
 
     # -------------------------------------------------------------- lifecycle
     def start(self, worker: Worker | None = None) -> None:
@@ -110,8 +113,10 @@ class Session:
             if self.source.suffix == ".ipynb":        # a notebook's code cells, of these bytes
                 notebook = notebook_from_bytes(source, self.display_name)
                 self.dropped = notebook.dropped
+                self.python_text = notebook.text
                 target.write_text(notebook.text, encoding="utf-8")
             else:   # the bytes as they are: Python decodes them (a coding cookie, a BOM)
+                self.python_text = _as_python_decodes(source)
                 target.write_bytes(source)
             target.chmod(0o644)
         except (NotebookError, SubmissionRefused) as exc:
@@ -317,3 +322,12 @@ def _list(v) -> list:
 
 def _list_of(v) -> list:
     return [x for x in v if isinstance(x, str)] if isinstance(v, list) else []
+
+
+def _as_python_decodes(source: bytes) -> str | None:
+    """The text Python reads from these bytes (a coding cookie, a BOM), or None."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        return source.decode(encoding)
+    except (SyntaxError, UnicodeDecodeError, LookupError):
+        return None
