@@ -651,12 +651,13 @@ def untouched_starter(task: Task, text: str | None) -> bool:
     if text is None:
         return False
     try:
-        return _tokens(text) == _tokens(task.starter_path.read_text(encoding="utf-8"))
+        return code_tokens(text) == code_tokens(task.starter_path.read_text(encoding="utf-8"))
     except (OSError, SyntaxError, UnicodeDecodeError, tokenize.TokenError):
         return False
 
 
-def _tokens(text: str) -> list[tuple[int, str]]:
+def code_tokens(text: str) -> list[tuple[int, str]]:
+    """Python's tokens, comments and layout aside (what makes two files the same code)."""
     ignored = (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
                tokenize.DEDENT, tokenize.ENCODING, tokenize.ENDMARKER)
     return [(t.type, t.string) for t in tokenize.generate_tokens(io.StringIO(text).readline)

@@ -339,24 +339,30 @@ def test_formula_prefixes_stay_text_in_gradebook_csv_and_points_stay_numbers():
     assert all(r[1:4] == ["accepted", "4", "4"] for r in rows[1:])      # numbers, not "'4"
 
 
-def test_identical_content_across_learners_is_listed_not_a_starter_nor_a_refusal():
-    same, other, empty = "1" * 64, "2" * 64, hashlib.sha256(b"").hexdigest()
+def test_identical_code_across_learners_is_listed_not_a_starter_nor_a_refusal():
     starter = {"id": "example", "kind": "example", "required": True, "status": "failed",
                "message": "not attempted yet: this is still the starter of alpha. failed"}
-    records = [record("ann", sha=same), record("ben", sha=same), record("cat", sha=same),
-               record("dan", sha=other),
-               record("eve", sha=empty, verdict="invalid_submission"),      # refused unread
-               record("fay", sha=empty, verdict="invalid_submission"),
-               record("gus", sha="3" * 64, verdict="runtime_error", checks=[starter]),
-               record("hal", sha="3" * 64, verdict="runtime_error", checks=[starter])]
-    plan = [Submission(r["learner"], "alpha", "p", b"x", file=(1, 7) if r["learner"] in "ann ben" else None)
-            for r in records]
-    book = build({r["learner"] for r in records}, ["alpha"], BOOK_TASKS, plan, records, None,
-                 strict=False)
+    handed_in = {"ann": b"x = 1\n", "ben": b"x = 1\n", "cat": b"x = 1  # all mine\n\n",
+                 "dan": b"y = 2\n", "eve": b"", "fay": b"",          # eve, fay: refused unread
+                 "gus": b"raise NotImplementedError\n", "hal": b"raise NotImplementedError\n"}
+    plan, records = [], []
+    for learner, source in handed_in.items():
+        plan.append(Submission(learner, "alpha", f"{learner}/alpha.py", source,
+                               refused="a link" if not source else "",
+                               file=(1, 7) if learner in ("ann", "ben") else None))
+        records.append(record(learner, sha=plan[-1].sha256,
+                              checks=[starter] if learner in ("gus", "hal") else []))
+    book = build(set(handed_in), ["alpha"], BOOK_TASKS, plan, records, None, strict=False)
     s = summary(book, [], {})
+    same = hashlib.sha256(b"x = 1\n").hexdigest()
     assert s["tasks"]["alpha"]["identical"] == [
-        {"sha256": same, "learners": ["ann", "ben", "cat"], "same_file": False}]
+        {"learners": ["ann", "ben", "cat"], "sha256": sorted([same, plan[2].sha256]),
+         "same_bytes": False, "same_file": False}]
     assert s["identical"] == 1
+    ann_ben = summary(build({"ann", "ben"}, ["alpha"], BOOK_TASKS, plan[:2], records[:2], None,
+                            strict=False), [], {})["tasks"]["alpha"]["identical"]
+    assert ann_ben == [{"learners": ["ann", "ben"], "sha256": [same], "same_bytes": True,
+                        "same_file": True}]
 
 
 def test_failure_pattern_blanks_the_values_only():

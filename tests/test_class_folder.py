@@ -41,8 +41,9 @@ def make_class(root):
     broken = json.loads(notebook(("code", RIGHT)))
     broken["cells"][0]["source"] = 5                                # a number, not text
     put(cls / FORMULAS[0] / "double.ipynb", json.dumps(broken))
+    put(cls / "jo" / "double.py", "# my own work, promise\n" + RIGHT.replace("    ", "  "))
     for name in FORMULAS[1:]:
-        put(cls / name / "double.py", RIGHT + f"# {name.strip()}\n")
+        put(cls / name / "double.py", RIGHT + f"NAME = {name!r}\n")   # code of their own
     return cls
 
 
@@ -62,7 +63,7 @@ def graded(request, tmp_path_factory):
 def test_no_judge_error_so_the_batch_exits_0(graded):
     proc, _, records = graded
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert len(records) == 8 + len(FORMULAS) and "judge_error" not in {r["verdict"] for r in records.values()}
+    assert len(records) == 9 + len(FORMULAS) and "judge_error" not in {r["verdict"] for r in records.values()}
 
 
 def test_a_link_to_a_classmates_file_or_folder_is_invalid_and_never_read(graded):
@@ -81,16 +82,17 @@ def test_identical_submissions_are_listed_for_the_instructor_but_not_the_starter
     _, out, records = graded
     summary = json.loads((out / "summary.json").read_text())
     groups = summary["tasks"]["double"]["identical"]
-    assert [(g["learners"], g["same_file"]) for g in groups] == [
-        (["ann", "eve"], False), (["hal", "ivy"], True)]
-    assert groups[0]["sha256"] == hashlib.sha256(RIGHT.encode()).hexdigest()
+    assert [(g["learners"], g["same_bytes"], g["same_file"]) for g in groups] == [
+        (["ann", "eve", "jo"], False, False),      # jo's copy has a comment and other indents
+        (["hal", "ivy"], True, True)]              # one file, two names
+    assert hashlib.sha256(RIGHT.encode()).hexdigest() in groups[0]["sha256"]
     assert summary["identical"] == 2
     # the untouched starter, handed in by two, is "not attempted", not copying
     for learner in ("fay", "gus"):
         assert any(c["message"].startswith("not attempted yet") for c in records[learner]["checks"])
     page = (out / "report.html").read_text()
     assert "<h2>Identical submissions</h2>" in page
-    assert f'data-sha256="{groups[1]["sha256"]}" data-count="2"' in page
+    assert f'data-sha256="{groups[1]["sha256"][0]}" data-count="2"' in page
     assert "a hard link" in page and 'data-learner="fay"' not in page.split("Identical submissions")[1].split("</section>")[0]
 
 

@@ -156,16 +156,20 @@ def _identical(s: dict) -> str:
         for g in t["identical"]:
             who = ", ".join(f"<a href=\"{_link(name, task_id)}\" data-learner=\"{escape(name)}\">"
                             f"{escape(name)}</a>" for name in g["learners"])
-            how = " (one file on disk under each name: a hard link)" if g["same_file"] else ""
-            items.append(f"<li data-task=\"{escape(task_id)}\" data-sha256=\"{g['sha256']}\" "
+            how = ("one file on disk under each name (a hard link)" if g["same_file"] else
+                   "the same file, byte for byte" if g["same_bytes"] else
+                   "the same code, comments and layout aside")
+            shas = " ".join(sha[:12] for sha in g["sha256"])
+            items.append(f"<li data-task=\"{escape(task_id)}\" data-sha256=\"{' '.join(g['sha256'])}\" "
                          f"data-count=\"{len(g['learners'])}\"><b>{escape(task_id)}</b>: "
-                         f"{len(g['learners'])} learners handed in the same file{how}: {who} "
-                         f"<span class=\"meta\">sha256 {g['sha256'][:12]}</span></li>")
+                         f"{len(g['learners'])} learners handed in {how}: {who} "
+                         f"<span class=\"meta\">sha256 {shas}</span></li>")
     if not items:
         return ""
-    return ("<section><h2>Identical submissions</h2><p class=\"meta\">The same content, byte "
-            "for byte, from different learners for one task (a task's untouched starter is "
-            "not listed).</p><ul>" + "".join(items) + "</ul></section>")
+    return ("<section><h2>Identical submissions</h2><p class=\"meta\">The same code from "
+            "different learners for one task, for you to look at: a copy, a pair's work or a "
+            "shared file (a task's untouched starter is not listed).</p><ul>"
+            + "".join(items) + "</ul></section>")
 
 
 def _scripts(book: Gradebook) -> str:

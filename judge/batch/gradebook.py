@@ -18,7 +18,9 @@ per task, the count of each verdict, each check's status counts and pass rate, a
 most common failure messages, grouped after the values in them are blanked out (two
 learners failing on different inputs fail the same way), and the identical
 submissions: the same content (sha256) handed in for one task by several learners, for
-the instructor to look at (a copy, or one file under two names: ``same_file``).  Not
+the instructor to look at, grouped by their code with comments and layout aside (a copy
+with a comment added is still a copy): ``same_bytes`` when every file is byte for byte
+the same, ``same_file`` when they are one file under several names (a hard link).  Not
 listed: a task's untouched starter (the report says "not attempted", and many hand it
 in), an empty file, and what was refused unread (a link, a FIFO).
 """
@@ -30,6 +32,7 @@ import hashlib
 import io
 import json
 import re
+import tokenize
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -55,6 +58,7 @@ class Cell:
     late: bool = False
     why: str = ""                   # why it is missing
     file: tuple[int, int] | None = None   # the file graded (device, inode), when known
+    code: str | None = None         # its code's fingerprint, comments and layout aside
 
     @property
     def graded(self) -> bool:
@@ -108,7 +112,7 @@ def build(learners, columns, tasks: dict, plan, records: list[dict], why_missing
                 continue
             points = score(Report.from_dict(record)).earned
             book.cells[key] = Cell(learner, task_id, record["verdict"], record, points, late,
-                                   file=sub.file)
+                                   file=sub.file, code=code_fingerprint(sub))
     return book
 
 
@@ -188,25 +192,46 @@ EMPTY = hashlib.sha256(b"").hexdigest()    # also what a submission refused unre
 
 
 def identical(cells: list[Cell]) -> list[dict]:
-    """The graded cells of one task that share their content with another learner's:
-    a group per sha256, largest first."""
+    """The graded cells of one task whose code is another learner's too: a group per
+    code (per content where the code cannot be read), largest first."""
     from ..runner import NOT_ATTEMPTED
 
-    by_content: dict[str, list[Cell]] = defaultdict(list)
+    by_code: dict[str, list[Cell]] = defaultdict(list)
     for c in cells:
         sha = c.record.get("sha256")
         if not sha or sha == EMPTY or any(check.get("message", "").startswith(NOT_ATTEMPTED)
                                          for check in c.record.get("checks", [])):
             continue
-        by_content[sha].append(c)
+        by_code[c.code or sha].append(c)
     groups = []
-    for sha, group in by_content.items():
+    for group in by_code.values():
         if len({c.learner for c in group}) < 2:
             continue
-        files = {c.file for c in group}
-        groups.append({"sha256": sha, "learners": sorted(c.learner for c in group),
+        shas, files = sorted({c.record["sha256"] for c in group}), {c.file for c in group}
+        groups.append({"learners": sorted(c.learner for c in group), "sha256": shas,
+                       "same_bytes": len(shas) == 1,
                        "same_file": len(files) == 1 and None not in files})
     return sorted(groups, key=lambda g: (-len(g["learners"]), g["learners"]))
+
+
+def code_fingerprint(sub) -> str | None:
+    """A hash of the submission's Python tokens (comments, blank lines and layout left
+    out), or None where it is not readable Python."""
+    from ..notebooks import NotebookError, notebook_from_bytes
+    from ..runner import code_tokens
+
+    if sub.refused or not sub.source:
+        return None
+    try:
+        if sub.suffix == ".ipynb":
+            text = notebook_from_bytes(sub.source).text
+        else:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(sub.source).readline)
+            text = sub.source.decode(encoding)
+        tokens = code_tokens(text)
+    except (NotebookError, SyntaxError, UnicodeDecodeError, LookupError, tokenize.TokenError):
+        return None
+    return hashlib.sha256(repr(tokens).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def summary_json(*args, **kw) -> str:
