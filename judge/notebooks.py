@@ -158,6 +158,8 @@ def read_notebook(text: str, refuse):
     try:
         nb = nbformat.versions[major].to_notebook_json(data, minor=minor)
         return nbformat.convert(nb, 4)
+    except RecursionError:   # nbformat copies nested metadata recursively
+        raise refuse("its JSON is nested too deep to be a notebook") from None
     except Exception as exc:  # noqa: BLE001 (valid by its schema, yet nbformat cannot convert it)
         raise refuse(f"nbformat cannot convert it to version 4 "
                      f"({type(exc).__name__}: {_short(exc)})") from None

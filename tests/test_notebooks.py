@@ -205,6 +205,8 @@ def test_any_bytes_read_or_are_refused(data):
     (b"\xff\xfe{}", "not UTF-8 text"),
     (b"[" * 100_000 + b"]" * 100_000, "nested too deep"),
     (b'{"cells": []' + b', "m": ' + b'{"a": ' * 5000 + b"1" + b"}" * 5000 + b"}", "nested too deep"),
+    (json.dumps(put_at(valid_notebook(), ("metadata",), json.loads('{"a": ' * 600 + "1" + "}" * 600))).encode(),
+     "nested too deep"),
     (b"[]", "its top level is a JSON list"),
     (b'"notebook"', "its top level is a JSON string"),
     (b'{"cells": []}', 'it has no "nbformat" version'),
