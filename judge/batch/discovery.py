@@ -122,7 +122,10 @@ def discover(root: str | Path, task_ids: set[str], out: str | Path | None = None
             entry = root / name
             if _hidden(name):
                 continue
-            st = os.stat(name, dir_fd=root_fd, follow_symlinks=False)
+            try:
+                st = os.stat(name, dir_fd=root_fd, follow_symlinks=False)
+            except OSError:      # gone since the listing: nothing to grade
+                continue
             if skip(name, st):
                 continue
             if stat.S_ISLNK(st.st_mode):
@@ -189,7 +192,11 @@ def _learner_folder(learner: str, entry: Path, root_fd: int, task_ids: set[str],
             if _hidden(name):
                 continue
             stem, suffix = posixpath.splitext(name)
-            if stat.S_ISDIR(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode):
+            try:
+                mode = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
+            except OSError:      # gone since the listing: nothing to grade
+                continue
+            if stat.S_ISDIR(mode):
                 found.skipped.append(Skipped(str(item), "a folder inside a learner's folder",
                                              learner))
             elif suffix not in SUFFIXES or stem not in task_ids:
