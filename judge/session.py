@@ -3,9 +3,7 @@ the worker become verdicts a learner understands."""
 
 from __future__ import annotations
 
-import io
 import re
-import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,7 +11,7 @@ from typing import Any
 from .limits import Limits
 from .records import SCRIPT_REPORT, SYNC, TRACE_EVENT, conforms
 from .sandbox import RunClock, Worker, WorkerFailure
-from .sources import SubmissionRefused, read_submission
+from .sources import SubmissionRefused, python_text, read_submission
 from .worker import wire
 from .verdicts import Verdict
 
@@ -116,7 +114,7 @@ class Session:
                 self.python_text = notebook.text
                 target.write_text(notebook.text, encoding="utf-8")
             else:   # the bytes as they are: Python decodes them (a coding cookie, a BOM)
-                self.python_text = _as_python_decodes(source)
+                self.python_text = python_text(source)
                 target.write_bytes(source)
             target.chmod(0o644)
         except (NotebookError, SubmissionRefused) as exc:
@@ -323,11 +321,3 @@ def _list(v) -> list:
 def _list_of(v) -> list:
     return [x for x in v if isinstance(x, str)] if isinstance(v, list) else []
 
-
-def _as_python_decodes(source: bytes) -> str | None:
-    """The text Python reads from these bytes (a coding cookie, a BOM), or None."""
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
-        return source.decode(encoding)
-    except (SyntaxError, UnicodeDecodeError, LookupError):
-        return None

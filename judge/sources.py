@@ -18,8 +18,10 @@ Two callers, two rules for a symbolic link:
 from __future__ import annotations
 
 import errno
+import io
 import os
 import stat
+import tokenize
 from pathlib import Path
 
 MAX_SUBMISSION_BYTES = 8 << 20   # a notebook with outputs; a .py is a few KB
@@ -122,3 +124,13 @@ def _read_open(fd: int, shown: str, max_bytes: int) -> tuple[bytes, os.stat_resu
                                     "submission may be")
         chunks.append(chunk)
     return b"".join(chunks), st
+
+
+def python_text(source: bytes) -> str | None:
+    """The text Python reads from a .py file's bytes (a coding cookie, a BOM honoured),
+    or None where Python could not decode them."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        return source.decode(encoding)
+    except (SyntaxError, UnicodeDecodeError, LookupError):
+        return None

@@ -17,10 +17,11 @@ name is quoted and stays in its cell.  summary.json:
 per task, the count of each verdict, each check's status counts and pass rate, and the
 most common failure messages, grouped after the values in them are blanked out (two
 learners failing on different inputs fail the same way), and the identical
-submissions: the same content (sha256) handed in for one task by several learners, for
-the instructor to look at, grouped by their code with comments and layout aside (a copy
-with a comment added is still a copy): ``same_bytes`` when every file is byte for byte
-the same, ``same_file`` when they are one file under several names (a hard link).  Not
+submissions: the same code handed in for one task by several learners, for the
+instructor to look at, comments and layout aside (a copy with a comment added is still
+the same code; by content, sha256, where the code cannot be read): ``same_bytes`` when
+every file is byte for byte the same, ``same_file`` when they are one file under
+several names (a hard link).  Not
 listed: a task's untouched starter (the report says "not attempted", and many hand it
 in), an empty file, and what was refused unread (a link, a FIFO).
 """
@@ -219,17 +220,17 @@ def code_fingerprint(sub) -> str | None:
     out), or None where it is not readable Python."""
     from ..notebooks import NotebookError, notebook_from_bytes
     from ..runner import code_tokens
+    from ..sources import python_text
 
     if sub.refused or not sub.source:
         return None
     try:
-        if sub.suffix == ".ipynb":
-            text = notebook_from_bytes(sub.source).text
-        else:
-            encoding, _ = tokenize.detect_encoding(io.BytesIO(sub.source).readline)
-            text = sub.source.decode(encoding)
+        text = notebook_from_bytes(sub.source).text if sub.suffix == ".ipynb" else \
+            python_text(sub.source)
+        if text is None:
+            return None
         tokens = code_tokens(text)
-    except (NotebookError, SyntaxError, UnicodeDecodeError, LookupError, tokenize.TokenError):
+    except (NotebookError, SyntaxError, tokenize.TokenError):
         return None
     return hashlib.sha256(repr(tokens).encode("utf-8", "surrogatepass")).hexdigest()
 
