@@ -537,11 +537,12 @@ class Grading:
                          "when graded)" for line in self.learner.dropped]
         report.elapsed_s = time.monotonic() - started
         report.finish()
-        if report.verdict != Verdict.ACCEPTED and untouched_starter(self.task, self.submission):
+        if report.verdict != Verdict.ACCEPTED and untouched_starter(self.task,
+                                                                    self.learner.python_text):
             # on the first check the learner reads that is not passed, advisory or not
             said = next((c for c in report.checks if c.status.bad), None)
             if said is not None:
-                said.message = (f"not attempted yet: this is still the starter of {self.task.id}. "
+                said.message = (f"{NOT_ATTEMPTED} {self.task.id}. "
                                 + said.message)
         return report
 
@@ -653,23 +654,25 @@ def no_task_report(task_id: str, submission: str, why: str, seed: int | None,
     return report.finish()
 
 
-def untouched_starter(task: Task, submission: Path) -> bool:
-    """Is the submission still the task's starter (comments and blank lines aside)?"""
-    from .notebooks import NotebookError, submission_source
-    from .sources import SubmissionRefused, read_submission
+# how a report says its submission is still the starter (the class report reads it too)
+NOT_ATTEMPTED = "not attempted yet: this is still the starter of"
 
-    try:
-        read_submission(submission)   # a FIFO, a device, a link out: never opened to compare
-    except (SubmissionRefused, OSError):
+
+def untouched_starter(task: Task, text: str | None) -> bool:
+    """Is the submission still the task's starter (comments and blank lines aside)?
+    ``text``: its Python as the session read it before it ran (None: nothing was read,
+    a FIFO, a link), never the file read again, which the learner's code may have
+    changed since."""
+    if text is None:
         return False
     try:
-        return _tokens(submission_source(submission)) == _tokens(
-            task.starter_path.read_text(encoding="utf-8"))
-    except (OSError, NotebookError, SyntaxError, UnicodeDecodeError, tokenize.TokenError):
+        return code_tokens(text) == code_tokens(task.starter_path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError, tokenize.TokenError):
         return False
 
 
-def _tokens(text: str) -> list[tuple[int, str]]:
+def code_tokens(text: str) -> list[tuple[int, str]]:
+    """Python's tokens, comments and layout aside (what makes two files the same code)."""
     ignored = (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
                tokenize.DEDENT, tokenize.ENCODING, tokenize.ENDMARKER)
     return [(t.type, t.string) for t in tokenize.generate_tokens(io.StringIO(text).readline)

@@ -11,7 +11,7 @@ from typing import Any
 from .limits import Limits
 from .records import SCRIPT_REPORT, SYNC, TRACE_EVENT, conforms
 from .sandbox import RunClock, Worker, WorkerFailure
-from .sources import SubmissionRefused, read_submission
+from .sources import SubmissionRefused, python_text, read_submission
 from .worker import wire
 from .verdicts import Verdict
 
@@ -70,6 +70,7 @@ class Session:
         # limited, never its lifetime, so it has no run clock.
         self.clock: RunClock | None = None if trusted else RunClock(limits.run_timeout_s)
         self.dropped: list[str] = []            # a notebook's IPython-only lines, left out
+        self.python_text: str | None = None     # the Python loaded, as read before it ran
 
     # -------------------------------------------------------------- lifecycle
     def start(self, worker: Worker | None = None) -> None:
@@ -102,16 +103,18 @@ class Session:
         return None
 
     def load(self) -> CallOutcome:
-        from .notebooks import NotebookError, read_submission as read_notebook
+        from .notebooks import NotebookError, notebook_from_bytes
 
         target = Path(self.worker.scratch) / "submission.py"
         try:
             source = read_submission(self.source, shown=self.display_name)
-            if self.source.suffix == ".ipynb":        # a notebook's code cells
-                notebook = read_notebook(self.source)
+            if self.source.suffix == ".ipynb":        # a notebook's code cells, of these bytes
+                notebook = notebook_from_bytes(source, self.display_name)
                 self.dropped = notebook.dropped
+                self.python_text = notebook.text
                 target.write_text(notebook.text, encoding="utf-8")
             else:   # the bytes as they are: Python decodes them (a coding cookie, a BOM)
+                self.python_text = python_text(source)
                 target.write_bytes(source)
             target.chmod(0o644)
         except (NotebookError, SubmissionRefused) as exc:
@@ -317,3 +320,4 @@ def _list(v) -> list:
 
 def _list_of(v) -> list:
     return [x for x in v if isinstance(x, str)] if isinstance(v, list) else []
+

@@ -3,6 +3,8 @@ views, progress, and the command's usage errors.  End to end: test_batch_e2e.py.
 
 from __future__ import annotations
 
+import csv
+import hashlib
 import io
 import json
 import os
@@ -111,6 +113,82 @@ def test_a_manifest_may_say_when_each_file_was_handed_in(tmp_path):
 def test_a_malformed_manifest_is_a_usage_error(tmp_path, text, says):
     with pytest.raises(DiscoveryError, match=says.replace(".", r"\.")):
         discover(put(tmp_path / "m.csv", text), TASKS)
+
+
+# ---------------------------------------------------------------- links in a class folder
+
+LINKED = "the judge grades no link in a class folder, since it could be a link to another learner's file"
+
+
+def test_a_link_to_a_classmates_file_is_refused_never_read(tmp_path):
+    """``ann/alpha.py -> ../ben/alpha.py`` (git keeps it) would grade ben's work as ann's."""
+    put(tmp_path / "ben" / "alpha.py", "ben's work\n")
+    put(tmp_path / "ben" / "beta.py", "ben's beta\n")
+    (tmp_path / "ann").mkdir()
+    (tmp_path / "ann" / "alpha.py").symlink_to("../ben/alpha.py")
+    (tmp_path / "ann" / "beta.py").symlink_to(tmp_path / "ben" / "beta.py")   # absolute
+    put(tmp_path / "cat" / "notes.txt", "cat's\n")
+    (tmp_path / "cat" / "alpha.py").symlink_to("notes.txt")             # her own file: still a link
+    found = discover(tmp_path, TASKS)
+    subs = {(s.learner, s.task_id): s for s in found.submissions}
+    assert subs[("ben", "alpha")].source == b"ben's work\n" and not subs[("ben", "alpha")].refused
+    for key in (("ann", "alpha"), ("ann", "beta"), ("cat", "alpha")):
+        assert subs[key].source == b"" and LINKED in subs[key].refused, subs[key]
+    assert subs[("ann", "alpha")].refused.startswith("ann/alpha.py is a symbolic link to ben/alpha.py, not a file")
+    assert "a symbolic link to a file outside the class folder" in subs[("ann", "beta")].refused
+    assert "to cat/notes.txt" in subs[("cat", "alpha")].refused
+
+
+def test_a_link_out_of_the_class_folder_does_not_say_where_it_points(tmp_path):
+    cls = tmp_path / "class"
+    put(tmp_path / "secret-place" / "answer.py")
+    (cls / "ann").mkdir(parents=True)
+    (cls / "ann" / "alpha.py").symlink_to("../../secret-place/answer.py")
+    (cls / "ann" / "beta.py").symlink_to("/dev/zero")
+    found = discover(cls, TASKS)
+    assert [s.refused for s in found.submissions] == [
+        f"ann/{t}.py is a symbolic link to a file outside the class folder, not a file: "
+        f"{LINKED}; hand in the file itself" for t in ("alpha", "beta")]
+
+
+def test_a_learner_folder_that_is_a_link_is_refused_for_each_task_of_the_class(tmp_path):
+    put(tmp_path / "ben" / "alpha.py")
+    (tmp_path / "ann").symlink_to("ben")
+    (tmp_path / "cid").symlink_to(tmp_path / "ben")
+    found = discover(tmp_path, TASKS)
+    assert found.learners == {"ann", "ben", "cid"}
+    refused = {(s.learner, s.task_id): s.refused for s in found.submissions if s.refused}
+    assert set(refused) == {("ann", "alpha"), ("cid", "alpha")}      # the class's column only
+    assert refused[("ann", "alpha")].startswith("ann is a symbolic link to ben, not a folder of ann's own")
+    assert "another learner's files" in refused[("cid", "alpha")]
+    assert "outside the class folder" in refused[("cid", "alpha")]
+
+
+def test_a_hard_link_is_graded_for_both_and_known_as_one_file(tmp_path):
+    """No name of a hard-linked file came first, so neither learner is refused; the
+    class report lists the two as identical (see test_identical_submissions_...)."""
+    put(tmp_path / "ben" / "alpha.py", "ben's work\n")
+    (tmp_path / "ann").mkdir()
+    os.link(tmp_path / "ben" / "alpha.py", tmp_path / "ann" / "alpha.py")
+    ann, ben = discover(tmp_path, TASKS).submissions
+    assert not ann.refused and not ben.refused and ann.sha256 == ben.sha256
+    assert ann.file == ben.file is not None
+
+
+def test_a_manifest_path_through_a_link_is_refused(tmp_path):
+    put(tmp_path / "files" / "ben.py", "ben's work\n")
+    (tmp_path / "files" / "ann.py").symlink_to("ben.py")
+    (tmp_path / "linked").symlink_to("files")
+    manifest = put(tmp_path / "m.csv", "ben,alpha,files/ben.py\nann,alpha,files/ann.py\n"
+                                       "cat,alpha,linked/ben.py\ndan,alpha,./files/../files/ben.py\n"
+                                       "eve,alpha,files/ben.py\n")
+    subs = {s.learner: s for s in discover(manifest, TASKS).submissions}
+    assert subs["ann"].refused.startswith("files/ann.py is a symbolic link to files/ben.py, not a file")
+    assert subs["cat"].refused.startswith("linked (in linked/ben.py) is a symbolic link to files")
+    assert all(LINKED in subs[k].refused and subs[k].source == b"" for k in ("ann", "cat"))
+    # the instructor's manifest may name one file for two learners (a group): graded
+    assert subs["ben"].source == subs["dan"].source == subs["eve"].source == b"ben's work\n"
+    assert not subs["dan"].refused and not subs["eve"].refused
 
 
 # ---------------------------------------------------------------- the results store
@@ -264,6 +342,43 @@ def test_gradebook_marks_missing_and_pending_scores_points_and_lateness():
         "ben,pending,missing,0,7,",
         "cat,missing,missing,0,7,"]
     assert book.cell("cat", "alpha").why == "nothing from cat"
+
+
+def test_formula_prefixes_stay_text_in_gradebook_csv_and_points_stay_numbers():
+    names = ["=HYPERLINK(\"https:x\",\"y\")", "+1", "-2", "@SUM(A1)", "\tx", "\rx", "ann"]
+    plan = [sub(n, "alpha") for n in names]
+    records = [record(n, "alpha", checks=[check("example", "passed"), check("property", "passed")])
+               for n in names]
+    book = build(set(names), ["alpha"], BOOK_TASKS, plan, records, None, strict=False)
+    rows = list(csv.reader(io.StringIO(gradebook_csv(book), newline="")))
+    assert sorted(r[0] for r in rows[1:]) == sorted("'" + n if n != "ann" else n for n in names)
+    assert all(r[1:4] == ["accepted", "4", "4"] for r in rows[1:])      # numbers, not "'4"
+
+
+def test_identical_code_across_learners_is_listed_not_a_starter_nor_a_refusal():
+    starter = {"id": "example", "kind": "example", "required": True, "status": "failed",
+               "message": "not attempted yet: this is still the starter of alpha. failed"}
+    handed_in = {"ann": b"x = 1\n", "ben": b"x = 1\n", "cat": b"x = 1  # all mine\n\n",
+                 "dan": b"y = 2\n", "eve": b"", "fay": b"",          # eve, fay: refused unread
+                 "gus": b"raise NotImplementedError\n", "hal": b"raise NotImplementedError\n"}
+    plan, records = [], []
+    for learner, source in handed_in.items():
+        plan.append(Submission(learner, "alpha", f"{learner}/alpha.py", source,
+                               refused="a link" if not source else "",
+                               file=(1, 7) if learner in ("ann", "ben") else None))
+        records.append(record(learner, sha=plan[-1].sha256,
+                              checks=[starter] if learner in ("gus", "hal") else []))
+    book = build(set(handed_in), ["alpha"], BOOK_TASKS, plan, records, None, strict=False)
+    s = summary(book, [], {})
+    same = hashlib.sha256(b"x = 1\n").hexdigest()
+    assert s["tasks"]["alpha"]["identical"] == [
+        {"learners": ["ann", "ben", "cat"], "sha256": sorted([same, plan[2].sha256]),
+         "same_bytes": False, "same_file": False}]
+    assert s["identical"] == 1
+    ann_ben = summary(build({"ann", "ben"}, ["alpha"], BOOK_TASKS, plan[:2], records[:2], None,
+                            strict=False), [], {})["tasks"]["alpha"]["identical"]
+    assert ann_ben == [{"learners": ["ann", "ben"], "sha256": [same], "same_bytes": True,
+                        "same_file": True}]
 
 
 def test_failure_pattern_blanks_the_values_only():

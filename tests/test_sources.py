@@ -79,6 +79,16 @@ def test_judge_run_says_invalid_submission(folder, kind):
     assert SECRET not in out.stdout and "Traceback" not in out.stderr
 
 
+def test_judge_run_grades_a_link_to_a_file_of_its_own_folder(folder):
+    """One file someone named: ``ln -s my_work.py double.py`` is what they mean to grade
+    (a class folder follows no link: tests/test_class_folder.py)."""
+    (folder / "my_work.py").write_text("def double(x):\n    return x * 2\n")
+    (folder / "double.py").symlink_to("my_work.py")
+    out = _run(["run", "double", str(folder / "double.py"), "--format", "json"])
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    assert json.loads(out.stdout)["verdict"] == "accepted"
+
+
 def test_judge_batch_grades_the_rest_and_marks_them_invalid(folder, tmp_path):
     for learner in ("ann", "bea", "cid", "dan"):
         (folder / learner).mkdir()

@@ -4,7 +4,8 @@
 One self-contained page (inline CSS and SVG, no script, nothing fetched): pass rates
 per task and per check, the verdict distribution per task as a chart, the most common
 failure causes with their counts and the learners behind them, each distinct failed
-retrace script drawn once (with who drew it), and a table of learners linking to every
+retrace script drawn once (with who drew it), the identical submissions (one content
+handed in by several learners for a task), and a table of learners linking to every
 grading.  Its numbers are summary.json's (the same ``summary()``), marked with
 ``data-`` attributes so a test can read them back.
 """
@@ -55,8 +56,8 @@ def write_pages(out: Path, book: Gradebook, skipped: list, options: dict) -> Non
 def class_page(book: Gradebook, skipped: list, options: dict) -> str:
     s = summary(book, skipped, options)
     body = [f"<style>{EXTRA_STYLE}</style>", "<h1>Class report</h1>", _overview(s, book),
-            _tasks(s, book), _checks(s), _failures(s), _scripts(book), _learners(book),
-            _skipped(s)]
+            _tasks(s, book), _checks(s), _failures(s), _identical(s), _scripts(book),
+            _learners(book), _skipped(s)]
     return document("Class report", "\n".join(b for b in body if b))
 
 
@@ -145,6 +146,30 @@ def _failures(s: dict) -> str:
     if not blocks:
         return ""
     return "<section><h2>Most common failures</h2>" + "".join(blocks) + "</section>"
+
+
+def _identical(s: dict) -> str:
+    """One content handed in by several learners for a task: for the instructor to look
+    at (the judge cannot tell a copy from a shared file or a pair's work)."""
+    items = []
+    for task_id, t in s["tasks"].items():
+        for g in t["identical"]:
+            who = ", ".join(f"<a href=\"{_link(name, task_id)}\" data-learner=\"{escape(name)}\">"
+                            f"{escape(name)}</a>" for name in g["learners"])
+            how = ("one file on disk under each name (a hard link)" if g["same_file"] else
+                   "the same file, byte for byte" if g["same_bytes"] else
+                   "the same code, comments and layout aside")
+            shas = " ".join(sha[:12] for sha in g["sha256"])
+            items.append(f"<li data-task=\"{escape(task_id)}\" data-sha256=\"{' '.join(g['sha256'])}\" "
+                         f"data-count=\"{len(g['learners'])}\"><b>{escape(task_id)}</b>: "
+                         f"{len(g['learners'])} learners handed in {how}: {who} "
+                         f"<span class=\"meta\">sha256 {shas}</span></li>")
+    if not items:
+        return ""
+    return ("<section><h2>Identical submissions</h2><p class=\"meta\">The same code from "
+            "different learners for one task, for you to look at: a copy, a pair's work or a "
+            "shared file (a task's untouched starter is not listed).</p><ul>"
+            + "".join(items) + "</ul></section>")
 
 
 def _scripts(book: Gradebook) -> str:

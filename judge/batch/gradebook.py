@@ -8,18 +8,32 @@ in, with the reason), its points (judge/scoring.py) and whether it came in late.
 gradebook.csv, summary.json, the HTML pages and the emitted files are views of it.
 
 gradebook.csv: a row per learner, a column per task, then ``score`` (points earned),
-``max_score`` and ``late`` (the tasks handed in after ``--deadline``).  summary.json:
+``max_score`` and ``late`` (the tasks handed in after ``--deadline``).  A learner's
+folder name is theirs to choose, so every text cell that a spreadsheet would read as a
+formula (``=HYPERLINK(...)``, ``+``, ``-``, ``@``, a tab or CR first) gets a leading
+``'`` (OWASP's CSV injection rule); the points stay numbers (the judge writes them, and
+they are never negative).  Rows end in CRLF (RFC 4180), so that a CR or LF inside a
+name is quoted and stays in its cell.  summary.json:
 per task, the count of each verdict, each check's status counts and pass rate, and the
 most common failure messages, grouped after the values in them are blanked out (two
-learners failing on different inputs fail the same way).
+learners failing on different inputs fail the same way), and the identical
+submissions: the same code handed in for one task by several learners, for the
+instructor to look at, comments and layout aside (a copy with a comment added is still
+the same code; by content, sha256, where the code cannot be read): ``same_bytes`` when
+every file is byte for byte the same, ``same_file`` when they are one file under
+several names (a hard link).  Not
+listed: a task's untouched starter (the report says "not attempted", and many hand it
+in), an empty file, and what was refused unread (a link, a FIFO).
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import re
+import tokenize
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -44,6 +58,8 @@ class Cell:
     points: float = 0
     late: bool = False
     why: str = ""                   # why it is missing
+    file: tuple[int, int] | None = None   # the file graded (device, inode), when known
+    code: str | None = None         # its code's fingerprint, comments and layout aside
 
     @property
     def graded(self) -> bool:
@@ -96,19 +112,33 @@ def build(learners, columns, tasks: dict, plan, records: list[dict], why_missing
                 book.cells[key] = Cell(learner, task_id, PENDING, late=late)
                 continue
             points = score(Report.from_dict(record)).earned
-            book.cells[key] = Cell(learner, task_id, record["verdict"], record, points, late)
+            book.cells[key] = Cell(learner, task_id, record["verdict"], record, points, late,
+                                   file=sub.file, code=code_fingerprint(sub))
     return book
 
 
 def gradebook_csv(book: Gradebook) -> str:
     out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
-    w.writerow(["learner", *book.columns, "score", "max_score", "late"])
+    # RFC 4180's CRLF: with it the writer quotes a name holding a CR, which ends a row
+    w = csv.writer(out, lineterminator="\r\n")
+    rows = [["learner", *book.columns, "score", "max_score", "late"]]
     for learner in book.learners:
-        w.writerow([learner, *(book.cell(learner, t).state for t in book.columns),
-                    number(book.total(learner)), number(book.max_total),
-                    " ".join(book.late(learner))])
+        rows.append([learner, *(book.cell(learner, t).state for t in book.columns),
+                     number(book.total(learner)), number(book.max_total),
+                     " ".join(book.late(learner))])
+    w.writerows([spreadsheet_safe(cell) for cell in row] for row in rows)
     return out.getvalue()
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(cell):
+    """A text cell a spreadsheet would run as a formula, quoted to stay text; numbers as
+    they are (only the judge's own points are numbers here)."""
+    if isinstance(cell, str) and cell.startswith(FORMULA_STARTS):
+        return "'" + cell
+    return cell
 
 
 def failure_pattern(message: str) -> str:
@@ -147,14 +177,62 @@ def summary(book: Gradebook, skipped: list, options: dict) -> dict:
         common = sorted(groups[task_id].items(), key=lambda kv: (-kv[1]["count"], kv[0]))
         t["common_failures"] = [dict(g, pattern=pattern, learners=sorted(g["learners"]))
                                 for (_, pattern), g in common[:COMMON_FAILURES]]
+        t["identical"] = identical(cells)
     total = Counter(r["verdict"] for r in records)
     states = Counter(c.state for c in book.cells.values())
     return {"judge_version": __version__, "options": options, "graded": len(records),
             "pending": states[PENDING], "missing": states[MISSING],
             "late": sum(c.late for c in book.cells.values()),
             "verdicts": {v: total[v] for v in Verdict if total[v]},
+            "identical": sum(len(t["identical"]) for t in tasks.values()),
             "tasks": dict(sorted(tasks.items())),
             "skipped": [{"path": s.path, "why": s.why} for s in skipped]}
+
+
+EMPTY = hashlib.sha256(b"").hexdigest()    # also what a submission refused unread hashes to
+
+
+def identical(cells: list[Cell]) -> list[dict]:
+    """The graded cells of one task whose code is another learner's too: a group per
+    code (per content where the code cannot be read), largest first."""
+    from ..runner import NOT_ATTEMPTED
+
+    by_code: dict[str, list[Cell]] = defaultdict(list)
+    for c in cells:
+        sha = c.record.get("sha256")
+        if not sha or sha == EMPTY or any(check.get("message", "").startswith(NOT_ATTEMPTED)
+                                         for check in c.record.get("checks", [])):
+            continue
+        by_code[c.code or sha].append(c)
+    groups = []
+    for group in by_code.values():
+        if len({c.learner for c in group}) < 2:
+            continue
+        shas, files = sorted({c.record["sha256"] for c in group}), {c.file for c in group}
+        groups.append({"learners": sorted(c.learner for c in group), "sha256": shas,
+                       "same_bytes": len(shas) == 1,
+                       "same_file": len(files) == 1 and None not in files})
+    return sorted(groups, key=lambda g: (-len(g["learners"]), g["learners"]))
+
+
+def code_fingerprint(sub) -> str | None:
+    """A hash of the submission's Python tokens (comments, blank lines and layout left
+    out), or None where it is not readable Python."""
+    from ..notebooks import NotebookError, notebook_from_bytes
+    from ..runner import code_tokens
+    from ..sources import python_text
+
+    if sub.refused or not sub.source:
+        return None
+    try:
+        text = notebook_from_bytes(sub.source).text if sub.suffix == ".ipynb" else \
+            python_text(sub.source)
+        if text is None:
+            return None
+        tokens = code_tokens(text)
+    except (NotebookError, SyntaxError, tokenize.TokenError):
+        return None
+    return hashlib.sha256(repr(tokens).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def summary_json(*args, **kw) -> str:
