@@ -164,3 +164,15 @@ def test_a_compile_log_prunes_only_in_its_own_folder(tmp_path):
     assert (host / "victim").read_text() == "keep"
     assert (tmp_path / "moved" / "victim").exists()
     log.close()
+
+
+def test_a_compile_log_with_no_room_for_a_record_is_tampered_with(tmp_path, monkeypatch):
+    """A tmpfs filled with empty files (no space used, every inode taken): XLA could make
+    no record, so its compiles would go uncounted."""
+    log = CompileLog(str(tmp_path))
+    assert log.count() == 0 and log.problem is None
+    full = os.statvfs_result((4096, 4096, 100, 50, 50, 1000, 0, 0, 0, 255))
+    monkeypatch.setattr(os, "fstatvfs", lambda fd: full)
+    log.count()
+    assert log.problem and "no file could be made" in log.problem
+    log.close()

@@ -89,7 +89,21 @@ class CompileLog:
                 name = data[offset + _EVENT.size: offset + _EVENT.size + length].rstrip(b"\0")
                 offset += _EVENT.size + length
                 self._event(mask, os.fsdecode(name))
+        if self._dir >= 0 and not self.problem:
+            self._check_room()
         return self.compiled
+
+    def _check_room(self) -> None:
+        """A file system with no inode left (a tmpfs filled with empty files costs no
+        space) lets XLA create no record: its compiles would go uncounted."""
+        try:
+            st = os.fstatvfs(self._dir)
+        except OSError as exc:
+            self._tampered(f"the judge could not look at {_FOLDER} ({exc})")
+            return
+        if st.f_files and not st.f_ffree:
+            self._tampered(f"your code made so many files that no file could be made in "
+                           f"{_FOLDER} any more")
 
     def _tampered(self, what: str) -> None:
         self.problem = self.problem or what
