@@ -35,8 +35,15 @@ _HELD = 32                  # descriptors one walk keeps open at most
 _openat2_works: bool | None = None
 
 
+_LIBC = None
+
+
 def _libc():
-    return ctypes.CDLL(None, use_errno=True)
+    global _LIBC
+    if _LIBC is None:
+        _LIBC = ctypes.CDLL(None, use_errno=True)
+        _LIBC.syscall.restype = ctypes.c_long
+    return _LIBC
 
 
 def _openat2(dir_fd: int, rel: str, flags: int, mode: int) -> int:
@@ -44,9 +51,7 @@ def _openat2(dir_fd: int, rel: str, flags: int, mode: int) -> int:
     if not flags & os.O_CREAT and flags & os.O_TMPFILE != os.O_TMPFILE:
         mode = 0                 # openat2 refuses a mode it would not use
     how = ctypes.create_string_buffer(_HOW.pack(flags, mode, RESOLVE), _HOW.size)
-    libc = _libc()
-    libc.syscall.restype = ctypes.c_long
-    fd = libc.syscall(ctypes.c_long(_SYS_OPENAT2), ctypes.c_int(dir_fd),
+    fd = _libc().syscall(ctypes.c_long(_SYS_OPENAT2), ctypes.c_int(dir_fd),
                       ctypes.c_char_p(os.fsencode(rel)), how, ctypes.c_size_t(_HOW.size))
     if fd < 0:
         error = ctypes.get_errno()
