@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import itertools
 import os
 import stat
 import struct
@@ -117,8 +118,9 @@ class _Frame:
 
 def _walk(top_fd: int, on_entry, on_leave=None, max_entries: int | None = None,
           fix_modes: bool = False) -> int:
-    """Depth first under ``top_fd`` (not closed): ``on_entry(dir_fd, name, lstat)`` for
-    every entry, and for each folder below, once its own entries are done,
+    """Depth first under ``top_fd`` (not closed): ``on_entry(dir_fd, entry, is_dir)``
+    for every entry (a DirEntry of ``dir_fd``: its ``stat(follow_symlinks=False)`` is
+    the entry's own), and for each folder below, once its own entries are done,
     ``on_leave(parent_fd, name)``.  Returns the entries seen (at most max_entries)."""
     top_st = os.fstat(top_fd)
     stack = [_Frame(os.dup(top_fd), _identity(top_st), None)]
@@ -135,18 +137,18 @@ def _walk(top_fd: int, on_entry, on_leave=None, max_entries: int | None = None,
             it = os.scandir(frame.fd)
         except OSError:
             return
-        with it:
-            for entry in it:
-                if max_entries is not None and seen >= max_entries:
-                    return
-                seen += 1
-                try:
-                    st = entry.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                if stat.S_ISDIR(st.st_mode) and st.st_dev == top_st.st_dev:
-                    frame.subdirs.append(entry.name)
-                on_entry(frame.fd, entry.name, st)
+        with it:   # read whole before on_entry removes any of it
+            entries = [] if max_entries is not None and seen >= max_entries else \
+                list(itertools.islice(it, None if max_entries is None else max_entries - seen))
+        for entry in entries:
+            seen += 1
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)   # d_type: no stat
+            except OSError:
+                continue
+            if is_dir:            # another file system's is left when it is opened
+                frame.subdirs.append(entry.name)
+            on_entry(frame.fd, entry, is_dir)
 
     try:
         list_into(stack[0])
@@ -227,9 +229,12 @@ def tree_bytes(dir_fd: int, max_entries: int) -> tuple[int, int]:
     look is bounded however many files the learner made."""
     total = 0
 
-    def add(_fd, _name, st):
+    def add(_fd, entry, _is_dir):
         nonlocal total
-        total += st.st_blocks * 512
+        try:
+            total += entry.stat(follow_symlinks=False).st_blocks * 512
+        except OSError:
+            pass
     entries = _walk(dir_fd, add, max_entries=max_entries)
     return total, entries
 
@@ -250,10 +255,10 @@ def remove_in(dir_fd: int, name: str) -> None:
     if fd is None:
         return
     try:
-        def entry(parent, entry_name, st):
-            if not stat.S_ISDIR(st.st_mode):
+        def entry(parent, found, is_dir):
+            if not is_dir:
                 try:
-                    os.unlink(entry_name, dir_fd=parent)
+                    os.unlink(found.name, dir_fd=parent)
                 except OSError:
                     pass
 
