@@ -335,7 +335,7 @@ class Grading:
         self._running: str = ""                  # the check making learner calls now
         self._calls: dict[str, list] = {}            # label -> [(args, CallOutcome)]
         self.tampered: list[str] = []     # what the learner's code did to the instruments
-        self._compile_log = None         # the worker's CompileLog (sandbox/compile_log.py)
+        self._compile_log = None         # the worker's CompileLog (compile_log.py)
         self._reported_compiles = 0      # compile events in the learner's replies so far
 
     # -------------------------------------------------------------- used by checks

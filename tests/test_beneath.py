@@ -11,7 +11,7 @@ import resource
 import pytest
 
 from judge.sandbox import beneath
-from judge.sandbox.compile_log import MARK, CompileLog
+from judge.compile_log import MARK, CompileLog
 
 
 @pytest.fixture(params=["openat2", "per-component"])

@@ -1,6 +1,6 @@
 """Tampering with the judge's instruments shows: the worker's own check after every
 call (judge/worker/integrity.py), and XLA's compile count taken from outside the worker
-(judge/sandbox/compile_log.py) against the probe's."""
+(judge/compile_log.py) against the probe's."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from isolation_modes import MODES
-from judge.sandbox.compile_log import MARK, CompileLog
+from judge.compile_log import MARK, CompileLog
 from judge.worker.integrity import Instruments
 from judge.worker.probe import Probe
 from judge.worker.syncs import SyncCounter

@@ -9,7 +9,7 @@ that imported jax should not fork.  Split by job:
     deaths    how a worker ended, in the learner's words (a pure function)
     worker    the handle on one worker: requests, the watch, close
     beneath   the only ways the judge acts in a folder the learner can write: descriptors
-    compile_log  XLA's count of the worker's compiles, watched from the judge
+              (the worker's compile log, ../compile_log.py, is watched through one)
 """
 
 from ..limits import Limits

@@ -16,7 +16,7 @@ attribute the sync counter patched (jax arrays' methods, numpy's functions and u
 the buffer-protocol hook); ``jax.jit`` still the probe's wrapper; the counter's
 per-thread state back at rest after the call.  This is the first line only: a learner
 who finds this checker in memory can edit it too, which is why the judge also counts
-XLA's compiles where the learner cannot reach (``judge/sandbox/compile_log.py``).
+XLA's compiles where the learner cannot reach (``judge/compile_log.py``).
 """
 
 from __future__ import annotations

@@ -179,7 +179,7 @@ def _quietly(cm):
 def _log_compiles() -> str | None:
     """Have XLA write a record of every program it compiles into a folder of the worker's
     own (before jax starts: it reads XLA_FLAGS once); the judge counts them from outside
-    (judge/sandbox/compile_log.py).  None when there is nowhere to write."""
+    (judge/compile_log.py).  None when there is nowhere to write."""
     folder = os.path.join(os.environ.get("TMPDIR") or os.getcwd(), ".jj-xla")
     try:
         os.makedirs(folder, exist_ok=True)
