@@ -618,8 +618,8 @@ class Worker:
                 root = os.open(f"/proc/{inside[0]}/root",
                                os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
                 try:
-                    self._tmpfs_fds = [beneath.open_beneath(root, path.lstrip("/"))
-                                       for path in self._plan.tmpfs]
+                    for path in self._plan.tmpfs:     # each kept as it opens: close() has it
+                        self._tmpfs_fds.append(beneath.open_beneath(root, path.lstrip("/")))
                 finally:
                     os.close(root)
                 home = dict(zip(self._plan.tmpfs, self._tmpfs_fds)).get(self.home, -1)
