@@ -26,7 +26,6 @@ import numpy as np
 
 from . import __version__
 from .bank import Task
-from .compile_log import CompileLog, open_log
 from .memo import ReferenceMemo
 from .checks.base import CheckView, Later, instruments_of
 from .checks.outcome import plural
@@ -336,7 +335,7 @@ class Grading:
         self._running: str = ""                  # the check making learner calls now
         self._calls: dict[str, list] = {}            # label -> [(args, CallOutcome)]
         self.tampered: list[str] = []     # what the learner's code did to the instruments
-        self._compile_log: CompileLog | None = None
+        self._compile_log = None         # the worker's CompileLog (compile_log.py)
         self._reported_compiles = 0      # compile events in the learner's replies so far
 
     # -------------------------------------------------------------- used by checks
@@ -409,12 +408,13 @@ class Grading:
         self._largest_expected = max([self._largest_expected] + [value_bytes(v) for v in values])
 
     def _watch_compiles(self, loaded: CallOutcome) -> None:
-        """Count XLA's compiles in the learner's worker from outside it (see compile_log)."""
-        if self._compile_log is not None:
-            self._compile_log.close()
-        value = loaded.value if loaded.ok and isinstance(loaded.value, dict) else {}
+        """Count XLA's compiles in the learner's worker from outside it (see compile_log):
+        the worker's log, watched since before the learner's file was sent; what XLA
+        compiled until the load's reply is the baseline."""
         worker = self.learner.worker
-        self._compile_log = open_log(worker.judges_path(value.get("compile_log")) if worker else None)
+        self._compile_log = log = worker.compile_log if worker is not None else None
+        if log is not None:
+            log.at_start = log.count()
         self._reported_compiles = 0      # a fresh worker: its own log, its own records
         self._check_instruments(loaded)
 
@@ -424,14 +424,18 @@ class Grading:
         found = list(out.tampered)
         log = self._compile_log
         self._reported_compiles += out.compiles_reported
-        if log is not None and out.compiles_seen is not None:
+        if log is not None:
+            # whatever the worker's reply says or leaves out: a log the learner moved,
+            # removed or flooded is tampering, never a cross-check quietly skipped
             compiled = log.count()
             log.prune()
             if log.problem:
                 found.append(log.problem)
             elif not any(t.startswith("XLA compiled") for t in self.tampered):
                 during = compiled - log.at_start
-                if compiled > out.compiles_seen:
+                # a reply without the probe's total (its reader replaced) is matched by
+                # its records alone
+                if out.compiles_seen is not None and compiled > out.compiles_seen:
                     found.append(f"XLA compiled {plural(compiled, 'program')} in your worker "
                                  f"where the judge's probe saw {out.compiles_seen} (the probe "
                                  f"was blinded)")
@@ -524,8 +528,6 @@ class Grading:
             report.isolation_layers = self.learner.isolation_layers
             report.devices = self.learner.device_info
             self._expected.clear()
-            if self._compile_log is not None:
-                self._compile_log.close()
             self.learner.stop()
             if self.own_oracle:
                 self.oracle.stop()

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from isolation_modes import MODES
-from judge.compile_log import MARK, CompileLog, open_log
+from judge.compile_log import MARK, CompileLog
 from judge.worker.integrity import Instruments
 from judge.worker.probe import Probe
 from judge.worker.syncs import SyncCounter
@@ -114,12 +114,20 @@ def test_the_compile_log_sees_its_folder_made_unwritable(tmp_path):
         log.close()
 
 
-def test_only_a_folder_there_is_watched(tmp_path):
-    assert open_log(None) is None                       # the worker named no folder of its own
-    assert open_log(str(tmp_path / "missing")) is None
-    log = open_log(str(tmp_path))
-    assert isinstance(log, CompileLog)
+def test_the_compile_log_is_watched_through_its_descriptor_not_its_name(tmp_path):
+    """Moved, or replaced by a link to a folder the learner wants counted: the watch
+    stays on the folder it was given, and says it was moved."""
+    folder, elsewhere = tmp_path / "xla", tmp_path / "elsewhere"
+    folder.mkdir()
+    elsewhere.mkdir()
+    log = CompileLog(str(folder))
+    folder.rename(tmp_path / "moved")
+    folder.symlink_to(elsewhere)
+    (elsewhere / f"module_0000.jit_f{MARK}").write_text("HloModule")
+    assert log.count() == 0 and "moved or removed" in log.problem
     log.close()
+    with pytest.raises(OSError):
+        CompileLog(str(folder))          # never opened through a link
 
 
 def _grading_watching(folder):
@@ -186,17 +194,15 @@ def test_a_learners_worker_writes_a_compile_log_the_judge_can_watch(tmp_path, mo
         assert loaded.ok, loaded.message
         worker = session.worker
         assert worker.isolation == mode
-        assert worker.judges_path("/etc") is None         # not the worker's own folder
-        assert worker.judges_path("tmp/.jj-xla") is None
-        log = open_log(worker.judges_path(loaded.value.get("compile_log")))
+        log = worker.compile_log     # opened before the submission was sent
         assert log is not None, loaded.value
+        log.count()
         from judge.worker.wire import Leaf
         for n in (3, 4, 4):
             out = session.call({"x": Leaf(np.ones(n, np.float32), "jax")}, "call")
             assert out.ok and out.tampered == [], out.tampered
             assert log.count() == out.compiles_seen
         assert out.compiles_seen >= 3        # a fresh jit per call: every call compiles
-        log.close()
     finally:
         session.close()
 

@@ -8,6 +8,8 @@ that imported jax should not fork.  Split by job:
     clock     time that belongs to the learner's code, load taken out
     deaths    how a worker ended, in the learner's words (a pure function)
     worker    the handle on one worker: requests, the watch, close
+    beneath   the only ways the judge acts in a folder the learner can write: descriptors
+              (the worker's compile log, ../compile_log.py, is watched through one)
 """
 
 from ..limits import Limits

@@ -13,15 +13,15 @@ import ctypes
 import fcntl
 import os
 import queue
-import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
+
+from . import beneath
 
 REAP_S = 5.0            # SIGKILL takes ~140 ms on a process holding 2 GiB
 _PR_SET_CHILD_SUBREAPER = 36
@@ -378,55 +378,8 @@ def _remove_stale_roots(tmp: str) -> None:
         rmtree(entry.path)
 
 
-def _inside(path: str, top: str) -> bool:
-    return path == top or path.startswith(top.rstrip("/") + "/")
-
-
 def rmtree(path: str) -> None:
-    """Remove a scratch dir even where the learner made parts of it unwritable, and
-    never change anything outside it (not even its parent's mode)."""
-    top = os.path.abspath(path)
-
-    def fix(func, p, _exc):
-        try:
-            parent = os.path.dirname(p)
-            if _inside(parent, top):
-                os.chmod(parent, stat.S_IRWXU)
-            if _inside(p, top) and not os.path.islink(p):
-                os.chmod(p, stat.S_IRWXU)
-            func(p)
-        except OSError:
-            pass
-    try:
-        shutil.rmtree(top, onerror=fix)
-    except RecursionError:
-        # folders nested deeper than Python recurses (a learner can make thousands):
-        # the coreutils walk without recursion, and follow no link (-P is their default)
-        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-        subprocess.run(["chmod", "-R", "u+rwx", "--", top], **quiet)
-        subprocess.run(["rm", "-rf", "--one-file-system", "--", top], **quiet)
-
-
-def tree_bytes(path: str, max_entries: int) -> tuple[int, int]:
-    """(bytes, entries) under path, stopping after max_entries: the cost of one look
-    is bounded however many files the learner made."""
-    total = entries = 0
-    todo = [path]
-    while todo and entries < max_entries:
-        try:
-            it = os.scandir(todo.pop())
-        except OSError:
-            continue
-        with it:
-            for entry in it:
-                entries += 1
-                try:
-                    st = entry.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                total += st.st_blocks * 512
-                if stat.S_ISDIR(st.st_mode):
-                    todo.append(entry.path)
-                if entries >= max_entries:
-                    break
-    return total, entries
+    """Remove a scratch dir even where the learner made parts of it unwritable, however
+    deep it nested its folders, following no link and changing nothing outside it (not
+    even its parent's mode): by descriptors, without recursion (beneath.remove_tree)."""
+    beneath.remove_tree(path)

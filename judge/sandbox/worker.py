@@ -35,7 +35,8 @@ import time
 
 from ..limits import Limits
 from ..worker import wire
-from . import policy, procs
+from . import beneath, policy, procs
+from ..compile_log import CompileLog
 from .clock import WALL_FACTOR, Meter, RunClock, cores
 from .deaths import Facts, WorkerFailure, explain, seconds
 
@@ -116,6 +117,11 @@ class Worker:
         self._python_pid: int | None = None # the process running the worker's loop
         self._reply_limit = None
         self._facts = Facts()
+        # descriptors of the folders the learner can write, taken before its code ran:
+        # the judge acts there only through them (beneath.py), never by a path again
+        self._writable_fd = -1              # process mode: scratch/tmp, for its size
+        self._tmpfs_fds: list[int] = []     # bubblewrap: its private /tmp and /dev/shm
+        self.compile_log: CompileLog | None = None   # XLA's record of its compiles
 
     # -- lifecycle
 
@@ -135,6 +141,8 @@ class Worker:
             self.layers = self._plan.layers
             self.guards_judge_files = self._plan.guards_judge_files
             self.home = self._plan.env["HOME"]
+            if self._plan.writable:
+                self._writable_fd = beneath.open_dir(self._plan.writable)
             self._proc = procs.spawn(self._plan.argv, (cmd_r, reply_w),
                                      self._plan.cwd or self.scratch, self._plan.env,
                                      **self._plan.popen)
@@ -185,6 +193,7 @@ class Worker:
                 t.join(timeout=2.0)
             self._remove_leftovers()
             self._release_uid()
+        self._close_folders()      # the watch has stopped: nothing reads them any more
         if self.scratch:
             procs.rmtree(self.scratch)
 
@@ -280,6 +289,8 @@ class Worker:
         self.ready_s = time.monotonic() - self._t0
         self.ready_info = header
         self._ready = True
+        if not self.trusted:
+            self._open_folders(header.get("compile_log"))
 
     def _begin(self, where: str, timeout: float | None, clock: RunClock | None, reply_limit) -> None:
         """The bounds of this request: its own limit, or what is left of the run's."""
@@ -448,19 +459,18 @@ class Worker:
             return
         for folder in ("/tmp", "/var/tmp", "/dev/shm"):
             try:
-                entries = list(os.scandir(folder))
+                fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
             except OSError:
                 continue
-            for entry in entries:
-                try:
-                    if entry.stat(follow_symlinks=False).st_uid != uid:
-                        continue
-                    if entry.is_dir(follow_symlinks=False):
-                        procs.rmtree(entry.path)
-                    else:
-                        os.unlink(entry.path)
-                except OSError:
-                    pass
+            try:
+                for entry in list(os.scandir(fd)):
+                    try:
+                        if entry.stat(follow_symlinks=False).st_uid == uid:
+                            beneath.remove_in(fd, entry.name)
+                    except OSError:
+                        pass
+            finally:
+                os.close(fd)
 
     def _release_uid(self) -> None:
         if self._plan is not None and self._plan.uid is not None:
@@ -541,14 +551,14 @@ class Worker:
             s = procs.sample(self._proc.pid, threads=pending is not None)
             if s.tasks > self.limits.processes:
                 return self._kill("processes")
-            used = s.rss + self._tmpfs_bytes(s.pids)
+            used = s.rss + self._tmpfs_bytes()
             if used > limit:
-                used = procs.pss_bytes(s.pids) + self._tmpfs_bytes(s.pids)
+                used = procs.pss_bytes(s.pids) + self._tmpfs_bytes()
                 self._peak = max(self._peak, used)
                 if used > limit:
                     return self._kill("memory")
-            if self._plan.writable and polls % _DISK_EVERY == 0:
-                size, files = procs.tree_bytes(self._plan.writable, _MAX_FILES)
+            if self._writable_fd >= 0 and polls % _DISK_EVERY == 0:
+                size, files = beneath.tree_bytes(self._writable_fd, _MAX_FILES)
                 if size > self.limits.scratch_mb << 20 or files >= _MAX_FILES:
                     return self._kill("disk")
             if self.isolation == "process" and not self.trusted:
@@ -593,32 +603,52 @@ class Worker:
                     pass
         return procs.sample_main_thread(self._python_pid or self._proc.pid)
 
-    def judges_path(self, path) -> str | None:
-        """A folder the worker names (where it writes), as the judge can reach it: itself
-        in process mode when it lies in the worker's writable folder; through the
-        sandbox's root when it lies in bubblewrap's private /tmp (another mount
-        namespace's, invisible at its own name); else None."""
-        if not isinstance(path, str) or not os.path.isabs(path) or self._proc is None:
-            return None
-        path = os.path.normpath(path)
-        if self._plan.tmpfs:
-            inside = procs.descendants(self._proc.pid, limit=1)
-            if not inside or not any(policy.under(path, t) for t in self._plan.tmpfs):
-                return None
-            return f"/proc/{inside[0]}/root{path}"
-        writable = self._plan.writable
-        if writable and policy.under(os.path.realpath(path), os.path.realpath(writable)):
-            return path
-        return None
+    def _open_folders(self, records) -> None:
+        """Once the worker is ready, before the submission is sent (no learner code has
+        run): descriptors of bubblewrap's private /tmp and /dev/shm (through the
+        sandbox's root in /proc, the one time that is resolved) and of the folder where
+        XLA records the worker's compiles, with the watch on it.  ``records``: that
+        folder as the worker names it, in its TMPDIR.  What cannot be opened now is the
+        machine's, not the learner's: no compile log then, as before one existed."""
+        try:
+            if self._plan.tmpfs:
+                inside = procs.descendants(self._proc.pid, limit=1)
+                if not inside:
+                    return
+                root = os.open(f"/proc/{inside[0]}/root",
+                               os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+                try:
+                    for path in self._plan.tmpfs:     # each kept as it opens: close() has it
+                        self._tmpfs_fds.append(beneath.open_beneath(root, path.lstrip("/")))
+                finally:
+                    os.close(root)
+                home = dict(zip(self._plan.tmpfs, self._tmpfs_fds)).get(self.home, -1)
+            else:
+                home = self._writable_fd
+            if home < 0 or not isinstance(records, str) or not os.path.isabs(records):
+                return
+            rel = os.path.relpath(os.path.normpath(records), self.home)
+            if rel.startswith(".."):
+                return
+            self.compile_log = CompileLog(beneath.open_beneath(home, rel))
+        except (OSError, ValueError):
+            self.compile_log = None
 
-    def _tmpfs_bytes(self, pids: list[int]) -> int:
+    def _close_folders(self) -> None:
+        """Let go of the learner's folders (a private /tmp lives while it is held)."""
+        if self.compile_log is not None:
+            self.compile_log.close()
+        for fd in self._tmpfs_fds + [self._writable_fd]:
+            if fd >= 0:
+                os.close(fd)
+        self._tmpfs_fds, self._writable_fd = [], -1
+
+    def _tmpfs_bytes(self) -> int:
         """What the code keeps in its private /tmp and /dev/shm: memory, as much as its own."""
-        if not self._plan.tmpfs or len(pids) < 2:
-            return 0
         total = 0
-        for path in self._plan.tmpfs:
+        for fd in self._tmpfs_fds:
             try:
-                st = os.statvfs(f"/proc/{pids[1]}/root{path}")
+                st = os.fstatvfs(fd)
             except OSError:
                 continue
             total += (st.f_blocks - st.f_bfree) * st.f_frsize

@@ -656,6 +656,8 @@ class Loop:
                     "error": {"type": type(exc).__name__, "message": _text(exc)}}
         return {"op": "ready", "ok": True, "pid": os.getpid(), "jax": jax.__version__,
                 "boot_s": time.perf_counter() - self.t0, "confine_failed": self.confine_failed,
+                # said before any learner code runs: the judge opens it now (compile_log)
+                "compile_log": self.compile_log or None,
                 "devices": {"count": len(found), "platform": found[0].platform}}
 
     def _send(self, seq: int, reply: dict, blobs: list[bytes]) -> None:
