@@ -395,12 +395,14 @@ class Grading:
                 return reloaded
         clock = self.learner.clock
         before = clock.spent_s() if clock is not None else 0.0
+        # less left of the run than one call may take: this request's limit is the run's
+        run_limited = clock is not None and clock.left_s() < self.task.limits.call_timeout_s
         out = request()
         if clock is not None:
             out.charged_s = max(0.0, clock.spent_s() - before)
         if out.verdict == Verdict.TIME_LIMIT_EXCEEDED and out.fatal:
-            # stopped short of its own limit: the whole run's time ran out, not this call's
-            out.run_out = out.charged_s < 0.95 * self.task.limits.call_timeout_s
+            # the whole run's time ran out, not this call's own limit
+            out.run_out = run_limited
             if out.run_out:
                 self._clock_stopped.add(self._running)
             self.timed_out, self.timed_out_in = out, self._running

@@ -205,3 +205,50 @@ def test_too_few_inputs_in_time_is_time_limit_exceeded(tmp_path):
                     r"than the 25 the judge needs to accept a function\. Usual cause: something "
                     r"compiled again on every call", prop.message), prop.message
     assert report.notes == []
+
+
+# the 9th call needs more than what is left of the run (8 s, less 8 calls of 0.4 s and
+# the load), though less than one call's own 5 s: the run's clock stops it halfway
+SLOWER_ON_THE_NINTH = """
+import time
+import jax
+
+_double = jax.jit(lambda v: 2 * v)
+_calls = [0]
+
+
+def double_it(x):
+    _calls[0] += 1
+    time.sleep(4.9 if _calls[0] >= 9 else 0.4)
+    return _double(x)
+"""
+
+
+def test_a_call_the_run_clock_stops_leaves_what_was_checked_standing(tmp_path):
+    report, checks = run_on_budget(tmp_path, SLOWER_ON_THE_NINTH)
+    prop, sharding = checks["property"], checks["sharding"]
+    # graded on the 7 inputs before the call that was stopped (the example was call 1)
+    assert prop.status == "passed" and prop.details["examples_run"] == 7, prop.message
+    assert SHORT.match(prop.message), prop.message
+    # the check after it could not run: that, not the property check, is the clock's verdict
+    assert sharding.status == "error" and sharding.verdict == "time_limit_exceeded"
+    assert sharding.message == "not run: the whole run passed its 8 s limit"
+    assert report.verdict == "time_limit_exceeded"
+
+
+def test_a_single_call_past_its_own_limit_stays_time_limit_exceeded(tmp_path):
+    # a wrong example first, then a call that never ends: the call's own limit, not the
+    # run's budget, so the verdict is time_limit_exceeded (docs/contract.md's order)
+    source = ("import jax.numpy as jnp\n\n\ndef double_it(x):\n"
+              "    while x.shape[0] != 2:\n        pass\n    return 2 * x + 1\n")
+    root = double_it_bank(tmp_path, BUDGET_FIELDS.replace("MINIMUM", "3").replace(
+        "call_timeout_s: 5, run_timeout_s: 8", "call_timeout_s: 1, run_timeout_s: 30"))
+    submission = tmp_path / "submission.py"
+    submission.write_text(source)
+    report = grade(load_bank(root).get("double_it"), submission)
+    checks = {c.id: c for c in report.checks}
+    assert checks["examples"].status == "failed"
+    assert report.verdict == "time_limit_exceeded", [c.message for c in report.checks]
+    timed_out = [c for c in report.checks if c.verdict == "time_limit_exceeded" and c.status.bad]
+    assert timed_out and all("out_of_time" not in c.details for c in timed_out)
+    assert any("limit for one call" in c.message for c in timed_out), [c.message for c in timed_out]
