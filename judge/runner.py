@@ -636,12 +636,13 @@ class Grading:
                    and (r.id in self._clock_stopped or r.details.get("stopped") == "run")]
         if not stopped:
             return results
-        seen = next((r for s, r in zip(specs, results) if not s.performance and r.status.bad
-                     and r.verdict in VALUE_VERDICTS and r.id not in self._clock_stopped), None)
+        # any check's: a performance check's measured program can compute a wrong value too
+        seen = next((r for r in results if r.status.bad and r.verdict in VALUE_VERDICTS
+                     and r.id not in self._clock_stopped), None)
         if seen is None:
             return results            # nothing else decides: the clock's verdict stands
         out = list(results)
-        what = "a wrong value" if seen.verdict == Verdict.WRONG_ANSWER else "an exception"
+        what = "a wrong value" if seen.verdict == Verdict.WRONG_ANSWER else "a runtime error"
         for i in stopped:
             out[i] = specs[i].result(Status.SKIPPED, f"not run to the end: the run's {limit:g} s "
                                      f"ran out after the {seen.id} check had seen {what}",
