@@ -252,3 +252,20 @@ def test_a_single_call_past_its_own_limit_stays_time_limit_exceeded(tmp_path):
     timed_out = [c for c in report.checks if c.verdict == "time_limit_exceeded" and c.status.bad]
     assert timed_out and all("out_of_time" not in c.details for c in timed_out)
     assert any("limit for one call" in c.message for c in timed_out), [c.message for c in timed_out]
+
+
+def test_a_slow_function_on_a_deterministic_task_is_still_given_each_input_twice(tmp_path):
+    # the first pass keeps time for the second: slowness does not skip the comparison
+    root = double_it_bank(tmp_path, BUDGET_FIELDS.replace("min_examples: MINIMUM",
+                                                          "min_examples: 2, deterministic: true"))
+    submission = tmp_path / "submission.py"
+    # one unit of rounding on a random half of the calls: within tolerance, not the same twice
+    top = "import jax.numpy as jnp\nimport numpy as np\n_noise = np.random.default_rng()"
+    body = "y = _double(x)\n    return jnp.nextafter(y, jnp.inf) if _noise.random() < 0.5 else y"
+    submission.write_text(sleepy(0.3, top=top, body=body))
+    report = grade(load_bank(root).get("double_it"), submission)
+    checks = {c.id: c for c in report.checks}
+    assert checks["examples"].status == "passed"
+    assert report.verdict == "wrong_answer", [c.message for c in report.checks]
+    prop = checks["property"]
+    assert prop.message.startswith("your function gave different results for the same input")

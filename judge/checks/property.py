@@ -211,17 +211,20 @@ class _Trial:
         self.planned = 0                 # the inputs it meant to check
         self.costs: list[float] = []     # the run's seconds each of its calls was charged
         self.not_shrunk = ""             # why a failure is reported as first seen
+        self.twice = 0                   # inputs given a second time (deterministic)
 
     def learner(self, args):
         out = self.grading.learner_call(args, PropertyCheck.LABEL)
         self.costs.append(out.charged_s)
         return out
 
-    def time_for_a_call(self) -> bool:
-        """Is there time for one more call, as costly as the costliest so far, with the
-        checks after this one still able to make theirs?  (A call the run's clock stops
-        halfway would end the worker, and those checks with it.)"""
-        return self.grading.time_left() >= max(1.0, 1.25 * max(self.costs, default=0.0))
+    def time_for_a_call(self, then: int = 0) -> bool:
+        """Is there time for one more call, as costly as the costliest so far, and
+        ``then`` more after it, with the checks after this one still able to make theirs?
+        (A call the run's clock stops halfway would end the worker, and those checks
+        with it.)"""
+        cost = max(1.0, 1.25 * max(self.costs, default=0.0))
+        return self.grading.time_left() >= cost * (1 + then)
 
     def call_s(self) -> float:
         """A typical call's charged seconds (the median: a first compile is not typical)."""
@@ -261,7 +264,8 @@ class _Trial:
         calls = []
         expected = self.grading.expected_all(drawn)
         for args, pending in zip(drawn, expected):
-            if not self.time_for_a_call():
+            # deterministic: each input called so far, and this one, are called again after
+            if not self.time_for_a_call(then=len(calls) + 1 if self.check.deterministic else 0):
                 calls.append((args, None, None))       # out of time: judged as such
                 break
             calls.append((args, pending, self.learner(args)))
@@ -270,11 +274,13 @@ class _Trial:
         return calls
 
     def call_again(self, calls) -> list:
-        """Every input a second time (``deterministic``), once all the first calls ran."""
-        if not calls or any(out is None or not out.ok for _, _, out in calls):
+        """Every input a second time (``deterministic``), once all the first calls ran
+        (those the run's budget left time for: the first pass kept time for these)."""
+        made = [c for c in calls if c[2] is not None]
+        if not made or any(not out.ok for _, _, out in made):
             return []
         again = []
-        for args, _, _ in calls:
+        for args, _, _ in made:
             if not self.time_for_a_call():
                 break
             again.append(self.learner(args))
@@ -284,11 +290,18 @@ class _Trial:
 
     def check_ahead(self, calls, again):
         try:
-            for args, pending, out in calls:
-                if out is None:
-                    raise _OutOfTime()
-                self.judge(args, pending, out)
+            short = False
+            try:
+                for args, pending, out in calls:
+                    if out is None:
+                        raise _OutOfTime()
+                    self.judge(args, pending, out)
+            except _OutOfTime:
+                short = True          # what was called is still compared twice, below
+            self.twice = len(again)
             self.compare_again(calls, again)
+            if short:
+                raise _OutOfTime()
         except (_Raised, _Wrong) as seen:
             self.first = seen
             try:
@@ -379,10 +392,12 @@ class _Trial:
                                 f"{limit:g} s ran short (the rest was kept for the checks after "
                                 f"it). The verdict rests on those {n}; a faster function is "
                                 f"checked on all {planned}")
+            twice = "" if not check.deterministic else ", each giving the same result twice" \
+                if self.twice >= n else f", {self.twice} of them given twice with the same result"
             return check.result(Status.PASSED, f"{why}: {n} of {planned} generated inputs checked "
                                 f"({len(self.shapes)} distinct shapes, seed {grading.seed}), all "
-                                f"agree with the reference; the run's {limit:g} s ran short for the "
-                                f"other {planned - n}", details=details)
+                                f"agree with the reference{twice}; the run's {limit:g} s ran short "
+                                f"for the other {planned - n}", details=details)
         agree = f" ({'all agree' if n > 1 else 'it agrees'} with the reference)" if n else ""
         return check.result(
             Status.ERROR, f"{why}: only {n} of {planned} generated inputs could be checked within "
