@@ -333,6 +333,11 @@ class Grading:
         self.timed_out: CallOutcome | None = None
         self.timed_out_in: str = ""              # the check whose call ran out of time
         self._running: str = ""                  # the check making learner calls now
+        # the run's budget (see "The run's budget" below)
+        self._later: list = []                   # the checks still to run after this one
+        self._costs: list[float] = []            # charged seconds of each call and measure
+        self._clock_stopped: set[str] = set()    # checks the run's clock stopped, not a call
+        self.budget_notes: list[str] = []
         self._calls: dict[str, list] = {}            # label -> [(args, CallOutcome)]
         self.tampered: list[str] = []     # what the learner's code did to the instruments
         self._compile_log = None         # the worker's CompileLog (compile_log.py)
@@ -344,6 +349,7 @@ class Grading:
         out = self._on_learner(lambda: self.learner.call(args, label,
                                                          reply_limit=self._reply_limit(args)))
         self._calls.setdefault(label, []).append((args, out))
+        self._costs.append(out.charged_s)
         return out
 
     def learner_calls(self, label: str) -> list[tuple[dict[str, Any], CallOutcome]]:
@@ -354,7 +360,9 @@ class Grading:
 
     def learner_measure(self, kind: str, args: dict[str, Any], options: dict,
                         label: str) -> CallOutcome:
-        return self._on_learner(lambda: self.learner.measure(kind, args, options, label))
+        out = self._on_learner(lambda: self.learner.measure(kind, args, options, label))
+        self._costs.append(out.charged_s)
+        return out
 
     def reference_measure(self, kind: str, args: dict[str, Any], options: dict) -> CallOutcome:
         return self.oracle.measure(kind, args, options)
@@ -369,8 +377,13 @@ class Grading:
         """One request to the learner's worker: a fresh worker if the last one died,
         and none at all once a call ran out of time."""
         if self.timed_out is not None:
-            # code that looped once will loop again: do not spend another call limit on it
             where = f"in the {self.timed_out_in} check above" if self.timed_out_in else "earlier"
+            if self.timed_out.run_out:
+                self._clock_stopped.add(self._running)
+                return CallOutcome(False, verdict=Verdict.TIME_LIMIT_EXCEEDED, fatal=True,
+                                   run_out=True, message=f"not run: the whole run's "
+                                   f"{self.task.limits.run_timeout_s:g} s were spent {where}")
+            # code that looped once will loop again: do not spend another call limit on it
             return CallOutcome(False, verdict=Verdict.TIME_LIMIT_EXCEEDED, fatal=True,
                                message=f"not run: your code already ran out of time {where}, "
                                        "and code that looped once would loop again")
@@ -379,8 +392,18 @@ class Grading:
             self._watch_compiles(reloaded)
             if not reloaded.ok:
                 return reloaded
+        clock = self.learner.clock
+        before = clock.spent_s() if clock is not None else 0.0
+        # less left of the run than one call may take: this request's limit is the run's
+        run_limited = clock is not None and clock.left_s() < self.task.limits.call_timeout_s
         out = request()
+        if clock is not None:
+            out.charged_s = max(0.0, clock.spent_s() - before)
         if out.verdict == Verdict.TIME_LIMIT_EXCEEDED and out.fatal:
+            # the whole run's time ran out, not this call's own limit
+            out.run_out = run_limited
+            if out.run_out:
+                self._clock_stopped.add(self._running)
             self.timed_out, self.timed_out_in = out, self._running
         self._check_instruments(out)
         return out
@@ -473,8 +496,10 @@ class Grading:
         return self._pool
 
     def time_left(self) -> float:
-        """Seconds of the learner's own time left in the run (machine load does not count)."""
-        return self.learner.time_left()
+        """Seconds the running check may still spend of the learner's own time (machine
+        load does not count): what is left of the run's, less what the checks after it
+        will need (see "The run's budget")."""
+        return self.learner.time_left() - self._reserve()
 
     def learner_script(self, name: str) -> ScriptRun:
         """The learner's run of a scripted call sequence (once, however many checks
@@ -537,6 +562,7 @@ class Grading:
             report.output = self.learner.output()
         report.notes += [f"notebook {line}: an IPython-only line, left out (it does nothing "
                          "when graded)" for line in self.learner.dropped]
+        report.notes += self.budget_notes + short_evidence_notes(report.checks)
         report.elapsed_s = time.monotonic() - started
         report.finish()
         if report.verdict != Verdict.ACCEPTED and untouched_starter(self.task,
@@ -563,19 +589,77 @@ class Grading:
             return [load] + skipped
         results: dict[str, CheckResult | Later] = {}
         ran = sorted(self.task.checks, key=lambda c: c.phase)   # the report's order too
-        for check in ran:
-            if self.time_left() <= 0:
+        for i, check in enumerate(ran):
+            if self.learner.time_left() <= 0:
+                self._clock_stopped.add(check.id)
                 results[check.id] = check.result(
                     "error", f"not run: the whole run passed its {self.task.limits.run_timeout_s:g} s limit",
                     verdict=Verdict.TIME_LIMIT_EXCEEDED)
                 continue
-            self._running = check.id
+            self._running, self._later = check.id, ran[i + 1:]
             results[check.id] = check.run(CheckView(self))
-        self._running = ""
+        self._later = []           # every check has made its calls: the rest is theirs
         for check in ran:
             if isinstance(results[check.id], Later):
+                self._running = check.id
                 results[check.id] = results[check.id].finish()
-        return said_once(ran, [results[c.id] for c in ran]) + self._instruments_result()
+        self._running = ""
+        checked = self._when_the_clock_ran_out(ran, [results[c.id] for c in ran])
+        return said_once(ran, checked) + self._instruments_result()
+
+    # -------------------------------------------------------------- the run's budget
+    # One budget (run_timeout_s of the learner's own time) pays for every check.  A check
+    # of fixed size (so many examples, one script) makes its calls; the property check
+    # stretches to what is left, and stops drawing inputs while the checks after it can
+    # still make theirs (``time_left`` leaves them their planned calls at the cost of the
+    # learner's calls so far).  Where the clock still ran out, what the checks had seen
+    # decides: a wrong value seen once is the verdict, the timeout a note after it.
+    RESERVE_FACTOR = 1.25          # a later call may cost a little more than the typical one
+    RESERVE_EXTRA_S = 1.0          # and each later check its own fixed costs (a report)
+
+    def typical_call_s(self) -> float:
+        """The charged seconds of a typical learner call so far (the median: a first
+        call that compiles is not typical), 0 before any."""
+        costs = sorted(self._costs)
+        return costs[len(costs) // 2] if costs else 0.0
+
+    def _reserve(self) -> float:
+        if not self._later:
+            return 0.0
+        view, unit = CheckView(self), self.typical_call_s()
+        return sum(self.RESERVE_FACTOR * unit * max(0, check.planned_calls(view))
+                   + self.RESERVE_EXTRA_S for check in self._later)
+
+    def _when_the_clock_ran_out(self, specs: list, results: list[CheckResult]) -> list[CheckResult]:
+        """Checks that the run's clock stopped (not one call passing its own limit), where
+        a value check had already seen a wrong value or an exception: that is the
+        verdict, and the checks not finished are said to be not run, in a note after it."""
+        limit = self.task.limits.run_timeout_s
+        stopped = [i for i, r in enumerate(results)
+                   if r.status.bad and r.verdict == Verdict.TIME_LIMIT_EXCEEDED
+                   and (r.id in self._clock_stopped or r.details.get("stopped") == "run")]
+        if not stopped:
+            return results
+        # any check's: a performance check's measured program can compute a wrong value too
+        seen = next((r for r in results if r.status.bad and r.verdict in VALUE_VERDICTS
+                     and r.id not in self._clock_stopped), None)
+        if seen is None:
+            return results            # nothing else decides: the clock's verdict stands
+        out = list(results)
+        what = "a wrong value" if seen.verdict == Verdict.WRONG_ANSWER else "a runtime error"
+        for i in stopped:
+            out[i] = specs[i].result(Status.SKIPPED, f"not run to the end: the run's {limit:g} s "
+                                     f"ran out after the {seen.id} check had seen {what}",
+                                     details={"out_of_time": True})
+        names = [results[i].id for i in stopped]
+        names = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        per_call = self.typical_call_s()
+        self.budget_notes.append(
+            f"the run's {limit:g} s then ran out"
+            + (f" (a call of your function took about {per_call:.1f} s)" if per_call >= 0.1 else "")
+            + f": the {names} check{'s' if len(stopped) > 1 else ''} did not run to the end; "
+              f"{what} seen once is the verdict, whatever they would show")
+        return out
 
     def _instruments_result(self) -> list[CheckResult]:
         if not self.tampered:
@@ -622,6 +706,14 @@ def said_once(specs: list, results: list[CheckResult]) -> list[CheckResult]:
                                             f"{specs[cause].id} check {where} shows where",
                              verdict=result.verdict)
     return out
+
+
+def short_evidence_notes(results: list[CheckResult]) -> list[str]:
+    """What a check stopped short by the run's budget said about how much it checked
+    (its ``details["short"]``): said above the checks, so no view hides that the verdict
+    rests on less evidence than a full run's."""
+    return [f"the {r.id} check {r.details['short']}" for r in results
+            if r.status == Status.PASSED and isinstance(r.details.get("short"), str)]
 
 
 def missing_report(task: Task, submission: str, why: str, seed: int | None,

@@ -13,7 +13,8 @@ The rule (README "Points"):
   verdict sees it), and a performance check only when every value check passed too,
   since fast wrong code is worth nothing;
 * a check the task skips for everyone (no examples stated) earns its points; one skipped
-  because the file did not load earns none.
+  because the file did not load earns none, nor one the run's time ran out for
+  (``details["out_of_time"]``: it was not run to the end, after a wrong value).
 
 So an ``accepted`` grading earns the maximum, an ``inefficient`` one its value points,
 a ``wrong_answer`` that passes the examples those points.
@@ -85,7 +86,8 @@ def score(report) -> Score:
     rows = []                       # (passed, worth, performance) per check
     for c in report.checks:
         state = outcome(c, report.strict)[0]
-        passed = state == Status.PASSED or (state == Status.SKIPPED and not blocked)
+        passed = state == Status.PASSED or (state == Status.SKIPPED and not blocked
+                                            and not c.details.get("out_of_time"))
         points, performance = check_points(c)
         can = 0 if c.kind in SETUP_KINDS + (TAMPER_KIND,) else worth(points, c.required, report.strict)
         rows.append((passed, can, performance))

@@ -44,6 +44,10 @@ class CallOutcome:
     tampered: list = field(default_factory=list)   # what the code changed of the judge's instruments
     compiles_seen: int | None = None   # compiles the worker's probe has seen so far
     compiles_reported: int = 0         # compile events in this reply's records
+    # set by the grading: this request's share of the run's time (load out), and whether
+    # it was stopped because the whole run's time ran out rather than its own limit
+    charged_s: float = 0.0
+    run_out: bool = False
 
 
 class Session:

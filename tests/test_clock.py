@@ -89,6 +89,18 @@ def test_the_run_clock_adds_up_and_bounds_by_cpu():
     assert clock.left_s() == pytest.approx(0.5)
 
 
+def test_what_the_run_spent_is_what_its_limit_weighs():
+    # a request's cost is the difference of two readings, the larger of the two measures
+    clock = RunClock(10, n_cores=2)
+    assert clock.spent_s() == 0
+    clock.add(3.0, 1.0)           # charged 3 s, 1 CPU-second: the charged time
+    assert clock.spent_s() == pytest.approx(3.0)
+    before = clock.spent_s()
+    clock.add(0.5, 9.0)           # 10 CPU-seconds on 2 cores: 5 s, more than 3.5 charged
+    assert clock.spent_s() - before == pytest.approx(2.0)
+    assert clock.spent_s() + clock.left_s() == pytest.approx(10)
+
+
 # ---------------------------------------------------------------- a real worker beside load
 
 _SPIN = "import os, time\nos.nice(0)\nwhile True:\n    pass\n"

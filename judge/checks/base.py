@@ -231,7 +231,8 @@ class GradingView(Protocol):
         """What that check's ``prepare`` returned (waiting for it), or None."""
 
     def time_left(self) -> float:
-        """Seconds left in the whole grading's time limit."""
+        """Seconds the running check may still spend: what is left of the grading's
+        time limit, less what the checks after it will need (their ``planned_calls``)."""
 
 
 GRADING_VIEW_MEMBERS = frozenset(
@@ -291,6 +292,12 @@ class CheckSpec:
         learner's run before anything else.  A kind that measures a script's calls with
         its instrument runs none."""
         return ()
+
+    def planned_calls(self, grading: GradingView) -> int:
+        """About how many requests this check makes of the learner's worker: a check that
+        stretches to the run's budget (the property check) leaves time for that many
+        calls of the checks after it."""
+        return 1
 
     def pool_size(self) -> int | None:
         """How many distinct shapes this check draws inputs from (None: it draws none);
@@ -370,6 +377,7 @@ class ScriptMeasureCheck(CheckSpec):
             r.fail(f"no script named '{self.script}' (scripts: {', '.join(scripts) or 'none'})",
                    "script")
         self.arg_names = list(scripts[self.script][0])
+        self.n_calls = len(scripts[self.script])
         self._cause = r.get("cause", str, "")
 
     @property
@@ -379,6 +387,9 @@ class ScriptMeasureCheck(CheckSpec):
 
     def options(self, task) -> dict:
         return {}
+
+    def planned_calls(self, grading: GradingView) -> int:
+        return self.n_calls
 
     def call_options(self, options: dict, index: int) -> dict:
         """The instrument's options for the script's call ``index`` (1-based): the same

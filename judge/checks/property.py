@@ -10,6 +10,15 @@ report says that the function gave different results for the same input.  With
 ``deterministic: true`` every input is given twice and the two results must be
 identical bit for bit.  A worker that dies (timeout, crash, memory) stops the search at
 once: shrinking would mean restarting it again and again.
+
+The check stretches to the run's budget: where the learner's calls are slow, it stops
+drawing while the checks after it can still make theirs, and grades on what it drew
+("each call took about 2.5 s: 14 of 38 inputs checked"), so the verdict comes from what
+was measured, not from the clock.  A wrong value seen is reported even when the time to
+shrink it ran out.  Fewer inputs are less evidence, and the report says so; below
+``min_examples`` (default: a quarter of the inputs planned) a function is too slow to be
+judged, ``time_limit_exceeded``: a learner cannot slow their function down to be
+checked on a handful of inputs.
 """
 
 from __future__ import annotations
@@ -121,7 +130,7 @@ class _OutOfTime(BaseException):
 @check_kind("property")
 class PropertyCheck(CheckSpec):
     phase = 2
-    FIELDS = CheckSpec.FIELDS + ("examples", "max_shapes", "deterministic")
+    FIELDS = CheckSpec.FIELDS + ("examples", "max_shapes", "deterministic", "min_examples")
     LABEL = GENERATED       # the label of its learner calls (the scripted checks read them)
 
     def __init__(self, r, scripts):
@@ -130,6 +139,13 @@ class PropertyCheck(CheckSpec):
         self.max_shapes = int(r.number("max_shapes", 8, low=3))
         # every input given twice: the two results must be identical bit for bit
         self.deterministic = r.get("deterministic", bool, False)
+        # the fewest inputs a run cut short by its budget may pass on (None: a quarter)
+        self.min_examples = int(r.number("min_examples", 0, low=1)) if "min_examples" in r.data \
+            else None
+
+    def planned_calls(self, grading) -> int:
+        # a second property check after this one needs at least what it may pass on
+        return self.min_examples or max(1, (grading.n_examples or self.examples) // 4)
 
     def pool_size(self) -> int:
         return self.max_shapes
@@ -169,12 +185,15 @@ class PropertyCheck(CheckSpec):
         trial = _Trial(self, grading, *self._plan(grading))
         drawn = grading.prepared(self.id)
         if drawn is None:
+            trial.planned = trial.n_examples + len(trial.edge_cases())
             return trial.outcome(trial.search)
         # the learner's calls now, the comparisons once the reference has caught up
         drawn_shapes = {_shape_key(args) for args in drawn}
         unseen = [args for args in trial.inputs.pool_cases(trial.pool, grading.seed)
                   if _shape_key(args) not in drawn_shapes]
-        calls = trial.call_ahead(list(drawn) + trial.edge_cases() + unseen)
+        everything = list(drawn) + trial.edge_cases() + unseen
+        trial.planned = len(everything)
+        calls = trial.call_ahead(everything)
         again = trial.call_again(calls) if self.deterministic else []
         return Later(functools.partial(trial.outcome,
                                        functools.partial(trial.check_ahead, calls, again)))
@@ -189,15 +208,40 @@ class _Trial:
         self.inputs, self.pool, self.n_examples = inputs, pool, n_examples
         self.calls, self.shapes = 0, set()
         self.first: _Raised | _Wrong | None = None     # the first failure seen
+        self.planned = 0                 # the inputs it meant to check
+        self.costs: list[float] = []     # the run's seconds each of its calls was charged
+        self.not_shrunk = ""             # why a failure is reported as first seen
+        self.twice = 0                   # inputs given a second time (deterministic)
 
     def learner(self, args):
-        return self.grading.learner_call(args, PropertyCheck.LABEL)
+        out = self.grading.learner_call(args, PropertyCheck.LABEL)
+        self.costs.append(out.charged_s)
+        return out
+
+    def time_for_a_call(self, then: int = 0) -> bool:
+        """Is there time for one more call, as costly as the costliest so far, and
+        ``then`` more after it, with the checks after this one still able to make theirs?
+        (A call the run's clock stops halfway would end the worker, and those checks
+        with it.)"""
+        cost = max(1.0, 1.25 * max(self.costs, default=0.0))
+        return self.grading.time_left() >= cost * (1 + then)
+
+    def call_s(self) -> float:
+        """A typical call's charged seconds (the median: a first compile is not typical)."""
+        costs = sorted(self.costs)
+        return costs[len(costs) // 2] if costs else 0.0
+
+    def minimum(self) -> int:
+        wanted = self.check.min_examples or -(-self.planned // 4)
+        return max(1, min(wanted, self.planned))
 
     def call(self, args):
         pending = self.grading.expected_soon(args)
         return pending, self.learner(args)
 
     def judge(self, args, pending, out):
+        if not out.ok and out.run_out:   # the run's clock, not this call: grade what was seen
+            raise _OutOfTime()
         self.calls += 1
         self.shapes.add(_shape_key(args))
         if not out.ok:
@@ -208,7 +252,7 @@ class _Trial:
             raise _Wrong(args, out.value, expected, problem)
 
     def test(self, args):
-        if self.grading.time_left() < 1.0:
+        if not self.time_for_a_call():
             raise _OutOfTime()
         try:
             self.judge(args, *self.call(args))
@@ -220,7 +264,8 @@ class _Trial:
         calls = []
         expected = self.grading.expected_all(drawn)
         for args, pending in zip(drawn, expected):
-            if self.grading.time_left() < 1.0:
+            # deterministic: each input called so far, and this one, are called again after
+            if not self.time_for_a_call(then=len(calls) + 1 if self.check.deterministic else 0):
                 calls.append((args, None, None))       # out of time: judged as such
                 break
             calls.append((args, pending, self.learner(args)))
@@ -229,12 +274,14 @@ class _Trial:
         return calls
 
     def call_again(self, calls) -> list:
-        """Every input a second time (``deterministic``), once all the first calls ran."""
-        if not calls or any(out is None or not out.ok for _, _, out in calls):
+        """Every input a second time (``deterministic``), once all the first calls ran
+        (those the run's budget left time for: the first pass kept time for these)."""
+        made = [c for c in calls if c[2] is not None]
+        if not made or any(not out.ok for _, _, out in made):
             return []
         again = []
-        for args, _, _ in calls:
-            if self.grading.time_left() < 1.0:
+        for args, _, _ in made:
+            if not self.time_for_a_call():
                 break
             again.append(self.learner(args))
             if not again[-1].ok:
@@ -243,17 +290,26 @@ class _Trial:
 
     def check_ahead(self, calls, again):
         try:
-            for args, pending, out in calls:
-                if out is None:
-                    raise _OutOfTime()
-                self.judge(args, pending, out)
+            short = False
+            try:
+                for args, pending, out in calls:
+                    if out is None:
+                        raise _OutOfTime()
+                    self.judge(args, pending, out)
+            except _OutOfTime:
+                short = True          # what was called is still compared twice, below
+            self.twice = len(again)
             self.compare_again(calls, again)
+            if short:
+                raise _OutOfTime()
         except (_Raised, _Wrong) as seen:
             self.first = seen
             try:
                 self.search()
             except (_Raised, _Wrong) as shrunk:
                 raise self.confirmed(shrunk, shrunk=True)
+            except _OutOfTime:
+                self.not_shrunk = "the run's time ran out before it could be shrunk"
             raise self.confirmed(seen, shrunk=False)   # the replay found nothing: it stands
 
     def compare_again(self, calls, again):
@@ -285,7 +341,12 @@ class _Trial:
         """The failure to report, once its input was called once more: another answer
         than the first means the function's answer changes from call to call (the
         replay under hypothesis may not have seen it fail again at all); the same one
-        leaves the counterexample standing."""
+        leaves the counterexample standing.  Without the time for that call, it stands."""
+        if not self.time_for_a_call():
+            self.not_shrunk = self.not_shrunk or "the run's time ran out before it could be shrunk"
+            if isinstance(failure, _Raised):
+                failure.shrunk = False
+            return failure
         again = self.learner(failure.args_)
         if isinstance(failure, _Wrong):
             if again.ok and first_difference(failure.actual, again.value):
@@ -311,19 +372,59 @@ class _Trial:
             self.test(edge)
 
     def details(self):
-        return {"seed": self.grading.seed, "examples_run": self.calls,
-                "distinct_shapes": len(self.shapes), "shape_pool": len(self.pool)}
+        out = {"seed": self.grading.seed, "examples_run": self.calls,
+               "distinct_shapes": len(self.shapes), "shape_pool": len(self.pool)}
+        if self.not_shrunk:
+            out["not_shrunk"] = self.not_shrunk
+        return out
+
+    def out_of_time(self):
+        """The run's budget ran short before every planned input was checked, and all
+        that were agree: graded on those, with how many and why; fewer than the minimum
+        is a function too slow to be judged."""
+        check, grading = self.check, self.grading
+        limit = grading.task.limits.run_timeout_s
+        n, planned, per = self.calls, self.planned, self.call_s()
+        why = f"each call took about {per:.1f} s" if per >= 0.1 else "the run's time ran short"
+        details = dict(self.details(), inputs_planned=planned, call_s=round(per, 3))
+        if n >= self.minimum():
+            details["short"] = (f"checked {n} of its {planned} inputs: {why}, and the run's "
+                                f"{limit:g} s ran short (the rest was kept for the checks after "
+                                f"it). The verdict rests on those {n}; a faster function is "
+                                f"checked on all {planned}")
+            twice = "" if not check.deterministic else ", each giving the same result twice" \
+                if self.twice >= n else f", {self.twice} of them given twice with the same result"
+            return check.result(Status.PASSED, f"{why}: {n} of {planned} generated inputs checked "
+                                f"({len(self.shapes)} distinct shapes, seed {grading.seed}), all "
+                                f"agree with the reference{twice}; the run's {limit:g} s ran short "
+                                f"for the other {planned - n}", details=details)
+        agree = f" ({'all agree' if n > 1 else 'it agrees'} with the reference)" if n else ""
+        return check.result(
+            Status.ERROR, f"{why}: only {n} of {planned} generated inputs could be checked within "
+                          f"the run's {limit:g} s{agree}, fewer than the {self.minimum()} the judge "
+                          f"needs to accept a function. Usual cause: something compiled again on "
+                          f"every call (a jax.jit or shard_map built inside the function around a "
+                          f"fresh closure, a static argument whose value changes) or slow host "
+                          f"work (a Python loop over elements, a sleep); make each call cheaper",
+            details=dict(details, stopped="run"), verdict=Verdict.TIME_LIMIT_EXCEEDED)
+
+    def unshrunk_words(self) -> str:
+        return f" (the first failing input seen, not a smaller one: {self.not_shrunk})" \
+            if self.not_shrunk else ""
 
     def outcome(self, body):
         check, grading = self.check, self.grading
         try:
             body()
+        except _OutOfTime:
+            if self.first is None:
+                return self.out_of_time()
+            # a failure seen before the time ran out (while hypothesis shrank it): it stands
+            self.not_shrunk = "the run's time ran out before it could be shrunk"
+            first = self.first
+            return self.outcome(lambda: _raise(self.confirmed(first, shrunk=False)))
         except _Fatal as f:
             return failed_call(check, grading, f.args_, f.outcome)
-        except _OutOfTime:
-            return check.result(Status.ERROR, f"stopped after {self.calls} examples: the whole run "
-                                f"passed its {grading.task.limits.run_timeout_s:g} s limit",
-                                details=self.details(), verdict=Verdict.TIME_LIMIT_EXCEEDED)
         except _Changing as c:
             where = f" ({c.where})" if c.where else ""
             return check.result(
@@ -340,16 +441,22 @@ class _Trial:
             res = failed_call(check, grading, r.args_, r.outcome,
                               "smallest failing input: " if r.shrunk else "failing input: ")
             res.details.update(self.details())
+            res.message += self.unshrunk_words()
             return res
         except _Wrong as w:
             return check.result(
-                Status.FAILED, f"{call_text(grading.task.entrypoint, w.args_)}: {w.problem.message}",
+                Status.FAILED, f"{call_text(grading.task.entrypoint, w.args_)}: {w.problem.message}"
+                               + self.unshrunk_words(),
                 counterexample=counterexample(w.args_, w.expected, w.actual),
                 details=dict(self.details(), problem=w.problem.kind))
         return check.result(Status.PASSED, f"{self.calls} generated inputs ({len(self.shapes)} "
                             f"distinct shapes, seed {grading.seed}) agree with the reference"
                             + (", each giving the same result twice" if check.deterministic else ""),
                             details=self.details())
+
+
+def _raise(exc):
+    raise exc
 
 
 def _shape_key(args) -> str:

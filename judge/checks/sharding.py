@@ -40,6 +40,9 @@ class ShardingCheck(CheckSpec):
     def pool_size(self) -> int:
         return self.max_shapes
 
+    def planned_calls(self, grading) -> int:
+        return self.examples
+
     def inputs(self, grading) -> list[dict]:
         """The pool's edges (empty, smallest, largest), then seeded draws from the pool."""
         task = grading.task

@@ -118,6 +118,14 @@ class RunClock:
             self.charged_s += charged_s
             self.cpu_s += cpu_s
 
+    def spent_s(self) -> float:
+        """Charged seconds used so far, as the run's limit weighs them: the charged time,
+        or the CPU time spread over the cores where that is more.  A request's cost is
+        the difference of two readings: what a check that stretches to the budget (the
+        property check) judges the learner's calls by."""
+        with self._lock:
+            return max(self.charged_s, self.cpu_s / self.cores)
+
     def left_s(self) -> float:
         """Charged seconds left; also 0 past the wall backstop."""
         with self._lock:
