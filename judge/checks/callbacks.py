@@ -1,0 +1,73 @@
+"""Host callbacks: work a traced or compiled program hands back to Python on the host.
+
+A measuring kind measures the program jax traced or XLA compiled.  A host callback
+(``jax.pure_callback``, ``jax.experimental.io_callback``, ``jax.debug.callback``) is one
+equation there and one custom call, whatever it computes: a double loop in NumPy inside
+one reads as "1 equation" and no flops.  So every measuring kind that reads a program
+(``jaxpr``, ``cost``, ``collectives``, ``residuals``) treats a callback the reference's
+program does not make as what it is, work off the device, and fails, naming it and its
+line; a task needs no field for it.  Counted per primitive: a learner may make as many
+of each as the reference does (a task whose reference itself calls back is judged on
+what the reference does).
+
+``jax.debug.print`` is not counted against the learner (the decision, in
+docs/authoring.md): it moves to the host only what it prints, its result is nothing the
+program can use, and a learner's diagnostic print left in a right program should not
+cost a verdict.  ``jax.debug.callback`` is counted: it runs any Python the learner
+writes, on the device's values, at every run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# the jax primitives that call back into Python, as the learner's code spells them
+SPELLED = {"pure_callback": "jax.pure_callback", "io_callback": "io_callback",
+           "debug_callback": "jax.debug.callback", "debug_print": "jax.debug.print"}
+COUNTED = ("pure_callback", "io_callback", "debug_callback")
+NOT_COUNTED = ("debug_print",)
+
+USUAL_CAUSE = ("NumPy or Python code called from the traced function (jax.pure_callback, "
+               "io_callback, jax.debug.callback): the work leaves the device, so the "
+               "program looks small and cheap only because it does not hold the work; "
+               "write it with jax.numpy and jax.lax")
+
+
+@dataclass
+class Made:
+    """The callbacks of one primitive a program makes: how often, and the first line of
+    the learner's file that makes one (None where the program does not say)."""
+    primitive: str
+    times: int
+    line: int | None = None
+    at_least: bool = False     # inside a loop whose trip count is not known
+
+    def words(self) -> str:
+        name = SPELLED.get(self.primitive, self.primitive)
+        where = f" at line {self.line}" if self.line else ""
+        often = f" ({'at least ' if self.at_least else ''}{self.times} times per run)" \
+            if self.times > 1 or self.at_least else ""
+        return f"{name}{where}{often}"
+
+
+def extra(mine: list[Made], theirs: dict[str, int]) -> list[Made]:
+    """The learner's callbacks of each counted primitive beyond the reference's count."""
+    return [m for m in mine if m.primitive in COUNTED and m.times > theirs.get(m.primitive, 0)]
+
+
+def failure(found: list[Made], theirs: dict[str, int], what: str, also: str = "") -> str:
+    """The message: ``what`` is the measured thing ("your program", "your compiled
+    program on x float32[4]") that calls back."""
+    ref = ", ".join(f"{n} {SPELLED.get(p, p)}" for p, n in theirs.items() if n and p in COUNTED)
+    return (f"{what} calls back into Python on the host: "
+            f"{'; '.join(m.words() for m in found)}. The reference's makes "
+            f"{ref or 'no host callback'}. Work done in a callback is off the device: the "
+            f"judge cannot measure it, and it is not what the lesson asks for.{also}\n"
+            f"Usual cause: {USUAL_CAUSE}.")
+
+
+def by_primitive(made: list[Made]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for m in made:
+        out[m.primitive] = out.get(m.primitive, 0) + m.times
+    return out
