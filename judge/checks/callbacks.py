@@ -51,8 +51,10 @@ class Made:
 
 
 def extra(mine: list[Made], theirs: dict[str, int]) -> list[Made]:
-    """The learner's callbacks of each counted primitive beyond the reference's count."""
-    return [m for m in mine if m.primitive in COUNTED and m.times > theirs.get(m.primitive, 0)]
+    """The learner's callbacks of each primitive beyond the reference's count (any
+    primitive but a debug print: one the judge does not know by name counts too)."""
+    return [m for m in mine
+            if m.primitive not in NOT_COUNTED and m.times > theirs.get(m.primitive, 0)]
 
 
 def failure(found: list[Made], theirs: dict[str, int], what: str, also: str = "") -> str:

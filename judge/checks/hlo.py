@@ -101,7 +101,11 @@ class Instruction:
         when this is none."""
         if self.opcode != "custom-call" or not CALLBACK_TARGET.search(self.target):
             return None
-        return self.op_type or "callback"
+        # op_type is not always kept (a callback in a cond branch loses it): then the
+        # op_name's last part, or the instruction's own name, says which primitive
+        named = re.sub(r"\W+$", "", self.op_name.rsplit("/", 1)[-1]) or \
+            re.sub(r"\.\d+$", "", self.name)
+        return self.op_type or named or "callback"
 
 
 @dataclass
