@@ -393,3 +393,23 @@ def test_validate_requires_each_kind_to_reject_every_class_it_declares_bank_wide
     none = [_validated(tasks[1], [{"file": "p.py", "classes": ["host_callback", "loop_flops"],
                                    "caught_by": ["property"]}])]
     assert dodge_coverage(tasks[1:], none).verdict == Verdict.JUDGE_ERROR
+
+
+@pytest.mark.parametrize("isolation", MODES)
+def test_a_learner_who_patches_jax_cannot_hide_a_loop_from_the_cost_check(
+        isolation, tmp_path, monkeypatch):
+    # Compiled.as_text and cost_analysis replaced at import: the instrument bound its
+    # own in setup, before the file ran
+    monkeypatch.setenv("JUDGE_ISOLATION", isolation)
+    t = BANK.get("chain_matmul")
+    path = tmp_path / "submission.py"
+    path.write_text((t.folder / "known" / "fori_loop_rows.py").read_text() + textwrap.dedent("""
+        import jax.stages
+        jax.stages.Compiled.as_text = lambda self: "HloModule nothing"
+        jax.stages.Compiled.cost_analysis = lambda self: {"flops": 1.0}
+        """))
+    report = grade(t, path)
+    cost = next(c for c in report.checks if c.kind == "cost")
+    assert report.isolation == isolation
+    assert report.verdict == Verdict.INEFFICIENT, cost.message
+    assert "counts each loop body once per trip" in cost.message

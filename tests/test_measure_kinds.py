@@ -209,9 +209,10 @@ RES_SCRIPTS = {"s": [{"ws": [], "x": 0}]}
 def residual_call(count, size, ref_count=5, ref_size=320):
     mine = {"count": count, "bytes": size, "arguments_saved": 7,
             "largest": [{"shape": [16], "dtype": "float32", "bytes": 64, "from": "tanh",
-                         "line": 6, "code": "h = jnp.tanh(w @ h)"}] * min(count, 5)}
+                         "line": 6, "code": "h = jnp.tanh(w @ h)"}] * min(count, 5),
+            "callbacks": {}}
     return Measured(1, {}, "ws list of 6 (float32), x float32[16]", mine,
-                    {"count": ref_count, "bytes": ref_size, "largest": []})
+                    {"count": ref_count, "bytes": ref_size, "largest": [], "callbacks": {}})
 
 
 def test_residual_verdicts_weigh_count_and_bytes_against_the_reference():
@@ -362,23 +363,10 @@ def test_an_update_that_allocates_is_inefficient_and_a_donating_one_accepted(ban
 def test_no_cost_figure_is_unmeasurable_never_the_learners_failure():
     from judge.worker.main import _Unmeasurable
 
-    class NoFigures:
-        def __init__(self, fn):
-            pass
-
-        def lower(self, *args):
-            return self
-
-        def compile(self):
-            return self
-
-        def cost_analysis(self):
-            return None
-
     measure_cost, bound = instrument_of("cost")
+    bound = dict(bound, cost_analysis=lambda compiled: None)
     with pytest.raises(_Unmeasurable, match="gives no flops"):
-        measure_cost(MeasureContext(lambda a: a, None, bound), [jnp.ones(3)], {}, {},
-                     jit=NoFigures)
+        measure_cost(MeasureContext(lambda a: a, None, bound), [jnp.ones(3)], {}, {})
 
 
 def test_a_task_whose_reference_yields_no_cost_figure_is_a_judge_error(bank, tmp_path):
