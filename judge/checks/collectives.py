@@ -247,7 +247,8 @@ class Tally:
 class CollectivesCheck(ScriptMeasureCheck):
     FIELDS = ScriptMeasureCheck.FIELDS + ("budget", "bytes", "advice")
     INSTRUMENT = instrument(compile_for_collectives, setup=bind_jax)
-    DODGES = ("host_callback",)
+    # host callbacks fail this kind too (compare), but no collectives task has a known
+    # submission of that class yet: declared when one is added (``DODGES``, base.py)
     doing = "compiled with jax.jit on the sharded inputs"
     error_hint = ("The judge compiles your whole function with jax.jit to see what it sends "
                   "between devices: inside it the arrays are tracers (jax.typeof(x).sharding, "
