@@ -337,18 +337,21 @@ def test_collectives_fail_a_host_callback_as_a_gather_through_the_host(tmp_path)
 # ---------------------------------------------------------------- end to end, each isolation
 
 @pytest.mark.parametrize("isolation", MODES)
-@pytest.mark.parametrize("task, known", [("chain_matmul", "fori_loop_rows.py"),
-                                         ("pairwise_sq_dists", "pure_callback_loops.py")])
+@pytest.mark.parametrize("task, known, said", [
+    ("chain_matmul", "fori_loop_rows.py", "counts each loop body once per trip"),
+    ("pairwise_sq_dists", "pure_callback_loops.py", "jax.pure_callback at line 22"),
+    # the compiled program's own frame for a callback is the worker's wrapper around
+    # jax.pure_callback: the line comes from the traced program's whole traceback
+    ("chain_matmul", "pure_callback_numpy.py", "jax.pure_callback at line 19")])
 def test_the_tricks_of_the_issue_are_inefficient_in_every_isolation_mode(
-        isolation, task, known, monkeypatch):
+        isolation, task, known, said, monkeypatch):
     monkeypatch.setenv("JUDGE_ISOLATION", isolation)
     t = BANK.get(task)
     report = grade(t, t.folder / "known" / known)
     assert report.isolation == isolation
     measured = next(c for c in report.checks if c.kind in ("cost", "jaxpr"))
     assert report.verdict == Verdict.INEFFICIENT, measured.message
-    assert ("counts each loop body once per trip" in measured.message
-            or "jax.pure_callback at line 22" in measured.message)
+    assert said in measured.message
 
 
 # ---------------------------------------------------------------- labels and validate
@@ -376,7 +379,7 @@ def _validated(task, dodges):
 def test_validate_requires_each_kind_to_reject_every_class_it_declares_bank_wide():
     tasks = [BANK.get("chain_matmul"), BANK.get("pairwise_sq_dists")]
     assert CHECK_KINDS["cost"].DODGES == ("loop_flops", "host_callback")
-    assert CHECK_KINDS["jaxpr"].DODGES == ("host_callback",)
+    assert CHECK_KINDS["jaxpr"].DODGES == CHECK_KINDS["collectives"].DODGES == ("host_callback",)
     caught = [_validated(tasks[0], [{"file": "fori_loop_rows.py", "classes": ["loop_flops"],
                                      "caught_by": ["cost"]}]),
               _validated(tasks[1], [{"file": "pure_callback_loops.py",

@@ -68,8 +68,50 @@ def failure(found: list[Made], theirs: dict[str, int], what: str, also: str = ""
             f"Usual cause: {USUAL_CAUSE}.")
 
 
+def with_lines(made: list[Made], lines: dict) -> list[Made]:
+    """Fill in each primitive's line from ``callback_lines`` where the program gave none."""
+    for m in made:
+        if m.line is None and isinstance(lines.get(m.primitive), int):
+            m.line = lines[m.primitive]
+    return made
+
+
 def by_primitive(made: list[Made]) -> dict[str, int]:
     out: dict[str, int] = {}
     for m in made:
         out[m.primitive] = out.get(m.primitive, 0) + m.times
     return out
+
+
+def callback_lines(bound, fn, arrays, source_file, names):
+    """Worker side (an instrument's helper): the first line of the learner's file that
+    makes each host callback primitive in ``names``, from the traced program's
+    tracebacks.  The compiled program keeps only the innermost frame of each operation,
+    and that can be a wrapper around the jax function (the worker's own sync counter),
+    so the line is read where the whole traceback is kept.  ``bound`` holds
+    ``make_jaxpr``, ``jaxprs_in_params`` and ``realpath``."""
+    if not source_file:
+        return {}
+    realpath = bound["realpath"]
+    mine = realpath(source_file)
+    closed = bound["make_jaxpr"](fn)(*arrays)
+    found, ours = {}, {}
+
+    def walk(jaxpr, depth=0):
+        for eqn in jaxpr.eqns:
+            name = str(eqn.primitive.name)
+            if name in names and name not in found:
+                try:
+                    for frame in eqn.source_info.traceback.frames:
+                        if frame.file_name not in ours:
+                            ours[frame.file_name] = realpath(frame.file_name) == mine
+                        if ours[frame.file_name]:
+                            found[name] = int(frame.line_num)
+                            break
+                except Exception:
+                    pass
+            if depth < 100:
+                for sub in bound["jaxprs_in_params"](eqn.params):
+                    walk(sub, depth + 1)
+    walk(closed.jaxpr)
+    return found

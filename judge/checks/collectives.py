@@ -53,11 +53,15 @@ CAUSES = {
 def bind_jax():
     """Runs in the worker before the learner's file: jax's own functions, whatever the
     learner's code replaces later."""
+    import os
+
     import jax
+    import jax.extend.core
 
     errors = jax.errors
     return {"jit": jax.jit, "compile": jax.stages.Lowered.compile,
-            "as_text": jax.stages.Compiled.as_text,
+            "as_text": jax.stages.Compiled.as_text, "make_jaxpr": jax.make_jaxpr,
+            "jaxprs_in_params": jax.extend.core.jaxprs_in_params, "realpath": os.path.realpath,
             "host_errors": (errors.TracerArrayConversionError, errors.ConcretizationTypeError,
                             errors.TracerBoolConversionError,
                             errors.TracerIntegerConversionError)}
@@ -88,7 +92,9 @@ def compile_for_collectives(ctx, args, kwargs, options):
     ctx.keep(compiled(*arrays))
     if len(text) > int(options.get("max_chars", 3 << 20)):
         return {"too_large": len(text)}
-    return {"hlo": text, "source": str(source or "").rsplit("/", 1)[-1]}
+    lines = callback_lines(jax_, fn, arrays, source, options.get("callbacks", ())) \
+        if "callback" in text else {}
+    return {"hlo": text, "source": str(source or "").rsplit("/", 1)[-1], "callback_lines": lines}
 
 
 # ---------------------------------------------------------------- what the program sends
@@ -233,7 +239,9 @@ class Tally:
         counts = {k: sum(s.times for s in sites if s.kind == k) for k in KINDS}
         return cls(counts, sum(s.times * s.bytes_each for s in sites), sites,
                    program.num_partitions,
-                   made(host_callbacks(program), str(measured.get("source") or "")))
+                   host.with_lines(made(host_callbacks(program, str(measured.get("source") or "")),
+                                        str(measured.get("source") or "")),
+                                   measured.get("callback_lines") or {}))
 
     def details(self) -> dict:
         return {"counts": self.counts, "bytes": self.bytes, "num_partitions": self.num_partitions,
@@ -246,9 +254,9 @@ class Tally:
 @check_kind("collectives")
 class CollectivesCheck(ScriptMeasureCheck):
     FIELDS = ScriptMeasureCheck.FIELDS + ("budget", "bytes", "advice")
-    INSTRUMENT = instrument(compile_for_collectives, setup=bind_jax)
-    # host callbacks fail this kind too (compare), but no collectives task has a known
-    # submission of that class yet: declared when one is added (``DODGES``, base.py)
+    INSTRUMENT = instrument(compile_for_collectives, setup=bind_jax,
+                            helpers=(host.callback_lines,))
+    DODGES = ("host_callback",)
     doing = "compiled with jax.jit on the sharded inputs"
     error_hint = ("The judge compiles your whole function with jax.jit to see what it sends "
                   "between devices: inside it the arrays are tracers (jax.typeof(x).sharding, "
@@ -272,7 +280,7 @@ class CollectivesCheck(ScriptMeasureCheck):
         self.advice = {k: str(v) for k, v in advice_r.data.items()}
 
     def options(self, task) -> dict:
-        return {"max_chars": MAX_HLO_CHARS}
+        return {"max_chars": MAX_HLO_CHARS, "callbacks": list(host.SPELLED)}
 
     def judge(self, grading, calls: list[Measured]):
         results = []

@@ -41,11 +41,15 @@ MAX_HLO_CHARS = 3 << 20
 def bind_compiling():
     """Runs in the worker before the learner's file: jax's own functions for compiling
     and reading what was compiled, whatever the learner's code replaces later."""
+    import os
+
     import jax
+    import jax.extend.core
 
     return {"jit": jax.jit, "compile": jax.stages.Lowered.compile,
             "as_text": jax.stages.Compiled.as_text,
-            "cost_analysis": jax.stages.Compiled.cost_analysis}
+            "cost_analysis": jax.stages.Compiled.cost_analysis, "make_jaxpr": jax.make_jaxpr,
+            "jaxprs_in_params": jax.extend.core.jaxprs_in_params, "realpath": os.path.realpath}
 
 
 def measure_cost(ctx, args, kwargs, options):
@@ -65,10 +69,12 @@ def measure_cost(ctx, args, kwargs, options):
     text = bound["as_text"](compiled) or ""
     too_large = len(text) if len(text) > int(options.get("max_chars", 3 << 20)) else 0
     ctx.keep(compiled(*arrays))
+    lines = callback_lines(bound, fn, arrays, ctx.source_file, options.get("callbacks", ())) \
+        if "callback" in text else {}
     return {"flops": float(analysis.get("flops", 0.0)),
             "bytes": float(analysis.get("bytes accessed", 0.0)),
             "hlo": "" if too_large else text, "too_large": too_large,
-            "source": str(ctx.source_file or "").rsplit("/", 1)[-1]}
+            "source": str(ctx.source_file or "").rsplit("/", 1)[-1], "callback_lines": lines}
 
 
 def _num(x: float) -> str:
@@ -80,13 +86,15 @@ class Figures:
 
     def __init__(self, measured: dict):
         program = read_hlo(str(measured["hlo"]))
-        done = work(program)
+        source = str(measured.get("source", ""))
+        done = work(program, source)
         self.xla_flops = float(measured["flops"])
         self.bytes = float(measured["bytes"])
         # XLA counted each loop body once; add its other trips, as the HLO states them
         self.flops = self.xla_flops + max(done.flops - done.flops_once, 0.0)
         self.loops = done.unknown
-        self.callbacks = made(host_callbacks(program), str(measured.get("source", "")))
+        self.callbacks = host.with_lines(made(done.callbacks, source),
+                                         measured.get("callback_lines", {}))
 
     def details(self) -> dict:
         return {"flops": self.flops, "xla_flops": self.xla_flops, "bytes_accessed": self.bytes,
@@ -97,7 +105,7 @@ class Figures:
 @check_kind("cost")
 class CostCheck(ScriptMeasureCheck):
     FIELDS = ScriptMeasureCheck.FIELDS + ("factor",)
-    INSTRUMENT = instrument(measure_cost, setup=bind_compiling)
+    INSTRUMENT = instrument(measure_cost, setup=bind_compiling, helpers=(host.callback_lines,))
     DODGES = ("loop_flops", "host_callback")
     doing = "compiled with jax.jit"
     error_hint = ("The judge compiles your function with jax.jit to read XLA's cost analysis: "
@@ -112,7 +120,7 @@ class CostCheck(ScriptMeasureCheck):
         self.factor = float(r.number("factor", 1.0, low=1.0))
 
     def options(self, task) -> dict:
-        return {"max_chars": MAX_HLO_CHARS}
+        return {"max_chars": MAX_HLO_CHARS, "callbacks": list(host.SPELLED)}
 
     def judge(self, grading, calls):
         for c in calls:

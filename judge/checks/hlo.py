@@ -113,13 +113,23 @@ class Program:
     computations: dict[str, dict[str, Instruction]] = field(default_factory=dict)
     entry: str = ""
     frames: dict[int, tuple[str, int, str]] = field(default_factory=dict)  # file, line, function
+    parents: dict[int, int] = field(default_factory=dict)     # frame id -> its caller's
     num_partitions: int = 1
 
-    def where(self, ins: Instruction) -> tuple[str, int | None]:
+    def where(self, ins: Instruction, source: str = "") -> tuple[str, int | None]:
         """The file and line an instruction came from ("", None where the program does
-        not say)."""
-        frame = self.frames.get(ins.frame) if ins.frame is not None else None
-        return (frame[0], frame[1]) if frame else ("", None)
+        not say): the innermost frame in the file named ``source`` (a base name) where
+        one is, else the innermost (a wrapper of a jax function is a frame too)."""
+        frame = ins.frame
+        first = self.frames.get(frame) if frame is not None else None
+        seen = set()
+        while source and frame is not None and frame not in seen and len(seen) < 200:
+            seen.add(frame)
+            found = self.frames.get(frame)
+            if found and found[0].rsplit("/", 1)[-1] == source:
+                return found[0], found[1]
+            frame = self.parents.get(frame)
+        return (first[0], first[1]) if first else ("", None)
 
 
 def _balanced(text: str, start: int) -> int:
@@ -168,10 +178,11 @@ def _instruction(name: str, rest: str) -> Instruction | None:
                        if contracting else ())
 
 
-def _tables(lines: list[str]) -> dict[int, tuple[str, int, str]]:
+def _tables(lines: list[str], parents: dict | None = None) -> dict[int, tuple[str, int, str]]:
     """The stack frames the program's instructions point at: frame id -> (file, line,
-    function)."""
+    function); each frame's caller goes into ``parents``."""
     section, files, functions, locations, frames = None, {}, {}, {}, {}
+    parents = parents if parents is not None else {}
     for line in lines:
         if line in ("FileNames", "FunctionNames", "FileLocations", "StackFrames"):
             section = line
@@ -193,7 +204,10 @@ def _tables(lines: list[str]) -> dict[int, tuple[str, int, str]]:
                               int(g.group(1)) if g else 0)
         else:
             loc = re.search(r"file_location_id=(\d+)", body)
+            parent = re.search(r"parent_frame_id=(\d+)", body)
             frames[key] = int(loc.group(1)) if loc else 0
+            if parent and int(parent.group(1)) != key:
+                parents[key] = int(parent.group(1))
     out = {}
     for frame, loc in frames.items():
         if loc in locations:
@@ -208,7 +222,7 @@ def read_hlo(text: str) -> Program:
     lines = text.splitlines()
     head = re.search(r"\bnum_partitions=(\d+)", lines[0] if lines else "")
     program.num_partitions = int(head.group(1)) if head else 1
-    program.frames = _tables(lines)
+    program.frames = _tables(lines, program.parents)
     current = None
     for line in lines:
         m = _COMPUTATION.match(line)
@@ -270,8 +284,9 @@ class _Walker:
     LIMIT = 500_000     # instructions visited: a program is at most a few thousand
     DEPTH = 64
 
-    def __init__(self, program: Program):
+    def __init__(self, program: Program, source: str = ""):
         self.program = program
+        self.source = source
         self.visited = 0
         self.memo: dict[tuple[str, bool], float] = {}
         self.unknown: list[Loop] = []
@@ -301,7 +316,7 @@ class _Walker:
             inner = sum(self.flops(c, trips, depth + 1) for _, c in ins.callees)
             if ins.trips is None and ins.name not in self.noted:
                 self.noted.add(ins.name)
-                self.unknown.append(Loop(ins.op_name, *self.program.where(ins)))
+                self.unknown.append(Loop(ins.op_name, *self.program.where(ins, self.source)))
             return inner * (ins.trips if trips and ins.trips is not None else 1)
         if op == "conditional":
             return max((self.flops(c, trips, depth + 1) for _, c in ins.callees), default=0.0)
@@ -340,8 +355,8 @@ class _Walker:
             if self.visited > self.LIMIT:
                 return
             if ins.callback:
-                self.callbacks.append(Callback(ins.callback, times, *self.program.where(ins),
-                                               fixed))
+                self.callbacks.append(Callback(ins.callback, times,
+                                               *self.program.where(ins, self.source), fixed))
             if ins.opcode == "while":
                 for _, c in ins.callees:
                     self.find_callbacks(c, times * (ins.trips if ins.trips is not None else 1),
@@ -351,18 +366,19 @@ class _Walker:
                     self.find_callbacks(c, times, fixed, depth + 1)
 
 
-def work(program: Program) -> Work:
+def work(program: Program, source: str = "") -> Work:
     """Flops of one run of the program (loops run their known trip counts), the loops
-    whose trip count XLA does not know, and the host callbacks it makes."""
-    walker = _Walker(program)
+    whose trip count XLA does not know, and the host callbacks it makes (where in the
+    learner's file ``source``, a base name)."""
+    walker = _Walker(program, source)
     flops = walker.flops(program.entry, True)
     once = walker.flops(program.entry, False)
     walker.find_callbacks(program.entry, 1, True)
     return Work(flops, once, walker.unknown, walker.callbacks)
 
 
-def host_callbacks(program: Program) -> list[Callback]:
-    walker = _Walker(program)
+def host_callbacks(program: Program, source: str = "") -> list[Callback]:
+    walker = _Walker(program, source)
     walker.find_callbacks(program.entry, 1, True)
     return walker.callbacks
 
