@@ -379,7 +379,8 @@ def _validated(task, dodges):
 def test_validate_requires_each_kind_to_reject_every_class_it_declares_bank_wide():
     tasks = [BANK.get("chain_matmul"), BANK.get("pairwise_sq_dists")]
     assert CHECK_KINDS["cost"].DODGES == ("loop_flops", "host_callback")
-    assert CHECK_KINDS["jaxpr"].DODGES == CHECK_KINDS["collectives"].DODGES == ("host_callback",)
+    assert CHECK_KINDS["jaxpr"].DODGES == CHECK_KINDS["collectives"].DODGES \
+        == CHECK_KINDS["residuals"].DODGES == ("host_callback",)
     caught = [_validated(tasks[0], [{"file": "fori_loop_rows.py", "classes": ["loop_flops"],
                                      "caught_by": ["cost"]}]),
               _validated(tasks[1], [{"file": "pure_callback_loops.py",

@@ -136,6 +136,7 @@ def measure_residuals(ctx, args, kwargs, options, shown=12):
 class ResidualsCheck(ScriptMeasureCheck):
     FIELDS = ScriptMeasureCheck.FIELDS + ("slack", "slack_bytes")
     INSTRUMENT = instrument(measure_residuals, setup=bind_tracing, helpers=(run_traced,))
+    DODGES = ("host_callback",)
     doing = "differentiated with jax.vjp"
     error_hint = ("The judge measures what jax.vjp of your function keeps for the backward "
                   "pass: code that cannot be differentiated or traced (np.asarray(x), "
