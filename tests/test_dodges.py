@@ -417,3 +417,17 @@ def test_a_learner_who_patches_jax_cannot_hide_a_loop_from_the_cost_check(
     assert report.isolation == isolation
     assert report.verdict == Verdict.INEFFICIENT, cost.message
     assert "counts each loop body once per trip" in cost.message
+
+
+def test_any_other_custom_call_the_reference_does_not_make_is_named_not_counted_as_free():
+    # a library kernel XLA calls out to counts no flops: a product routed through
+    # lapack (inv(a) then a solve) reads as cheaper than a plain dot
+    def through_lapack(a, b, c):
+        return jnp.linalg.solve(jnp.eye(a.shape[0]) * 2, 2 * a) @ (b @ c)
+    sq = jnp.eye(64, 8) + 0.5
+    result = judged("cost", measure("cost", through_lapack, [sq, B, C]),
+                    measure("cost", right, [sq, B, C]), factor=10.0)
+    assert result.status == Status.FAILED and result.verdict == Verdict.INEFFICIENT
+    assert "hands work to code XLA cannot see into" in result.message
+    assert "a custom call to `lapack_" in result.message
+    assert "no such call" in result.message

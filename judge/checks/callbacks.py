@@ -8,7 +8,9 @@ one reads as "1 equation" and no flops.  So every measuring kind that reads a pr
 program does not make as what it is, work off the device, and fails, naming it and its
 line; a task needs no field for it.  Counted per primitive: a learner may make as many
 of each as the reference does (a task whose reference itself calls back is judged on
-what the reference does).
+what the reference does).  In a compiled program, any other ``custom-call`` (an FFI
+handler the learner registered, a library kernel) is counted the same way, per target:
+its work is just as invisible to XLA's cost analysis.
 
 ``jax.debug.print`` is not counted against the learner (the decision, in
 docs/authoring.md): it moves to the host only what it prints, its result is nothing the
@@ -44,6 +46,8 @@ class Made:
 
     def words(self) -> str:
         name = SPELLED.get(self.primitive, self.primitive)
+        if self.primitive.startswith("custom_call:"):
+            name = f"a custom call to `{self.primitive.split(':', 1)[1]}`, work XLA does not count"
         where = f" at line {self.line}" if self.line else ""
         often = f" ({'at least ' if self.at_least else ''}{self.times} times per run)" \
             if self.times > 1 or self.at_least else ""
@@ -61,11 +65,19 @@ def failure(found: list[Made], theirs: dict[str, int], what: str, also: str = ""
     """The message: ``what`` is the measured thing ("your program", "your compiled
     program on x float32[4]") that calls back."""
     ref = ", ".join(f"{n} {SPELLED.get(p, p)}" for p, n in theirs.items() if n and p in COUNTED)
-    return (f"{what} calls back into Python on the host: "
-            f"{'; '.join(m.words() for m in found)}. The reference's makes "
-            f"{ref or 'no host callback'}. Work done in a callback is off the device: the "
-            f"judge cannot measure it, and it is not what the lesson asks for.{also}\n"
-            f"Usual cause: {USUAL_CAUSE}.")
+    if any(not m.primitive.startswith("custom_call:") for m in found):
+        head, none, why = ("calls back into Python on the host", "no host callback",
+                           "Work done in a callback is off the device: the judge cannot "
+                           "measure it, and it is not what the lesson asks for.")
+        cause = USUAL_CAUSE
+    else:
+        head, none, why = ("hands work to code XLA cannot see into", "no such call",
+                           "The judge cannot measure what such a call does.")
+        cause = ("an operation compiled to a library call or a registered FFI handler "
+                 "(jax.ffi) where the reference uses plain jax.numpy and jax.lax; write it "
+                 "with those")
+    return (f"{what} {head}: {'; '.join(m.words() for m in found)}. The reference's makes "
+            f"{ref or none}. {why}{also}\nUsual cause: {cause}.")
 
 
 def with_lines(made: list[Made], lines: dict) -> list[Made]:

@@ -97,10 +97,14 @@ class Instruction:
 
     @property
     def callback(self) -> str | None:
-        """The jax primitive of a custom call into Python ("pure_callback", ...), None
-        when this is none."""
-        if self.opcode != "custom-call" or not CALLBACK_TARGET.search(self.target):
+        """The jax primitive of a custom call into Python ("pure_callback", ...), or
+        ``custom_call:TARGET`` for any other custom call; None when this is none."""
+        if self.opcode != "custom-call":
             return None
+        if not CALLBACK_TARGET.search(self.target):
+            # another custom call (an FFI handler of the learner's, a library kernel):
+            # work XLA's cost analysis does not count either, named by its target
+            return f"custom_call:{self.target}" if self.target else None
         # op_type is not always kept (a callback in a cond branch loses it): then the
         # op_name's last part, or the instruction's own name, says which primitive
         named = re.sub(r"\W+$", "", self.op_name.rsplit("/", 1)[-1]) or \
