@@ -15,10 +15,8 @@ from pathlib import Path
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 import pytest
 from jax import lax
-from jax.experimental import io_callback
 
 from isolation_modes import MODES
 from judge.bank import FieldReader, load_bank

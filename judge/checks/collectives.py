@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from ..verdicts import Status, Verdict
 from . import callbacks as host
 from .base import Measured, ScriptMeasureCheck, check_kind, instrument
-from .hlo import Instruction, Program, host_callbacks, made, read_hlo  # noqa: F401 (tests)
+from .hlo import Program, host_callbacks, made, read_hlo
 from .outcome import plural
 
 KINDS = ("all-reduce", "all-gather", "reduce-scatter", "collective-permute", "all-to-all")

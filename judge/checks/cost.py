@@ -33,7 +33,7 @@ from __future__ import annotations
 from ..verdicts import Status
 from . import callbacks as host
 from .base import ScriptMeasureCheck, check_kind, instrument
-from .hlo import host_callbacks, made, read_hlo, work
+from .hlo import made, read_hlo, work
 
 MAX_HLO_CHARS = 3 << 20
 
