@@ -381,12 +381,14 @@ def init(folder, course):
               help="Gradings run at once per task.")
 @click.pass_context
 def validate(ctx, task_ids, fmt, workers):
-    """Prove tasks are ready for learners (all tasks when none are named).
+    """Prove tasks are ready for learners (all tasks when none are named; then also the
+    bank-wide rule that each kind of check rejects a known submission of every dodge
+    class it declares).
 
     Exit status: 0 when every task is valid, 1 when one is not, 2 usage error."""
     import json
 
-    from .validate import validate as run_validation
+    from .validate import dodge_coverage, validate as run_validation
 
     bank = open_bank(ctx, grading=True)
     tasks = [get_task(ctx, t) for t in task_ids] if task_ids else list(bank.tasks.values())
@@ -396,6 +398,10 @@ def validate(ctx, task_ids, fmt, workers):
         reports.append(report)
         if fmt == "text":
             write_validation_text(report)
+    if not task_ids:     # the bank-wide rules need every task's known submissions
+        reports.append(dodge_coverage(tasks, reports))
+        if fmt == "text":
+            write_validation_text(reports[-1])
     valid = all(r.verdict == Verdict.ACCEPTED for r in reports)
     if fmt == "json":
         click.echo(json.dumps({"valid": valid, "tasks": [r.to_dict() for r in reports]}))

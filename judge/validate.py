@@ -13,6 +13,12 @@ writers of `judge run` show it.  What is checked:
 * the statement's examples agree with the reference
 * every required check whose kind needs teeth is caught failing some known submission
   (each kind says what catching means: ``CheckSpec.needs_teeth`` and ``caught``)
+* each known submission's ``# dodge:`` classes read (``labels.read_dodges``), and which
+  kinds of check caught it (the ``dodges`` item); and, when the whole bank is
+  validated, every kind of check the bank uses is caught rejecting a known submission
+  of each dodge class its module declares (``CheckSpec.DODGES``), somewhere in the bank
+  (``dodge_coverage``: one task's cost check may prove what loops do to every cost
+  check)
 * the generated inputs (what the property check draws and its edge cases) reach every
   edge each argument declares, nested ones included (``Spec.edges``): each dimension at
   both ends, both signs and the ends of a value range, each dtype and option, an empty
@@ -36,7 +42,7 @@ from .bank import Task
 from .checks.outcome import call_text
 from .checks.property import warm_up_for_threads
 from .compare import compare
-from .labels import read_labels
+from .labels import read_dodges, read_labels
 from .report import CheckResult, Report
 from .runner import JudgeFault, Oracle, grade
 from .specs import Inputs, data_leaves
@@ -182,7 +188,18 @@ class TaskValidation:
             reports = list(pool.map(lambda j: grade(t, j[1], strict=j[2], oracle=self.oracle), jobs))
         failed_by: dict[str, list[str]] = {}
         checks = {c.id: c for c in t.checks}
+        dodges: list[dict] = []      # per dodge-labelled run: file, classes, kinds that caught it
         for (name, path, strict, expectation), report in zip(jobs, reports):
+            if name.startswith("known:"):
+                try:
+                    classes = read_dodges(path)
+                except (ValueError, OSError) as exc:
+                    self.items.append(item(f"{name}:dodge", False, f"unreadable label: {exc}"))
+                    classes = ()
+                if classes:
+                    dodges.append({"file": path.name, "classes": list(classes), "caught_by": sorted(
+                        {checks[c.id].kind for c in report.checks
+                         if c.id in checks and checks[c.id].caught(c)})})
             summary = "; ".join(f"{c.id} {c.status}" for c in report.checks)
             if name == "reference":
                 bad = [c for c in report.checks if c.status != "passed"]
@@ -204,6 +221,9 @@ class TaskValidation:
             self.items.append(item(label, not problems,
                                    f"{expectation.describe()} as labelled" if not problems else
                                    label_disagrees(expectation, report, problems, summary)))
+        self.items.append(item("dodges", True, f"{len(dodges)} dodge-labelled runs of known "
+                               f"submissions" if dodges else "no dodge-labelled known submission",
+                               details={"dodges": dodges}))
         for c in t.checks:
             if c.required and c.needs_teeth:
                 who = failed_by.get(c.id, [])
@@ -354,4 +374,45 @@ def _back_to(half, exact):
 
 def validate(tasks: list[Task], workers: int = 2) -> list[Report]:
     return [TaskValidation(t, workers).run() for t in tasks]
+
+
+def dodge_coverage(tasks: list[Task], reports: list[Report]) -> Report:
+    """The bank-wide rule of issue 20: every kind of measuring check the bank uses is
+    caught rejecting at least one known submission of each dodge class its module
+    declares (``CheckSpec.DODGES``), in any task of the bank (a task's own dodge-labelled
+    submissions are listed in its ``dodges`` item).  Only classes some kind declares are
+    required; a class declared by no kind is a label and nothing more."""
+    kinds: dict[str, tuple[str, ...]] = {}
+    for t in tasks:
+        for c in t.checks:
+            if c.DODGES:
+                kinds[c.kind] = c.DODGES
+    caught: dict[tuple[str, str], list[str]] = {}
+    for t, report in zip(tasks, reports):
+        for c in report.checks:
+            if c.id != "dodges":
+                continue
+            for run in c.details.get("dodges", []):
+                for cls in run["classes"]:
+                    for kind in run["caught_by"]:
+                        caught.setdefault((kind, cls), []).append(f"{t.id}/{run['file']}")
+    items = []
+    for kind in sorted(kinds):
+        for cls in kinds[kind]:
+            who = sorted(set(caught.get((kind, cls), [])))
+            items.append(item(
+                f"dodge:{kind}:{cls}", bool(who),
+                f"the {kind} kind rejects {cls} known submissions: {', '.join(who[:4])}"
+                + (f" and {len(who) - 4} more" if len(who) > 4 else "") if who else
+                f"no known submission labelled '# dodge: {cls}' is rejected by a {kind} check "
+                f"anywhere in the bank, though the {kind} kind declares that class applies to "
+                f"it: add one to a task with a {kind} check, so a {kind} check is proved to "
+                f"catch {cls}"))
+    report = Report(task="(bank)", submission="dodge classes", seed=0, judge_version=__version__,
+                    strict=False, title="every measuring kind rejects each dodge class it "
+                                        "declares")
+    if not items:
+        items.append(item("dodges", True, "no kind of check in the bank declares a dodge class"))
+    report.checks = items
+    return report.finish()
 

@@ -234,7 +234,7 @@ def test_a_measurement_rewritten_into_another_form_is_the_learners_tampering(mon
     from judge.verdicts import Verdict
 
     check = next(c for c in load_bank().get("chain_matmul").checks if c.kind == "cost")
-    reference = {"flops": 100.0, "bytes": 40.0, "callbacks": 0}
+    reference = {"flops": 100.0, "bytes": 40.0, "hlo": "", "too_large": 0, "source": "r.py"}
     done = Future()
     done.set_result(CallOutcome(True, measured=reference))
     args = {"a": 1}
@@ -242,7 +242,7 @@ def test_a_measurement_rewritten_into_another_form_is_the_learners_tampering(mon
     def finish(mine):
         return check._finish(None, [args], [CallOutcome(True, measured=mine)], [done])
 
-    rewritten = finish({"flops": "a few", "bytes": 40.0, "callbacks": 0})
+    rewritten = finish(dict(reference, flops="a few"))
     assert rewritten.verdict == Verdict.RUNTIME_ERROR
     assert "not of the form the judge's instrument gives" in rewritten.message
     assert finish(dict(reference)).status == "passed"
@@ -252,7 +252,7 @@ def test_a_measurement_rewritten_into_another_form_is_the_learners_tampering(mon
         raise ZeroDivisionError
     monkeypatch.setattr(check, "judge", broken)
     with pytest.raises(ZeroDivisionError):     # the instrument's own form, misread: a bug
-        finish({"flops": 7.0, "bytes": 40.0, "callbacks": 0})
+        finish(dict(reference, flops=7.0))
 
 
 def test_records_of_another_shape_are_dropped_and_said_not_kept():

@@ -206,3 +206,21 @@ def test_a_tolerance_that_rejects_a_more_accurate_answer(tmp_path):
     assert accuracy.status == "failed"
     assert "rejects the reference computed in float64" in accuracy.message
     assert "a more accurate answer is not a wrong one" in accuracy.message
+
+
+@pytest.mark.slow
+def test_dodge_labels_are_read_and_a_misspelt_one_is_refused(tmp_path):
+    """Each known submission's '# dodge:' classes, with the kinds of check that caught
+    it, go into the task's `dodges` item (what the bank-wide rule reads); a class the
+    judge does not know is an unreadable label, named."""
+    extra = {"tasks/double_it/known/fresh_lambda.py":
+             "# expect: inefficient via retrace\n# dodge: ahead_of_time\nimport jax\n\n"
+             "def double_it(x):\n    return jax.jit(lambda v: 2 * v)(x)\n",
+             "tasks/double_it/known/typo.py":
+             "# expect: wrong_answer via property\n# dodge: loop_flop\n"
+             "def double_it(x):\n    return x + 3\n"}
+    report, items = validate(make_bank(tmp_path, extra=extra))
+    assert items["dodges"].details["dodges"] == [
+        {"file": "fresh_lambda.py", "classes": ["ahead_of_time"], "caught_by": ["retrace"]}]
+    assert "did you mean 'loop_flops'" in failed(items, "known:typo.py:dodge")
+    assert report.verdict == "judge_error"

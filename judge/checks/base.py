@@ -11,6 +11,9 @@ declares, and nothing outside the module needs to know more:
 * how ``judge validate`` proves its teeth: ``needs_teeth`` (some known submission must
   fail it) and ``caught(result)`` (did it catch that submission for the reason it
   exists?);
+* ``DODGES``: the dodge classes (``labels.DODGE_CLASSES``) a learner could use to read
+  well on its measurement; ``judge validate`` requires, bank-wide, a known submission of
+  each that a check of the kind rejects;
 * ``INSTRUMENT``: where it measures inside the worker, a self-contained function the
   worker runs beside the learner's code (see ``instrument``);
 * ``prepare`` and ``run``, which see the grading only through ``GradingView``.
@@ -268,6 +271,7 @@ class CheckSpec:
     FIELDS: tuple[str, ...] = ("id", "kind", "required", "points", "doc")
     failure_verdict: Verdict = Verdict.WRONG_ANSWER
     INSTRUMENT: Instrument | None = None
+    DODGES: tuple[str, ...] = ()
     # a required check that no known submission fails has no teeth; the statement's own
     # examples are there to be agreed with, not to catch anyone
     needs_teeth = True

@@ -19,12 +19,13 @@ asked for it and the line of the learner's file, so a message can say "an all-ga
 from __future__ import annotations
 
 import functools
-import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..verdicts import Status, Verdict
+from . import callbacks as host
 from .base import Measured, ScriptMeasureCheck, check_kind, instrument
+from .hlo import Program, host_callbacks, made, read_hlo
 from .outcome import plural
 
 KINDS = ("all-reduce", "all-gather", "reduce-scatter", "collective-permute", "all-to-all")
@@ -52,11 +53,15 @@ CAUSES = {
 def bind_jax():
     """Runs in the worker before the learner's file: jax's own functions, whatever the
     learner's code replaces later."""
+    import os
+
     import jax
+    import jax.extend.core
 
     errors = jax.errors
     return {"jit": jax.jit, "compile": jax.stages.Lowered.compile,
-            "as_text": jax.stages.Compiled.as_text,
+            "as_text": jax.stages.Compiled.as_text, "make_jaxpr": jax.make_jaxpr,
+            "jaxprs_in_params": jax.extend.core.jaxprs_in_params, "realpath": os.path.realpath,
             "host_errors": (errors.TracerArrayConversionError, errors.ConcretizationTypeError,
                             errors.TracerBoolConversionError,
                             errors.TracerIntegerConversionError)}
@@ -87,160 +92,19 @@ def compile_for_collectives(ctx, args, kwargs, options):
     ctx.keep(compiled(*arrays))
     if len(text) > int(options.get("max_chars", 3 << 20)):
         return {"too_large": len(text)}
-    return {"hlo": text, "source": str(source or "").rsplit("/", 1)[-1]}
+    lines = callback_lines(jax_, fn, arrays, source, options.get("callbacks", ())) \
+        if "callback" in text else {}
+    return {"hlo": text, "source": str(source or "").rsplit("/", 1)[-1], "callback_lines": lines}
 
 
-# ---------------------------------------------------------------- reading the compiled program
+# ---------------------------------------------------------------- what the program sends
 
-_COMPUTATION = re.compile(r"^(ENTRY\s+)?%([^\s(]+)\s*\(.*->.*\{\s*$")
-_INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?%([^\s=]+)\s*=\s*(.*)$")
-_OPCODE = re.compile(r"\s*([a-z][a-z0-9\-]*)\(")
-_CALLEE = re.compile(r"\b(calls|to_apply|body|condition|true_computation|false_computation)="
-                     r"%([^\s,}]+)")
-_CALLEE_LIST = re.compile(r"\b(branch_computations|called_computations)=\{([^}]*)\}")
-_OP_NAME = re.compile(r'op_name="((?:[^"\\]|\\.)*)"')
-_FRAME_ID = re.compile(r"\bstack_frame_id=(\d+)")
-_TRIPS = re.compile(r'"known_trip_count":\{"n":"(\d+)"\}')
-_PARAMETER = re.compile(r"^parameter\((\d+)\)")
-_ARRAY_TYPE = re.compile(r"\b(pred|[suf]\d+|bf16|c64|c128|f8e\w+)\[([\d,]*)\]")
-_BYTES = {"pred": 1, "bf16": 2, "c64": 8, "c128": 16}
 _KIND_OF = {**{k: k for k in KINDS}, **{f"{k}-start": k for k in KINDS},
             "ragged-all-to-all": "all-to-all"}
-
-
-@dataclass
-class Instruction:
-    name: str
-    opcode: str
-    type_text: str
-    operands: list[str]
-    callees: list[tuple[str, str]]     # (role, computation)
-    op_name: str = ""
-    frame: int | None = None
-    trips: int | None = None
-    parameter: int | None = None
-
-    def bytes(self) -> int:
-        """Bytes of the result, per device; of an async ``-start``'s largest part (its
-        tuple also holds the operand)."""
-        sizes = []
-        for dtype, dims in _ARRAY_TYPE.findall(self.type_text):
-            bits = re.match(r"[suf](\d+)$", dtype)
-            width = _BYTES.get(dtype) or (max(1, int(bits.group(1)) // 8) if bits else 1)
-            sizes.append(width * math.prod(int(d) for d in dims.split(",") if d))
-        if not sizes:
-            return 0
-        return max(sizes) if self.opcode.endswith("-start") else sum(sizes)
-
-
-@dataclass
-class Program:
-    computations: dict[str, dict[str, Instruction]] = field(default_factory=dict)
-    entry: str = ""
-    frames: dict[int, tuple[str, int, str]] = field(default_factory=dict)  # file, line, function
-    num_partitions: int = 1
-
-
-def _balanced(text: str, start: int) -> int:
-    """The index just past the bracket that closes the one at ``start``."""
-    depth = 0
-    for i in range(start, len(text)):
-        if text[i] in "({[":
-            depth += 1
-        elif text[i] in ")}]":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return len(text)
-
-
-def _instruction(name: str, rest: str) -> Instruction | None:
-    if rest.startswith("("):
-        end = _balanced(rest, 0)
-    else:
-        end = rest.find(" ")
-        end = len(rest) if end < 0 else end
-    type_text, tail = rest[:end], rest[end:]
-    m = _OPCODE.match(tail)
-    if m is None:
-        return None
-    open_at = m.end() - 1
-    close = _balanced(tail, open_at)
-    operands = re.findall(r"%([^\s,()]+)", tail[open_at:close])
-    attrs = tail[close:]
-    callees = [(role, comp) for role, comp in _CALLEE.findall(attrs)]
-    for role, names in _CALLEE_LIST.findall(attrs):
-        callees += [(role, n.strip().lstrip("%")) for n in names.split(",") if n.strip()]
-    op = _OP_NAME.search(attrs)
-    frame = _FRAME_ID.search(attrs)
-    trips = _TRIPS.search(attrs)
-    param = _PARAMETER.match(tail.strip())
-    return Instruction(name, m.group(1), type_text, operands, callees,
-                       op.group(1) if op else "", int(frame.group(1)) if frame else None,
-                       int(trips.group(1)) if trips else None,
-                       int(param.group(1)) if param else None)
-
-
-def _tables(lines: list[str]) -> dict[int, tuple[str, int, str]]:
-    """The stack frames the program's instructions point at: frame id -> (file, line,
-    function)."""
-    section, files, functions, locations, frames = None, {}, {}, {}, {}
-    for line in lines:
-        if line in ("FileNames", "FunctionNames", "FileLocations", "StackFrames"):
-            section = line
-            continue
-        m = re.match(r"^(\d+) (.*)$", line)
-        if m is None or section is None:
-            if not line.strip():
-                continue
-            section = None
-            continue
-        key, body = int(m.group(1)), m.group(2)
-        if section in ("FileNames", "FunctionNames"):
-            (files if section == "FileNames" else functions)[key] = body.strip().strip('"')
-        elif section == "FileLocations":
-            f = re.search(r"file_name_id=(\d+)", body)
-            g = re.search(r"function_name_id=(\d+)", body)
-            n = re.search(r"\bline=(\d+)", body)
-            locations[key] = (int(f.group(1)) if f else 0, int(n.group(1)) if n else 0,
-                              int(g.group(1)) if g else 0)
-        else:
-            loc = re.search(r"file_location_id=(\d+)", body)
-            frames[key] = int(loc.group(1)) if loc else 0
-    out = {}
-    for frame, loc in frames.items():
-        if loc in locations:
-            f, line, g = locations[loc]
-            out[frame] = (files.get(f, ""), line, functions.get(g, ""))
-    return out
-
-
-def read_hlo(text: str) -> Program:
-    """The computations of a compiled HLO module (``Compiled.as_text()``)."""
-    program = Program()
-    lines = text.splitlines()
-    head = re.search(r"\bnum_partitions=(\d+)", lines[0] if lines else "")
-    program.num_partitions = int(head.group(1)) if head else 1
-    program.frames = _tables(lines)
-    current = None
-    for line in lines:
-        m = _COMPUTATION.match(line)
-        if m:
-            current = program.computations.setdefault(m.group(2), {})
-            if m.group(1):
-                program.entry = m.group(2)
-            continue
-        if line.strip() == "}":
-            current = None
-            continue
-        if current is None:
-            continue
-        m = _INSTRUCTION.match(line)
-        if m:
-            ins = _instruction(m.group(1), m.group(2))
-            if ins is not None:
-                current[ins.name] = ins
-    return program
+# ops whose ``to_apply`` is a combiner (it sends nothing); any other callee, a ``call``'s
+# included (XLA's CPU wraps small loops in one), is part of the program
+_COMBINERS = frozenset("all-reduce all-reduce-start reduce-scatter reduce reduce-window "
+                       "scatter select-and-scatter sort map".split())
 
 
 @dataclass
@@ -299,7 +163,7 @@ class _Walk:
                 found += max(branches, key=lambda b: sum(s.times for s in b), default=[])
             else:
                 for role, callee in ins.callees:
-                    if role != "to_apply":    # a reduction's combiner: no collectives
+                    if role != "to_apply" or ins.opcode not in _COMBINERS:
                         found += self.computation(callee, times, fixed, inner, depth + 1)
         return found
 
@@ -366,6 +230,7 @@ class Tally:
     bytes: int
     sites: list[Site]
     num_partitions: int
+    callbacks: list = ()      # callbacks.Made: the program's host callbacks
 
     @classmethod
     def of(cls, measured: dict) -> "Tally":
@@ -373,11 +238,15 @@ class Tally:
         sites = collective_sites(program)
         counts = {k: sum(s.times for s in sites if s.kind == k) for k in KINDS}
         return cls(counts, sum(s.times * s.bytes_each for s in sites), sites,
-                   program.num_partitions)
+                   program.num_partitions,
+                   host.with_lines(made(host_callbacks(program, str(measured.get("source") or "")),
+                                        str(measured.get("source") or "")),
+                                   measured.get("callback_lines") or {}))
 
     def details(self) -> dict:
         return {"counts": self.counts, "bytes": self.bytes, "num_partitions": self.num_partitions,
-                "sites": [s.to_dict() for s in self.sites[:40]]}
+                "sites": [s.to_dict() for s in self.sites[:40]],
+                "callbacks": host.by_primitive(self.callbacks)}
 
 
 # ---------------------------------------------------------------- the check
@@ -385,7 +254,9 @@ class Tally:
 @check_kind("collectives")
 class CollectivesCheck(ScriptMeasureCheck):
     FIELDS = ScriptMeasureCheck.FIELDS + ("budget", "bytes", "advice")
-    INSTRUMENT = instrument(compile_for_collectives, setup=bind_jax)
+    INSTRUMENT = instrument(compile_for_collectives, setup=bind_jax,
+                            helpers=(host.callback_lines,))
+    DODGES = ("host_callback",)
     doing = "compiled with jax.jit on the sharded inputs"
     error_hint = ("The judge compiles your whole function with jax.jit to see what it sends "
                   "between devices: inside it the arrays are tracers (jax.typeof(x).sharding, "
@@ -409,7 +280,7 @@ class CollectivesCheck(ScriptMeasureCheck):
         self.advice = {k: str(v) for k, v in advice_r.data.items()}
 
     def options(self, task) -> dict:
-        return {"max_chars": MAX_HLO_CHARS}
+        return {"max_chars": MAX_HLO_CHARS, "callbacks": list(host.SPELLED)}
 
     def judge(self, grading, calls: list[Measured]):
         results = []
@@ -441,6 +312,15 @@ class CollectivesCheck(ScriptMeasureCheck):
         limits = self.limits(theirs)
         details = {"mine": mine.details(), "reference": theirs.details(), "budget": limits,
                    "call": label}
+        # a callback hands the devices' values to Python on the host: a gather through
+        # the host that no collective shows
+        found = host.extra(mine.callbacks, host.by_primitive(theirs.callbacks))
+        if found:
+            return self.failed(host.failure(found, host.by_primitive(theirs.callbacks),
+                                            f"{where}your compiled program on {label}",
+                                            " Called from a sharded program, a callback also "
+                                            "gathers every device's part to the host."),
+                               details=details)
         for kind in KINDS:
             if mine.counts[kind] <= limits[kind]:
                 continue

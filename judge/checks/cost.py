@@ -1,16 +1,29 @@
-"""``cost``: how much work XLA's cost analysis counts in the learner's compiled program.
+"""``cost``: how much work the learner's compiled program does, as XLA counts it.
 
 At each call of a script the worker compiles the learner's function with
-``jax.jit(...).lower(...).compile()`` (Python numbers static) and reads
-``cost_analysis()``: ``flops`` (compared) and ``bytes accessed`` (reported).  jax calls
-cost analysis "not a reliably programmable API": the figures are compared only with the
-reference's, measured the same way in the same kind of worker, and a reference that
-yields no figure makes the task's check a judge error (``judge validate`` fails it), never
-the learner's failure.  The compiled program is run and its value compared with the
-reference's, so the program measured is the one that computes the answer.
+``jax.jit(...).lower(...).compile()`` (Python numbers static) and sends XLA's
+``cost_analysis()`` (``flops`` compared, ``bytes accessed`` reported) with the compiled
+program's HLO text.  jax calls cost analysis "not a reliably programmable API": the
+figures are compared only with the reference's, measured the same way in the same kind
+of worker, and a reference that yields no figure makes the task's check a judge error
+(``judge validate`` fails it), never the learner's failure.  The compiled program is run
+and its value compared with the reference's, so the program measured is the one that
+computes the answer.
 
-Host callbacks (``jax.pure_callback``, ``io_callback``) are work XLA cannot count: a
-program with more of them than the reference's fails too.
+XLA's cost analysis counts a loop's body once, however often it runs: a ``fori_loop``
+of 64 one-row products reads as one row.  The judge reads the HLO itself (``hlo.work``):
+the flops compared are XLA's, plus what each loop's body adds on its trips beyond the
+first, where XLA knows the trip count (``known_trip_count``: ``fori_loop`` and ``scan``
+with static bounds, a ``while_loop`` XLA could count), nested loops multiplied through.
+Where XLA does not know a loop's trip count the figure is unknown: against a reference
+without such a loop that fails (the learner's program could run its body any number of
+times); where the reference has one too, the figures are compared with bodies once.
+
+Host callbacks (``jax.pure_callback``, ``io_callback``, ``jax.debug.callback``) are
+work done off the device, which no cost analysis counts: a program that makes one the
+reference does not fails, with the callback named and its line.  ``jax.debug.print`` is
+not counted against the learner: it only formats what it prints, and cannot carry the
+answer (``callbacks.py``; docs/authoring.md).
 
 Budget: the learner's flops at most the reference's times ``factor`` (default 1).
 """
@@ -18,40 +31,82 @@ Budget: the learner's flops at most the reference's times ``factor`` (default 1)
 from __future__ import annotations
 
 from ..verdicts import Status
-from .base import ScriptMeasureCheck, bind_tracing, check_kind, instrument
+from . import callbacks as host
+from .base import ScriptMeasureCheck, check_kind, instrument
+from .hlo import made, read_hlo, work
+
+MAX_HLO_CHARS = 3 << 20
 
 
-def measure_cost(ctx, args, kwargs, options, jit=None, findall=__import__("re").findall):
-    """Runs in the worker: XLA's cost analysis of the compiled call, its host callbacks,
-    and the compiled program's value (kept)."""
-    jit = jit or ctx.bound["jit"]
+def bind_compiling():
+    """Runs in the worker before the learner's file: jax's own functions for compiling
+    and reading what was compiled, whatever the learner's code replaces later."""
+    import os
+
+    import jax
+    import jax.extend.core
+
+    return {"jit": jax.jit, "compile": jax.stages.Lowered.compile,
+            "as_text": jax.stages.Compiled.as_text,
+            "cost_analysis": jax.stages.Compiled.cost_analysis, "make_jaxpr": jax.make_jaxpr,
+            "jaxprs_in_params": jax.extend.core.jaxprs_in_params, "realpath": os.path.realpath}
+
+
+def measure_cost(ctx, args, kwargs, options):
+    """Runs in the worker: XLA's cost analysis of the compiled call, the compiled
+    program's HLO text (its loops and host callbacks are read by the judge), and the
+    compiled program's value (kept)."""
+    bound = ctx.bound
     fn, arrays = ctx.traceable(args, kwargs)
-    compiled = jit(fn).lower(*arrays).compile()
-    analysis = compiled.cost_analysis()
+    compiled = bound["compile"](bound["jit"](fn).lower(*arrays))
+    analysis = bound["cost_analysis"](compiled)
     if isinstance(analysis, (list, tuple)):         # one per device in older jax
         analysis = analysis[0] if analysis else None
     if not isinstance(analysis, dict) or not (
             "flops" in analysis or "bytes accessed" in analysis):
         ctx.unmeasurable("XLA's cost analysis gives no flops for this program on this "
                          "backend")
-    try:
-        text = compiled.as_text() or ""
-    except Exception:
-        text = ""
-    callbacks = len(findall(r'custom_call_target="[^"]*callback[^"]*"', text))
+    text = bound["as_text"](compiled) or ""
+    too_large = len(text) if len(text) > int(options.get("max_chars", 3 << 20)) else 0
     ctx.keep(compiled(*arrays))
+    lines = callback_lines(bound, fn, arrays, ctx.source_file, options.get("callbacks", ())) \
+        if "callback" in text else {}
     return {"flops": float(analysis.get("flops", 0.0)),
-            "bytes": float(analysis.get("bytes accessed", 0.0)), "callbacks": callbacks}
+            "bytes": float(analysis.get("bytes accessed", 0.0)),
+            "hlo": "" if too_large else text, "too_large": too_large,
+            "source": str(ctx.source_file or "").rsplit("/", 1)[-1], "callback_lines": lines}
 
 
 def _num(x: float) -> str:
     return f"{x:,.0f}"
 
 
+class Figures:
+    """One measured program: XLA's figures, and what reading its HLO adds."""
+
+    def __init__(self, measured: dict):
+        program = read_hlo(str(measured["hlo"]))
+        source = str(measured.get("source", ""))
+        done = work(program, source)
+        self.xla_flops = float(measured["flops"])
+        self.bytes = float(measured["bytes"])
+        # XLA counted each loop body once; add its other trips, as the HLO states them
+        self.flops = self.xla_flops + max(done.flops - done.flops_once, 0.0)
+        self.loops = done.unknown
+        self.callbacks = host.with_lines(made(done.callbacks, source),
+                                         measured.get("callback_lines", {}))
+
+    def details(self) -> dict:
+        return {"flops": self.flops, "xla_flops": self.xla_flops, "bytes_accessed": self.bytes,
+                "unknown_trip_loops": [l.to_dict() for l in self.loops],
+                "callbacks": {m.primitive: m.times for m in self.callbacks}}
+
+
 @check_kind("cost")
 class CostCheck(ScriptMeasureCheck):
     FIELDS = ScriptMeasureCheck.FIELDS + ("factor",)
-    INSTRUMENT = instrument(measure_cost, setup=bind_tracing)
+    INSTRUMENT = instrument(measure_cost, setup=bind_compiling, helpers=(host.callback_lines,))
+    DODGES = ("loop_flops", "host_callback")
     doing = "compiled with jax.jit"
     error_hint = ("The judge compiles your function with jax.jit to read XLA's cost analysis: "
                   "code that needs concrete values (np.asarray(x), float(x), an `if` on an "
@@ -64,36 +119,69 @@ class CostCheck(ScriptMeasureCheck):
         super().__init__(r, scripts)
         self.factor = float(r.number("factor", 1.0, low=1.0))
 
+    def options(self, task) -> dict:
+        return {"max_chars": MAX_HLO_CHARS, "callbacks": list(host.SPELLED)}
+
     def judge(self, grading, calls):
-        details = {"factor": self.factor, "calls": [
-            {"call": c.label, "flops": c.mine["flops"], "bytes_accessed": c.mine["bytes"],
-             "reference_flops": c.reference["flops"],
-             "reference_bytes_accessed": c.reference["bytes"],
-             "callbacks": c.mine["callbacks"]} for c in calls]}
         for c in calls:
-            if c.mine["callbacks"] > c.reference["callbacks"]:
+            if c.mine["too_large"]:
                 return self.failed(
-                    f"at scripted call {c.index} ({c.label}), your compiled program calls back "
-                    f"into Python {c.mine['callbacks']} time(s) (jax.pure_callback, io_callback "
-                    f"or a host callback); the reference's does not. Work done there leaves the "
-                    f"device, and XLA cannot count it. Usual cause: NumPy or Python code called "
-                    f"from the jitted function; write it with jax.numpy.", details=details)
-            limit = c.reference["flops"] * self.factor
-            if c.mine["flops"] > limit:
-                times = c.mine["flops"] / c.reference["flops"] if c.reference["flops"] else None
-                ratio = f"{times:.1f} times the reference's" if times else "the reference's"
-                factor = f"{self.factor:g} x " if self.factor != 1 else ""
+                    f"at scripted call {c.index} ({c.label}), your compiled program is "
+                    f"{c.mine['too_large']:,} characters of HLO, over the {MAX_HLO_CHARS:,} the "
+                    f"judge reads: it is far larger than it needs to be (a Python loop "
+                    f"unrolled many times?)", details={"too_large": c.mine["too_large"]})
+        figures = [(c, Figures(c.mine), Figures(c.reference)) for c in calls]
+        details = {"factor": self.factor, "calls": [
+            dict(call=c.label, **mine.details(),
+                 **{f"reference_{k}": v for k, v in theirs.details().items()})
+            for c, mine, theirs in figures]}
+        for c, mine, theirs in figures:
+            at = f"at scripted call {c.index} ({c.label})"
+            found = host.extra(mine.callbacks, host.by_primitive(theirs.callbacks))
+            if found:
+                return self.failed(host.failure(found, host.by_primitive(theirs.callbacks),
+                                                f"{at}, your compiled program"),
+                                   details=details)
+            if mine.loops and not theirs.loops:
+                loop = mine.loops[0]
+                where = f" at line {loop.line}" if loop.line and loop.file.rsplit("/", 1)[-1] \
+                    == c.mine.get("source") else ""
                 return self.failed(
-                    f"at scripted call {c.index} ({c.label}), your compiled program does "
-                    f"{_num(c.mine['flops'])} flops, {ratio} {_num(c.reference['flops'])} "
-                    f"(budget: {factor}the reference's, {_num(limit)}). It reads and writes "
-                    f"{_num(c.mine['bytes'])} bytes (the reference's: "
-                    f"{_num(c.reference['bytes'])}).\n"
-                    f"Usual cause: {self.cause}.", details=details)
-        worst = max(calls, key=lambda c: c.mine["flops"] / max(c.reference["flops"], 1.0))
-        return self.result(
-            Status.PASSED,
-            f"your compiled program's flops are within {self.factor:g} x the reference's on all "
-            f"{len(calls)} scripted calls (closest: call {worst.index}, "
-            f"{_num(worst.mine['flops'])} against {_num(worst.reference['flops'])})",
-            details=details)
+                    f"{at}, your compiled program has a loop{where} whose trip count XLA "
+                    f"does not know (a lax.while_loop, or a fori_loop whose bounds are traced "
+                    f"values), so the judge cannot say how many flops it does: XLA counts its "
+                    f"body once ({_num(mine.flops)} flops that way, against the reference's "
+                    f"{_num(theirs.flops)}), and it may run any number of times. The "
+                    f"reference's program has no such loop.\nUsual cause: a loop over an "
+                    f"array dimension written with a condition or bounds computed from the "
+                    f"arrays; the shapes are known while tracing, so use them (a fori_loop "
+                    f"or scan with Python bounds), or better, one operation on the whole "
+                    f"array.", details=details)
+            limit = theirs.flops * self.factor
+            if mine.flops > limit:
+                return self.failed(self.over(c, mine, theirs, limit), details=details)
+        worst = max(figures, key=lambda f: f[1].flops / max(f[2].flops, 1.0))
+        c, mine, theirs = worst
+        text = (f"your compiled program's flops are within {self.factor:g} x the reference's on "
+                f"all {len(calls)} scripted calls (closest: call {c.index}, "
+                f"{_num(mine.flops)} against {_num(theirs.flops)})")
+        printed = sum(m.times for _, f, _ in figures for m in f.callbacks
+                      if m.primitive in host.NOT_COUNTED)
+        if printed:
+            text += ("; its jax.debug.print calls copy what they print to the host on every "
+                     "run (not counted against you)")
+        return self.result(Status.PASSED, text, details=details)
+
+    def over(self, c, mine: Figures, theirs: Figures, limit: float) -> str:
+        times = mine.flops / theirs.flops if theirs.flops else None
+        ratio = f"{times:.1f} times the reference's" if times else "the reference's"
+        factor = f"{self.factor:g} x " if self.factor != 1 else ""
+        loops = ""
+        if mine.flops > mine.xla_flops:
+            loops = (f" That counts each loop body once per trip: XLA's own cost analysis, "
+                     f"which counts a body once, says {_num(mine.xla_flops)}.")
+        return (f"at scripted call {c.index} ({c.label}), your compiled program does "
+                f"{_num(mine.flops)} flops, {ratio} {_num(theirs.flops)} "
+                f"(budget: {factor}the reference's, {_num(limit)}). It reads and writes "
+                f"{_num(mine.bytes)} bytes (the reference's: {_num(theirs.bytes)}).{loops}\n"
+                f"Usual cause: {self.cause}.")

@@ -26,6 +26,11 @@ Budgets (``budget:``):
 in the program, a required one in the program of every call whose size is not 0.
 ``forbid_dtypes`` lists dtypes (``float64``) that no value computed in the program may
 have.
+
+Whatever the task lists, a host callback (``jax.pure_callback``, ``io_callback``,
+``jax.debug.callback``) the reference's program does not make fails the check: it is one
+equation however much work it hands to Python on the host (``callbacks.py``; nested ones,
+inside ``scan``, ``cond`` or a custom derivative rule, count too).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ import math
 import re
 
 from ..verdicts import Status
+from . import callbacks as host
 from .base import ScriptMeasureCheck, bind_tracing, check_kind, instrument, run_traced
 from .outcome import plural
 
@@ -133,6 +139,7 @@ class JaxprCheck(ScriptMeasureCheck):
     FIELDS = ScriptMeasureCheck.FIELDS + ("budget", "slack", "per_doubling", "forbid", "require",
                                           "forbid_dtypes", "size", "size_name")
     INSTRUMENT = instrument(measure_program, setup=bind_tracing, helpers=(run_traced,))
+    DODGES = ("host_callback",)
     doing = "traced with jax.make_jaxpr"
     error_hint = ("The judge measures the program jax traces from your function: code that "
                   "needs concrete values (np.asarray(x), float(x), an `if` on an array's "
@@ -221,7 +228,8 @@ class JaxprCheck(ScriptMeasureCheck):
             "budget": self.budget, "slack": self.slack, "size": self.size_name}
         if self.budget == "no_growth":
             details["per_doubling"] = self.per_doubling
-        problems = [p for p in (self.forbidden(calls, sizes), self.forbidden_dtype(calls, sizes),
+        problems = [p for p in (self.called_back(calls, sizes), self.forbidden(calls, sizes),
+                                self.forbidden_dtype(calls, sizes),
                                 self.missing(calls, sizes),
                                 self.over_budget(calls, sizes, counts, refs)) if p]
         if problems:
@@ -338,6 +346,19 @@ class JaxprCheck(ScriptMeasureCheck):
             code = call.mine.get("code", {}).get(line)
             text += f"; {n} of them from line {line} of your file" + (f": `{code}`" if code else "")
         return text
+
+    def called_back(self, calls, sizes) -> str:
+        """A host callback the reference does not make (whatever the task forbids)."""
+        for c, s in zip(calls, sizes):
+            theirs = {p: int(c.reference.get("primitives", {}).get(p, 0)) for p in host.COUNTED}
+            made = [host.Made(p, int(n), c.mine.get("first_line", {}).get(p))
+                    for p, n in c.mine["primitives"].items() if p in host.COUNTED]
+            # one the task forbids gets the task's own words, from forbidden()
+            found = [m for m in host.extra(made, theirs) if m.primitive not in self.forbid]
+            if found:
+                return host.failure(found, theirs, f"your program at {self.at(s)} "
+                                                   f"(scripted call {c.index}: {c.label})")
+        return ""
 
     def forbidden(self, calls, sizes) -> str:
         for c, s in zip(calls, sizes):

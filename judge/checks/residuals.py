@@ -15,11 +15,15 @@ arguments included (5 of them).
 
 The budget is the reference's count and bytes on the same call, plus ``slack`` values
 and ``slack_bytes`` bytes; the traced program's primal value is kept and compared.
+A host callback the reference does not make fails first (``callbacks.py``): a forward
+pass computed in Python can keep what the backward pass needs on the host, where no
+residual shows it.
 """
 
 from __future__ import annotations
 
 from ..verdicts import Status
+from . import callbacks as host
 from .base import ScriptMeasureCheck, bind_tracing, check_kind, instrument, run_traced
 from .outcome import plural
 
@@ -100,6 +104,22 @@ def measure_residuals(ctx, args, kwargs, options, shown=12):
         itemsize = int(getattr(getattr(aval, "dtype", None), "itemsize", 0) or 0)
         saved.append({"shape": shape, "dtype": str(getattr(aval, "dtype", "?")),
                       "bytes": size * itemsize, "from": origin[0], "line": origin[1]})
+    # host callbacks anywhere in the program (a forward computed in Python keeps its
+    # values on the host, where no residual shows them): count and first line of each
+    wanted = set(options.get("callbacks", ()))
+    callbacks: dict = {}
+    jaxprs_in_params = bound["jaxprs_in_params"]
+
+    def find(program, depth=0):
+        for eqn in program.eqns:
+            name = str(eqn.primitive.name)
+            if name in wanted:
+                found = callbacks.setdefault(name, {"times": 0, "line": line_of(eqn)})
+                found["times"] += 1
+            if depth < 100:
+                for sub in jaxprs_in_params(eqn.params):
+                    find(sub, depth + 1)
+    find(jaxpr)
     flat = run_traced(bound, closed, arrays)      # the traced program's own value
     if flat is not None:
         ctx.keep(tree_structure(out_shape).unflatten(list(flat)[:primal]))
@@ -108,13 +128,15 @@ def measure_residuals(ctx, args, kwargs, options, shown=12):
         if r["line"] and ctx.source_file:
             r["code"] = getline(ctx.source_file, r["line"]).strip()[:160]
     return {"count": len(saved), "bytes": sum(r["bytes"] for r in saved), "largest": largest,
-            "arguments_saved": sum(1 for v in residual_vars if id(v) in arguments)}
+            "arguments_saved": sum(1 for v in residual_vars if id(v) in arguments),
+            "callbacks": callbacks}
 
 
 @check_kind("residuals")
 class ResidualsCheck(ScriptMeasureCheck):
     FIELDS = ScriptMeasureCheck.FIELDS + ("slack", "slack_bytes")
     INSTRUMENT = instrument(measure_residuals, setup=bind_tracing, helpers=(run_traced,))
+    DODGES = ("host_callback",)
     doing = "differentiated with jax.vjp"
     error_hint = ("The judge measures what jax.vjp of your function keeps for the backward "
                   "pass: code that cannot be differentiated or traced (np.asarray(x), "
@@ -128,11 +150,24 @@ class ResidualsCheck(ScriptMeasureCheck):
         self.slack = int(r.number("slack", 0, low=0))
         self.slack_bytes = int(r.number("slack_bytes", 0, low=0))
 
+    def options(self, task) -> dict:
+        return {"callbacks": list(host.COUNTED)}
+
     def judge(self, grading, calls):
         details = {"slack": self.slack, "slack_bytes": self.slack_bytes, "calls": [
             {"call": c.label, "count": c.mine["count"], "bytes": c.mine["bytes"],
              "reference_count": c.reference["count"], "reference_bytes": c.reference["bytes"],
              "largest": c.mine["largest"]} for c in calls]}
+        for c in calls:
+            theirs = {p: int(v["times"]) for p, v in c.reference["callbacks"].items()}
+            made = [host.Made(p, int(v["times"]), v.get("line"))
+                    for p, v in c.mine["callbacks"].items()]
+            found = host.extra(made, theirs)
+            if found:
+                return self.failed(host.failure(
+                    found, theirs, f"at scripted call {c.index} ({c.label}), your function",
+                    " Values a callback keeps on the host for the backward pass are "
+                    "residuals the judge cannot see."), details=details)
         for c in calls:
             count, size = c.mine["count"], c.mine["bytes"]
             ref_count, ref_size = c.reference["count"], c.reference["bytes"]
