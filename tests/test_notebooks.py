@@ -186,7 +186,7 @@ def test_any_json_value_where_the_format_expects_another_is_a_reason_or_a_gradin
     intake(json.dumps(put_at(valid_notebook(), place, value)).encode())
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(source=st.text(max_size=200) | st.lists(st.text(max_size=40), max_size=5))
 def test_any_cell_text_reads_or_is_refused(source):
     """Any text at all in a code cell (null bytes, lone surrogates, IPython syntax that
@@ -195,7 +195,7 @@ def test_any_cell_text_reads_or_is_refused(source):
     intake(json.dumps(nb).encode())
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.binary(max_size=300))
 def test_any_bytes_read_or_are_refused(data):
     intake(data)
