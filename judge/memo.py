@@ -20,6 +20,7 @@ ignored.  ``JUDGE_MEMO=off`` turns it off; ``JUDGE_MEMO=/some/folder`` moves it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -33,6 +34,10 @@ from typing import Any
 MEMO_ENV = "JUDGE_MEMO"
 MAX_BYTES = 32 << 20            # a memo past this is not written (values of huge inputs)
 KEPT_PER_SEED = 4               # memos of one task and seed under different keys
+# the whole folder: a seed is the learner's choice (judge run --seed, the service's
+# "seed"), and each makes a memo of its own; the least recently used go first
+MAX_FILES = 256
+MAX_TOTAL_BYTES = 512 << 20
 _VERSIONED = ("jax", "jaxlib", "numpy", "hypothesis", "ml_dtypes")
 
 
@@ -87,6 +92,7 @@ class ReferenceMemo:
                 return None
             with os.fdopen(fd, "rb", closefd=False) as f:
                 data = pickle.load(f)
+            os.utime(fd)                # used now: the last to go when the folder is full
         except Exception:               # a memo cut short or from another judge: ignored
             return None
         finally:
@@ -116,8 +122,32 @@ class ReferenceMemo:
                             key=lambda p: p.stat().st_mtime_ns, reverse=True)
             for old in others[KEPT_PER_SEED - 1:]:
                 old.unlink(missing_ok=True)
+            _bound(self.folder, keep=self.path.name)
         except (OSError, pickle.PicklingError, TypeError, AttributeError):
             pass                          # a memo is a saving, never a reason to fail
+
+
+def _bound(folder: Path, keep: str) -> None:
+    """At most MAX_FILES memos and MAX_TOTAL_BYTES in the folder: the least recently
+    used (written or read) are removed first; ``keep``, just written, stays."""
+    found = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if not entry.name.endswith(".pickle"):
+                continue
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            found.append((entry.name == keep, info.st_mtime_ns, info.st_size, entry.name))
+    found.sort(reverse=True)                     # the one kept first, then newest first
+    count = total = 0
+    for kept, _, size, name in found:
+        count, total = count + 1, total + size
+        if not kept and (count > MAX_FILES or total > MAX_TOTAL_BYTES):
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(folder, name))
+            count, total = count - 1, total - size
 
 
 def _private(folder: Path) -> bool:
