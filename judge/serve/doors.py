@@ -211,7 +211,7 @@ def address_kind(ip) -> str | None:
     ip = _unwrap(ipaddress.ip_address(ip))
     for kind, yes in (("a loopback", ip.is_loopback), ("an unspecified", ip.is_unspecified),
                       ("a link-local", ip.is_link_local), ("a multicast", ip.is_multicast),
-                      ("a private", ip.is_private), ("a reserved", ip.is_reserved),
+                      ("a reserved", ip.is_reserved), ("a private", ip.is_private),
                       ("a non-public", not ip.is_global)):
         if yes:
             return f"{kind} address ({ip})"
@@ -220,6 +220,10 @@ def address_kind(ip) -> str | None:
 
 class CallbackRefused(Exception):
     """A callback's target is not one the service may call."""
+
+
+class RefusedTarget(httpx.ConnectError):
+    """What the callbacks' client raises for such a target: never worth another try."""
 
 
 class CallbackTargets:
@@ -325,4 +329,4 @@ class _GuardedTransport(httpx.HTTPTransport):
         try:
             return super().handle_request(request)
         except CallbackRefused as exc:
-            raise httpx.ConnectError(str(exc), request=request) from None
+            raise RefusedTarget(str(exc), request=request) from None
