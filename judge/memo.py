@@ -16,6 +16,10 @@ It holds reference outputs, so no learner may read it, and expected values, so n
 learner may write it: it lives in a folder of the judge's user with mode 0700 (which
 the sandbox also hides), and a memo whose folder or file another user could write is
 ignored.  ``JUDGE_MEMO=off`` turns it off; ``JUDGE_MEMO=/some/folder`` moves it.
+
+A seed is the learner's choice, and each makes a memo of its own: the folder holds at
+most MAX_FILES memos and MAX_TOTAL_BYTES, the least recently used removed first,
+whoever writes (``judge run``, ``judge batch``, ``judge serve``: all save through here).
 """
 
 from __future__ import annotations
