@@ -189,3 +189,37 @@ def test_state_file_is_sqlite(tmp_path):
     db = sqlite3.connect(tmp_path / "s.sqlite")
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert db.execute("SELECT COUNT(*) FROM submissions").fetchone()[0] == 1
+
+
+@pytest.mark.parametrize("listen, host, served", [
+    ("::1", "[::1]:8000", True), ("::1", "localhost:8000", True),
+    ("::1", "127.0.0.1:8000", False), ("0.0.0.0", "127.0.0.1:8000", True),
+    ("0.0.0.0", "[::1]", True), ("0.0.0.0", "10.1.2.3:8000", False),
+    ("127.0.0.1", "rebind.example", False)])
+def test_the_host_names_served(listen, host, served):
+    """The listen address as browsers write it in Host (an IPv6 one in brackets), and
+    the loopback addresses when listening on every interface."""
+    import anyio
+    import httpx
+
+    from judge.bank import load_bank
+    from judge.serve.app import create_app
+    from judge.serve.doors import Doors
+    from judge.serve.service import Service
+
+    class Idle:
+        name = "idle"
+
+        def status(self):
+            return {}
+
+    service = Service(load_bank(None), Idle(), state=":memory:", workers=1, queue_limit=1,
+                      access=Access(None), doors=Doors(listen_host=listen))
+    app = create_app(service, start=False, close=False)
+
+    async def ask():
+        transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 40000))
+        async with httpx.AsyncClient(transport=transport, base_url="http://x") as http:
+            return await http.get("/v1/tasks", headers={"Host": host})
+
+    assert (anyio.run(ask).status_code == 200) == served

@@ -64,8 +64,12 @@ class Doors:
 
     @property
     def allowed_hosts(self) -> list[str]:
-        listen = self.listen_host.strip("[]").lower()
-        return sorted({listen, "localhost", *(h.lower() for h in self.hosts)})
+        """As Starlette compares them: lower case, an IPv6 address in brackets.  On every
+        interface (0.0.0.0, ::) the loopback addresses are the listen address too."""
+        names = {self.listen_host, "localhost", *self.hosts}
+        if self.listen_host.strip("[]") in ("0.0.0.0", "::"):
+            names |= {"127.0.0.1", "::1"}
+        return sorted({f"[{n.strip('[]')}]" if ":" in n else n for n in map(str.lower, names)})
 
     def middleware(self) -> list[Middleware]:
         """Outermost first: an unknown Host is refused before anything else looks at the
