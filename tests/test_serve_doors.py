@@ -414,3 +414,34 @@ def test_a_stopped_service_leaves_no_hypothesis_folder(bank, tmp_path, how):
         assert list(tmp.glob("jax-judge-hypothesis-*")) == []
     finally:
         server.close()
+
+
+def test_a_service_stopped_while_it_starts_leaves_no_hypothesis_folder(bank, tmp_path):
+    """SIGTERM as soon as the service is started, before or just as uvicorn takes the
+    signal over (an init system stopping it during a slow start): either way it ends by
+    that signal and leaves nothing behind."""
+    import subprocess
+
+    from serve_server import JUDGE
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = subprocess.Popen([JUDGE, "--bank", str(bank), "serve", "--port", "0", "--workers",
+                             "1", "--warm", "0", "--state", str(tmp_path / "s.sqlite")],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            stdin=subprocess.DEVNULL, env={**os.environ, "TMPDIR": str(tmp)},
+                            start_new_session=True)
+    try:
+        lines = []
+        for line in proc.stdout:                 # printed once the service has started
+            lines.append(line)
+            if "tasks from" in line:
+                assert list(tmp.glob("jax-judge-hypothesis-*"))
+                proc.send_signal(signal.SIGTERM)
+                break
+        assert proc.wait(timeout=60) == -signal.SIGTERM, "".join(lines) + proc.stdout.read()
+        assert list(tmp.glob("jax-judge-hypothesis-*")) == []
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import socket
 from dataclasses import dataclass
 from typing import Callable
@@ -33,7 +34,32 @@ class ServeRequest:
     allow_callback_hosts: tuple[str, ...] = ()  # callback targets that are not public
 
 
+def _end_by(signum, frame):
+    """SIGTERM before uvicorn handles it (a stop while the service starts), or after
+    uvicorn has shut down and sent it again: remove what would outlive the process, then
+    end by the signal as without a handler.  Nothing is raised here: an exception from a
+    signal handler can land in a finaliser, where Python drops it."""
+    from ..checks.property import remove_hypothesis_home
+
+    remove_hypothesis_home()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
 def run(bank: Bank, request: ServeRequest, say: Callable[[str], None]) -> int:
+    """Serve until stopped; whatever stops it (SIGTERM, Ctrl-C, an error), hypothesis's
+    folder goes with it."""
+    from ..checks.property import remove_hypothesis_home
+
+    previous = signal.signal(signal.SIGTERM, _end_by)
+    try:
+        return _serve(bank, request, say)
+    finally:
+        remove_hypothesis_home()
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _serve(bank: Bank, request: ServeRequest, say: Callable[[str], None]) -> int:
     try:
         import uvicorn
 
