@@ -223,3 +223,35 @@ def test_the_host_names_served(listen, host, served):
             return await http.get("/v1/tasks", headers={"Host": host})
 
     assert (anyio.run(ask).status_code == 200) == served
+
+
+def test_the_queue_keeps_each_callers_share_and_takes_turns(tmp_path):
+    """Each caller holds at most its share of the places, and the callers take turns
+    for the grading slots: here after a restart, with one caller's flood stored first."""
+    import threading
+
+    from judge.serve.queue import GradingQueue
+
+    store = Store(tmp_path / "s.sqlite").open()
+    for i, who in enumerate(["script"] * 3 + ["site"]):
+        _add(store, f"k{i}", client=who)
+    ids = {r[0]: r[1] for r in store.queued()}
+    graded, done = [], threading.Event()
+
+    class Backend:
+        def grade(self, job, *, fresh=False):
+            graded.append(ids[job.id])
+            if len(graded) == 4:
+                done.set()
+            return _report()
+    queue = GradingQueue(store, Backend(), workers=1, limit=6, callers=2,
+                         on_change=lambda *a: None)
+    assert [queue.reserve("script") for _ in range(4)] == [True, True, True, False]
+    assert queue.reserve("site") and queue.reserve("lab")
+    for who in ("script", "script", "script", "site", "lab"):
+        queue.put(None, who)                                  # given back
+    queue.start()
+    assert done.wait(30)
+    queue.close()
+    assert graded == ["script", "site", "script", "script"]
+    store.close()

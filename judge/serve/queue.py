@@ -6,9 +6,11 @@ one each and grade it on the backend.  A place is reserved before a submission i
 and given back if it turns out to be one already stored (a double click), so the bound
 holds under concurrent requests.
 
-No caller can starve the others.  Each of the ``callers`` the service knows is sure of
-its share of the places (``limit // callers``); beyond it a caller may take only the
-places no other caller's share still needs.  A free grading slot takes the next
+No caller can starve the others.  Each of the ``callers`` the service knows (its tokens,
+or the one loopback caller) may hold at most its share of the places, ``limit //
+callers``, so every caller's share is there for it whatever the others send (a queue
+that lent a caller's places to another could not give them back: a stored submission is
+never dropped).  A free grading slot takes the next
 submission of the caller with the fewest gradings running, the callers taking turns
 when they tie: one script's flood waits behind a classmate's single submission, not the
 other way round.
@@ -39,7 +41,7 @@ class GradingQueue:
         self.store, self.backend = store, backend
         self.workers, self.limit = workers, limit
         self.callers = max(1, callers)
-        self.share = max(1, limit // self.callers)      # places each caller is sure of
+        self.share = max(1, limit // self.callers)      # places each caller may hold
         self.on_change = on_change          # (id, new state, report when done)
         self._lines: dict[str, deque[str]] = {}         # caller -> its ids; dict order: turns
         self._reserved: Counter[str] = Counter()
@@ -71,12 +73,7 @@ class GradingQueue:
             if held >= self.limit:
                 return False
             if self._held(client) >= self.share:
-                others = {c for c in (*self._lines, *self._reserved)
-                          if c != client and self._held(c)}
-                owed = sum(max(0, self.share - self._held(c)) for c in others) + \
-                    max(0, self.callers - 1 - len(others)) * self.share
-                if self.limit - held - 1 < owed:
-                    return False
+                return False
             self._reserved[client] += 1
             return True
 

@@ -147,9 +147,10 @@ class Service:
             if not self.queue.reserve(client.name):
                 self.metrics.submissions.labels("queue_full").inc()
                 wait = self.queue.retry_after_s()
-                raise Refused(503, f"the queue is full for '{client.name}' (of "
-                                   f"{self.queue.limit} places, {self.queue.share} are sure "
-                                   f"for each caller); try again in {wait} s",
+                whose = "" if self.queue.share >= self.queue.limit else \
+                    (f" for '{client.name}' (each of the {self.queue.callers} callers may "
+                     f"hold {self.queue.share} of its {self.queue.limit} places)")
+                raise Refused(503, f"the queue is full{whose}; try again in {wait} s",
                               retry_after=wait)
             try:
                 added = self.store.add(**fields)   # a repeat again if one came meanwhile
