@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from browser import browser  # noqa: F401  (the fixture)
+from isolation_modes import MODES
 from serve_server import LOOP, RIGHT, TASK, Server, make_bank, unique
 
 FOREIGN_HOST = "127.0.0.2"           # another origin, and another site, on this machine
@@ -80,15 +81,10 @@ def bank(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def memo(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("memo") / "reference"
-
-
-@pytest.fixture(scope="module")
-def served(bank, sites, memo, tmp_path_factory):
+def served(bank, sites, tmp_path_factory):
     server = Server(bank, tmp_path_factory.mktemp("state") / "state.sqlite",
                     "--workers", "1", "--warm", "1", "--allow-origin", sites["allowed"],
-                    "--allow-host", "judge.course.example", env={"JUDGE_MEMO": str(memo)})
+                    "--allow-host", "judge.course.example")
     try:
         yield server
     finally:
@@ -323,10 +319,15 @@ def test_bodies_built_to_exhaust_the_parser_get_400(served):
 
 
 # ---------------------------------------------------------------- the memo
-def test_learner_chosen_seeds_do_not_grow_the_memo_without_bound(served, memo):
+@pytest.mark.parametrize("mode", MODES)
+def test_learner_chosen_seeds_do_not_grow_the_memo_without_bound(bank, tmp_path, mode):
+    """Where the memo is written (a sandbox that guards the judge's files), it stays
+    within its bounds; where it is not (process isolation without Landlock or a uid of
+    its own), a seed adds nothing to it."""
     from judge.memo import MAX_FILES, MAX_TOTAL_BYTES
 
-    memo.mkdir(mode=0o700, parents=True, exist_ok=True)
+    memo = tmp_path / "memo"
+    memo.mkdir(mode=0o700)
     old = time.time() - 10 * 86400
     for i in range(MAX_FILES + 40):             # what earlier seeds left, oldest first
         path = memo / f"{TASK}-{100000 + i}-{i:024x}.pickle"
@@ -339,9 +340,19 @@ def test_learner_chosen_seeds_do_not_grow_the_memo_without_bound(served, memo):
     big.chmod(0o600)
     os.utime(big, (old + MAX_FILES + 100, old + MAX_FILES + 100))    # newer than the rest
 
-    report = served.result(served.submit(unique(RIGHT, "seed"), seed=4242)["id"])
+    before = sorted(memo.glob("*.pickle"))
+    server = Server(bank, tmp_path / "state.sqlite", "--workers", "1", "--warm", "1",
+                    env={"JUDGE_MEMO": str(memo), "JUDGE_ISOLATION": mode})
+    try:
+        report = server.result(server.submit(unique(RIGHT, "seed"), seed=4242)["id"])
+    finally:
+        server.close()
     assert report["verdict"] == "accepted" and report["seed"] == 4242
+    assert report["isolation"].startswith(mode), report["isolation"]
     files = sorted(memo.glob("*.pickle"))
+    if mode == "process" and not any(p.name.startswith(f"{TASK}-4242-") for p in files):
+        assert files == before                  # not written here: nothing to bound
+        return
     assert len(files) <= MAX_FILES
     assert sum(p.stat().st_size for p in files) <= MAX_TOTAL_BYTES
     assert any(p.name.startswith(f"{TASK}-4242-") for p in files)     # the new one stays
