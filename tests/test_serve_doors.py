@@ -456,3 +456,21 @@ def test_a_service_stopped_while_it_starts_leaves_no_hypothesis_folder(bank, tmp
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_service_that_fails_to_start_leaves_no_hypothesis_folder(bank, tmp_path):
+    """The error path: a state file that is not SQLite stops the start after hypothesis's
+    folder was made."""
+    import subprocess
+
+    from serve_server import JUDGE
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    state = tmp_path / "state.sqlite"
+    state.write_text("not a database\n" * 100)
+    res = subprocess.run([JUDGE, "--bank", str(bank), "serve", "--port", "0", "--warm", "0",
+                          "--state", str(state)], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "TMPDIR": str(tmp)})
+    assert res.returncode == 2, res.stderr
+    assert list(tmp.glob("jax-judge-hypothesis-*")) == []
