@@ -119,6 +119,13 @@ def test_only_json_bodies_and_only_allowed_origins(served, sites):
     own = post(content=body, headers={"Content-Type": "application/json; charset=utf-8",
                                       "Origin": served.url})        # the service's own page
     assert own.status_code == 202, own.text
+    proxied = post(content=json.dumps({"task": TASK, "source": unique(RIGHT, "proxied")}),
+                   headers={"Content-Type": "application/json", "Host": "judge.course.example",
+                            "Origin": "https://judge.course.example"})   # its page, via TLS
+    assert proxied.status_code == 202, proxied.text
+    assert post(content=body, headers={"Content-Type": "application/json",
+                                       "Host": "judge.course.example",
+                                       "Origin": "https://evil.example"}).status_code == 403
     allowed = post(content=json.dumps({"task": TASK, "source": unique(RIGHT, "allowed")}),
                    headers={"Content-Type": "application/json", "Origin": sites["allowed"]})
     assert allowed.status_code == 202

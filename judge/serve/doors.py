@@ -10,7 +10,7 @@ service itself, when it POSTs a report, calls whatever address a submission name
                 origin or one given with ``--allow-origin`` (CORSMiddleware answers the
                 preflight and marks the answers for those; it refuses nothing, so a
                 foreign ``Origin`` is refused here, before the app sees the request);
-                a body sent to ``/v1`` must be ``application/json`` (a form or a
+                a body must be ``application/json`` (a form or a
                 ``text/plain`` fetch, which a page may send without asking, is 415)
     bodies      JSON with its size, nesting and member count bounded before parsing
     callbacks   a callback's address is checked where the connection is made: the name
@@ -100,8 +100,8 @@ def normal_origin(origin: str) -> str:
 
 class OriginAndTypeMiddleware:
     """Refuses what a page on another site could make a browser send: a request whose
-    ``Origin`` is neither this service's nor an allowed one (403), and a body to
-    ``/v1`` that is not JSON (415: a form or a ``text/plain`` fetch is sent without a
+    ``Origin`` is neither this service's nor an allowed one (403), and a body that is
+    not JSON (415: a form or a ``text/plain`` fetch is sent without a
     preflight, so only the type tells them apart).  A request without ``Origin`` comes
     from no page (a site's back end, curl) or is a plain navigation."""
 
@@ -126,7 +126,7 @@ class OriginAndTypeMiddleware:
         if origin is not None and not self._allowed(origin, scope, headers):
             return 403, (f"requests from pages on {origin[:200]} are refused: this service "
                          "answers its own page and the origins given with --allow-origin")
-        if scope["method"] in BODY_METHODS and scope["path"].startswith("/v1/"):
+        if scope["method"] in BODY_METHODS:
             media = (headers.get("content-type") or "").split(";")[0].strip().lower()
             if media != "application/json":
                 return 415, ("the body must be JSON, sent with Content-Type: "
@@ -140,8 +140,10 @@ class OriginAndTypeMiddleware:
             return False                       # 'null' (a sandboxed page, a file), junk
         if origin in self.origins:
             return True
-        # this service's own page: the Host header was checked by TrustedHostMiddleware
-        scheme = scope.get("scheme", "http")
+        # this service's own page: the Host header was checked by TrustedHostMiddleware.
+        # The page's scheme, not the connection's: behind a proxy that ends TLS the page
+        # is https and the connection http, and one host and port serve one of them
+        scheme = origin.split(":", 1)[0]
         try:
             return origin == normal_origin(f"{scheme}://{headers.get('host', '')}")
         except ValueError:
