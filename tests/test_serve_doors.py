@@ -319,6 +319,8 @@ def test_bodies_built_to_exhaust_the_parser_get_400(served):
     long_task = served.http.post("/v1/submissions", json={"task": "t" * 400_000,
                                                           "source": RIGHT})
     assert long_task.status_code == 422 and len(long_task.text) < 1000
+    unclosed = post(b'["' + b'\\"' * 400_000)     # a string never closed, all escapes
+    assert unclosed.status_code == 400 and "not JSON" in unclosed.json()["error"]
     over = post(b" " * (2 << 20))
     assert over.status_code == 413
     assert served.health()["status"] == "ok"

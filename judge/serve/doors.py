@@ -22,9 +22,7 @@ service itself, when it POSTs a report, calls whatever address a submission name
 from __future__ import annotations
 
 import ipaddress
-import itertools
 import json
-import re
 import socket
 import urllib.parse
 from dataclasses import dataclass, field
@@ -151,15 +149,19 @@ class OriginAndTypeMiddleware:
 
 
 # ---------------------------------------------------------------- bodies
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
-_OPEN_CLOSE = bytes.maketrans(b"[{]}", b"\x01\x01\x02\x02")
-_OTHERS = bytes(set(range(256)) - set(b"[{]}"))
-
-
 def nesting(raw: bytes) -> int:
-    """How deep the arrays and objects of this JSON text go (strings skipped)."""
-    marks = _STRING.sub(b"", raw).translate(_OPEN_CLOSE, _OTHERS)
-    return max(itertools.accumulate(1 if m == 1 else -1 for m in marks), default=0)
+    """How deep the arrays and objects of this JSON text go, in time linear in its
+    length whatever it holds (no pattern that backtracks, no loop in Python): escaped
+    backslashes out, then escaped quotes (left to right, as a JSON reader pairs them);
+    a character after an odd number of quotes is inside a string; outside, +1 per [ {
+    and -1 per ] }."""
+    import numpy as np
+
+    text = np.frombuffer(raw.replace(b"\\\\", b"").replace(b'\\"', b""), dtype=np.uint8)
+    outside = np.cumsum(text == ord('"'), dtype=np.int64) % 2 == 0
+    step = np.isin(text, (ord("["), ord("{"))).astype(np.int64) - \
+        np.isin(text, (ord("]"), ord("}")))
+    return int(np.cumsum(step * outside).max(initial=0))
 
 
 def parse_json(raw: bytes | str, what: str = "the body"):
