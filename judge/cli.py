@@ -269,8 +269,19 @@ def _names_a_zone(text: str) -> bool:
                    "(pip install 'jax-judge[serve,dask]').")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]),
               default="info", show_default=True)
+@click.option("--allow-host", "allow_hosts", multiple=True, metavar="NAME",
+              help="Also answer requests for this Host name (the listen address and "
+                   "localhost always); repeatable.  Any other is refused (DNS rebinding).")
+@click.option("--allow-origin", "allow_origins", multiple=True, metavar="https://SITE",
+              help="Let pages of this origin call the API from a browser (CORS); repeatable. "
+                   "Pages of any other origin are refused.")
+@click.option("--allow-callback-host", "allow_callback_hosts", multiple=True,
+              metavar="NAME|ADDRESS|NETWORK",
+              help="Let callback_url reach this name, address or network although it is "
+                   "not public (e.g. 127.0.0.1 for a site on this machine); repeatable.")
 @click.pass_context
-def serve(ctx, host, port, workers, warm, queue_limit, state, tokens, scheduler, log_level):
+def serve(ctx, host, port, workers, warm, queue_limit, state, tokens, scheduler, log_level,
+          allow_hosts, allow_origins, allow_callback_hosts):
     """Serve the grading API (/v1), its metrics and a page for people at /.
 
     POST /v1/submissions {"task": ID, "source": TEXT} answers 202 {"id": ...} at once;
@@ -283,7 +294,9 @@ def serve(ctx, host, port, workers, warm, queue_limit, state, tokens, scheduler,
 
     bank = open_bank(ctx, grading=True)
     request = ServeRequest(host=host, port=port, workers=workers, warm=warm, queue=queue_limit,
-                           state=state, tokens=tokens, scheduler=scheduler, log_level=log_level)
+                           state=state, tokens=tokens, scheduler=scheduler, log_level=log_level,
+                           allow_hosts=allow_hosts, allow_origins=allow_origins,
+                           allow_callback_hosts=allow_callback_hosts)
     try:
         status = run_service(bank, request, lambda text: click.echo(f"judge serve: {text}",
                                                                     err=True))

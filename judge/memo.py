@@ -16,10 +16,15 @@ It holds reference outputs, so no learner may read it, and expected values, so n
 learner may write it: it lives in a folder of the judge's user with mode 0700 (which
 the sandbox also hides), and a memo whose folder or file another user could write is
 ignored.  ``JUDGE_MEMO=off`` turns it off; ``JUDGE_MEMO=/some/folder`` moves it.
+
+A seed is the learner's choice, and each makes a memo of its own: the folder holds at
+most MAX_FILES memos and MAX_TOTAL_BYTES, the least recently used removed first,
+whoever writes (``judge run``, ``judge batch``, ``judge serve``: all save through here).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -33,6 +38,10 @@ from typing import Any
 MEMO_ENV = "JUDGE_MEMO"
 MAX_BYTES = 32 << 20            # a memo past this is not written (values of huge inputs)
 KEPT_PER_SEED = 4               # memos of one task and seed under different keys
+# the whole folder: a seed is the learner's choice (judge run --seed, the service's
+# "seed"), and each makes a memo of its own; the least recently used go first
+MAX_FILES = 256
+MAX_TOTAL_BYTES = 512 << 20
 _VERSIONED = ("jax", "jaxlib", "numpy", "hypothesis", "ml_dtypes")
 
 
@@ -87,6 +96,7 @@ class ReferenceMemo:
                 return None
             with os.fdopen(fd, "rb", closefd=False) as f:
                 data = pickle.load(f)
+            os.utime(fd)                # used now: the last to go when the folder is full
         except Exception:               # a memo cut short or from another judge: ignored
             return None
         finally:
@@ -116,8 +126,32 @@ class ReferenceMemo:
                             key=lambda p: p.stat().st_mtime_ns, reverse=True)
             for old in others[KEPT_PER_SEED - 1:]:
                 old.unlink(missing_ok=True)
+            _bound(self.folder, keep=self.path.name)
         except (OSError, pickle.PicklingError, TypeError, AttributeError):
             pass                          # a memo is a saving, never a reason to fail
+
+
+def _bound(folder: Path, keep: str) -> None:
+    """At most MAX_FILES memos and MAX_TOTAL_BYTES in the folder: the least recently
+    used (written or read) are removed first; ``keep``, just written, stays."""
+    found = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if not entry.name.endswith(".pickle"):
+                continue
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            found.append((entry.name == keep, info.st_mtime_ns, info.st_size, entry.name))
+    found.sort(reverse=True)                     # the one kept first, then newest first
+    count = total = 0
+    for kept, _, size, name in found:
+        count, total = count + 1, total + size
+        if not kept and (count > MAX_FILES or total > MAX_TOTAL_BYTES):
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(folder, name))
+            count, total = count - 1, total - size
 
 
 def _private(folder: Path) -> bool:

@@ -47,14 +47,16 @@ def unique(source: str, tag) -> str:
 
 
 class Server:
-    def __init__(self, bank: Path, state: Path, *args: str, start_timeout_s: float = 120):
+    def __init__(self, bank: Path, state: Path, *args: str, start_timeout_s: float = 120,
+                 env: dict | None = None):
         self.bank, self.state, self.args = bank, state, list(args)
         self.lines: list[str] = []
         cmd = [JUDGE, "--bank", str(bank), "serve", "--port", "0", "--state", str(state),
                *self.args]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True, cwd=bank,
-                                     start_new_session=True)
+                                     start_new_session=True,
+                                     env=None if env is None else {**os.environ, **env})
         self._listening = threading.Event()
         self.url = ""
         threading.Thread(target=self._read, daemon=True).start()
@@ -140,9 +142,9 @@ class Server:
             self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(timeout=30)
 
-    def stop(self) -> int:
+    def stop(self, how: int = signal.SIGTERM) -> int:
         if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
+            self.proc.send_signal(how)
             try:
                 self.proc.wait(timeout=30)
             except subprocess.TimeoutExpired:

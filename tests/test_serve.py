@@ -25,7 +25,8 @@ def bank(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def served(bank, tmp_path_factory):
     server = Server(bank, tmp_path_factory.mktemp("state") / "state.sqlite",
-                    "--workers", "2", "--warm", "2")
+                    "--workers", "2", "--warm", "2",
+                    "--allow-callback-host", "127.0.0.1")    # the receiver below is here
     try:
         server.wait_warm()
         yield server
@@ -148,7 +149,8 @@ def test_bad_requests_get_clear_errors_and_store_nothing(served):
     before = served.health()
     post = lambda **kw: served.http.post("/v1/submissions", **kw)
     cases = [
-        (post(content=b"{not json"), 400, "not JSON"),
+        (post(content=b"{not json", headers={"Content-Type": "application/json"}), 400,
+         "not JSON"),
         (post(json=[1, 2]), 400, "JSON object"),
         (post(json={"task": "cache_independant_count", "source": RIGHT}), 422, "Did you mean"),
         (post(json={"task": TASK}), 422, "exactly one of 'source'"),

@@ -163,7 +163,7 @@ def test_without_tokens_other_machines_are_refused():
 
     async def ask(client):
         transport = httpx.ASGITransport(app=app, client=client)
-        async with httpx.AsyncClient(transport=transport, base_url="http://judge") as http:
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
             return await http.get("/v1/tasks")
 
     far = anyio.run(ask, ("198.51.100.7", 40000))
@@ -189,3 +189,69 @@ def test_state_file_is_sqlite(tmp_path):
     db = sqlite3.connect(tmp_path / "s.sqlite")
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert db.execute("SELECT COUNT(*) FROM submissions").fetchone()[0] == 1
+
+
+@pytest.mark.parametrize("listen, host, served", [
+    ("::1", "[::1]:8000", True), ("::1", "localhost:8000", True),
+    ("::1", "127.0.0.1:8000", False), ("0.0.0.0", "127.0.0.1:8000", True),
+    ("0.0.0.0", "[::1]", True), ("0.0.0.0", "10.1.2.3:8000", False),
+    ("127.0.0.1", "rebind.example", False)])
+def test_the_host_names_served(listen, host, served):
+    """The listen address as browsers write it in Host (an IPv6 one in brackets), and
+    the loopback addresses when listening on every interface."""
+    import anyio
+    import httpx
+
+    from judge.bank import load_bank
+    from judge.serve.app import create_app
+    from judge.serve.doors import Doors
+    from judge.serve.service import Service
+
+    class Idle:
+        name = "idle"
+
+        def status(self):
+            return {}
+
+    service = Service(load_bank(None), Idle(), state=":memory:", workers=1, queue_limit=1,
+                      access=Access(None), doors=Doors(listen_host=listen))
+    app = create_app(service, start=False, close=False)
+
+    async def ask():
+        transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 40000))
+        async with httpx.AsyncClient(transport=transport, base_url="http://x") as http:
+            return await http.get("/v1/tasks", headers={"Host": host})
+
+    assert (anyio.run(ask).status_code == 200) == served
+
+
+def test_the_queue_keeps_each_callers_share_and_takes_turns(tmp_path):
+    """Each caller holds at most its share of the places, and the callers take turns
+    for the grading slots: here after a restart, with one caller's flood stored first."""
+    import threading
+
+    from judge.serve.queue import GradingQueue
+
+    store = Store(tmp_path / "s.sqlite").open()
+    for i, who in enumerate(["script"] * 3 + ["site"]):
+        _add(store, f"k{i}", client=who)
+    ids = {r[0]: r[1] for r in store.queued()}
+    graded, done = [], threading.Event()
+
+    class Backend:
+        def grade(self, job, *, fresh=False):
+            graded.append(ids[job.id])
+            if len(graded) == 4:
+                done.set()
+            return _report()
+    queue = GradingQueue(store, Backend(), workers=1, limit=6, callers=2,
+                         on_change=lambda *a: None)
+    assert [queue.reserve("script") for _ in range(4)] == [True, True, True, False]
+    assert queue.reserve("site") and queue.reserve("lab")
+    for who in ("script", "script", "script", "site", "lab"):
+        queue.put(None, who)                                  # given back
+    queue.start()
+    assert done.wait(30)
+    queue.close()
+    assert graded == ["script", "site", "script", "script"]
+    store.close()

@@ -36,6 +36,18 @@ from .base import GENERATED, CheckSpec, Later, check_kind
 from .outcome import call_text, counterexample, failed_call, mismatch
 from ..verdicts import Status, Verdict
 
+_HOMES: list[str] = []
+
+
+def remove_hypothesis_home() -> None:
+    """Remove hypothesis's private folder.  atexit does it when the interpreter ends
+    normally; a process ended by a signal (judge serve under SIGTERM, after uvicorn
+    re-raises it) never gets there, so whoever stops such a process calls this."""
+    while _HOMES:
+        shutil.rmtree(_HOMES.pop(), ignore_errors=True)
+    _hypothesis.cache_clear()          # a later use in this process makes a new one
+
+
 @functools.lru_cache(maxsize=1)
 def _hypothesis():
     """hypothesis, imported on first use (not when the bank loads).  It keeps files
@@ -45,7 +57,8 @@ def _hypothesis():
     from hypothesis.configuration import set_hypothesis_home_dir
 
     home = tempfile.mkdtemp(prefix="jax-judge-hypothesis-")
-    atexit.register(shutil.rmtree, home, True)
+    _HOMES.append(home)
+    atexit.register(remove_hypothesis_home)
     set_hypothesis_home_dir(home)
     _ignore_local_constants()
     return hypothesis

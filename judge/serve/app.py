@@ -12,9 +12,11 @@
     GET  /                             the page for people (page/)
 
 Errors are ``{"error": "..."}`` with the status that says what kind: 400/413/422 bad
-input, 401 no or unknown token, 403 not this machine (no tokens configured), 404
-unknown id, 429 over the token's rate, 503 the queue is full; 429 and 503 carry
-``Retry-After``.
+input, 415 a body that is not ``application/json``, 401 no or unknown token, 403 not
+this machine (no tokens configured) or a page of a foreign origin, 404 unknown id, 429
+over the token's rate, 503 the queue (or the caller's share of it) is full; 429 and 503
+carry ``Retry-After``.  What comes in and goes out whoever asks (Host, Origin, body
+sizes, callback addresses) is doors.py's, as middleware around these routes.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from starlette.staticfiles import StaticFiles
 
 from ..catalog import task_summary
 from .access import Client
+from .doors import Refusal, parse_json
 from .hints import hint_routes
 from .service import MAX_SOURCE_BYTES, Refused, Service
 
@@ -182,20 +185,25 @@ def create_app(service: Service, *, start: bool = True, close: bool = True,
         Route("/metrics", metrics),
         Mount("/static", StaticFiles(directory=PAGE), name="static"),
     ]
-    return Starlette(routes=routes, lifespan=lifespan, exception_handlers={Refused: refused})
+    return Starlette(routes=routes, lifespan=lifespan, exception_handlers={Refused: refused},
+                     middleware=service.doors.middleware())
 
 
 async def _json_body(request: Request):
+    """The body, parsed within bounds (doors.py): its bytes counted as they come."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise Refused(413, f"the request is over {MAX_BODY_BYTES} bytes")
     size, chunks = 0, []
     async for chunk in request.stream():
         size += len(chunk)
         if size > MAX_BODY_BYTES:
             raise Refused(413, f"the request is over {MAX_BODY_BYTES} bytes")
         chunks.append(chunk)
-    try:
-        return json.loads(b"".join(chunks))
-    except ValueError:
-        raise Refused(400, "the body is not JSON") from None
+    try:        # a thread: a 1 MiB body takes some tens of ms, the loop serves others meanwhile
+        return await anyio.to_thread.run_sync(parse_json, b"".join(chunks))
+    except Refusal as exc:
+        raise Refused(exc.status, exc.message) from None
 
 
 def _wait_s(value: str | None) -> float:

@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 
+from .doors import CallbackTargets, RefusedTarget
 from .store import Callback, Store
 
 log = logging.getLogger("judge.serve")
@@ -33,15 +34,16 @@ def backoff_s(attempt: int) -> float:
 
 class Callbacks:
     def __init__(self, store: Store, *, attempts: int = ATTEMPTS,
-                 on_result=lambda ok: None):
+                 on_result=lambda ok: None, targets: CallbackTargets | None = None):
         self.store, self.attempts, self.on_result = store, attempts, on_result
         self._wake = threading.Event()
         self._closed = False
         self._in_flight: set[int] = set()
         self._lock = threading.Lock()
         self._senders = ThreadPoolExecutor(SENDERS, thread_name_prefix="serve-callback")
-        self._client = httpx.Client(timeout=TIMEOUT_S, follow_redirects=False,
-                                    headers={"User-Agent": "jax-judge-serve"})
+        # public addresses only, checked where each connection is made (doors.py)
+        self._client = (targets or CallbackTargets()).client(
+            timeout=TIMEOUT_S, headers={"User-Agent": "jax-judge-serve"})
         self._thread = threading.Thread(target=self._loop, name="serve-callbacks", daemon=True)
 
     def start(self) -> None:
@@ -67,17 +69,20 @@ class Callbacks:
     def _deliver(self, cb: Callback) -> None:
         try:
             row = self.store.get(cb.submission)
-            error = ""
+            error, refused = "", False
             try:
                 answer = self._client.post(cb.url, content=row["report"].encode(),
                                            headers={"Content-Type": "application/json",
                                                     "Judge-Submission": cb.submission})
                 ok = 200 <= answer.status_code < 300
                 error = "" if ok else f"HTTP {answer.status_code}"
+            except RefusedTarget as exc:
+                ok, error, refused = False, f"refused: {exc}", True
             except httpx.HTTPError as exc:
                 ok, error = False, f"{type(exc).__name__}: {exc}"
             tried = cb.attempts + 1
-            retry_at = None if ok or tried >= self.attempts else time.time() + backoff_s(tried)
+            retry_at = None if ok or refused or tried >= self.attempts else \
+                time.time() + backoff_s(tried)
             self.store.callback_tried(cb.id, delivered=ok, error=error, retry_at=retry_at)
             self.on_result(ok)
             if not ok:

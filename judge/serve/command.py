@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import socket
 from dataclasses import dataclass
 from typing import Callable
@@ -28,14 +29,43 @@ class ServeRequest:
     tokens: str | None = None
     scheduler: str | None = None
     log_level: str = "info"
+    allow_hosts: tuple[str, ...] = ()          # Host names served besides the listen address
+    allow_origins: tuple[str, ...] = ()        # pages of other origins that may call
+    allow_callback_hosts: tuple[str, ...] = ()  # callback targets that are not public
+
+
+def _end_by(signum, frame):
+    """SIGTERM before uvicorn handles it (a stop while the service starts), or after
+    uvicorn has shut down and sent it again: remove what would outlive the process, then
+    end by the signal as without a handler.  Nothing is raised here: an exception from a
+    signal handler can land in a finaliser, where Python drops it."""
+    from ..checks.property import remove_hypothesis_home
+
+    remove_hypothesis_home()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
 
 
 def run(bank: Bank, request: ServeRequest, say: Callable[[str], None]) -> int:
+    """Serve until stopped; whatever stops it (SIGTERM, Ctrl-C, an error), hypothesis's
+    folder goes with it."""
+    from ..checks.property import remove_hypothesis_home
+
+    previous = signal.signal(signal.SIGTERM, _end_by)
+    try:
+        return _serve(bank, request, say)
+    finally:
+        remove_hypothesis_home()
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _serve(bank: Bank, request: ServeRequest, say: Callable[[str], None]) -> int:
     try:
         import uvicorn
 
         from .access import Access, TokensError, load_tokens
         from .app import create_app
+        from .doors import Doors, normal_origin
         from .service import Service
         from .store import StoreError
     except ImportError as exc:
@@ -46,6 +76,12 @@ def run(bank: Bank, request: ServeRequest, say: Callable[[str], None]) -> int:
         access = Access(load_tokens(request.tokens) if request.tokens else None)
     except TokensError as exc:
         raise UsageError(str(exc)) from None
+    try:
+        doors = Doors(listen_host=request.host, hosts=tuple(request.allow_hosts),
+                      origins=tuple(normal_origin(o) for o in request.allow_origins),
+                      callback_hosts=tuple(request.allow_callback_hosts))
+    except ValueError as exc:
+        raise UsageError(f"--allow-origin: {exc}") from None
     backend, workers = _backend(bank, request)
     try:
         sock = _listen(request.host, request.port)
@@ -54,7 +90,7 @@ def run(bank: Bank, request: ServeRequest, say: Callable[[str], None]) -> int:
         raise UsageError(f"cannot listen on {request.host}:{request.port}: "
                          f"{exc.strerror or exc}") from None
     service = Service(bank, backend, state=request.state, workers=workers,
-                      queue_limit=request.queue, access=access)
+                      queue_limit=request.queue, access=access, doors=doors)
     try:
         service.start()
     except StoreError as exc:
@@ -72,6 +108,10 @@ def run(bank: Bank, request: ServeRequest, say: Callable[[str], None]) -> int:
             "FILE to accept other machines")
     else:
         say(f"{len(access.tokens)} tokens from {request.tokens}: every /v1 call needs one")
+    say(f"serving Host {', '.join(doors.allowed_hosts)}; pages of "
+        + (", ".join(doors.origins) if doors.origins else "no other origin")
+        + "; callbacks to public addresses"
+        + (f" and {', '.join(doors.callback_hosts)}" if doors.callback_hosts else ""))
     where = f"on {request.scheduler}" if request.scheduler else \
         f"here, {backend.pool.size} learner workers kept warm"
     say(f"{workers} gradings at once {where}; a queue of {request.queue}")

@@ -13,12 +13,14 @@ from .. import __version__
 from ..bank import Bank, UnknownTask
 from .access import Access, Client, RateLimiter
 from .callbacks import Callbacks
+from .doors import Doors, Refusal, parse_json
 from .metrics import Metrics
 from .queue import GradingQueue
 from .store import Store
 
 MAX_SOURCE_BYTES = 512 * 1024
 SEED_RANGE = (0, 2**32 - 1)
+MAX_TASK_ID_CHARS = 200
 
 
 class Refused(Exception):
@@ -44,15 +46,17 @@ class Submission:
 
 class Service:
     def __init__(self, bank: Bank, backend, *, state: str | Path, workers: int,
-                 queue_limit: int, access: Access):
+                 queue_limit: int, access: Access, doors: Doors | None = None):
         self.bank, self.backend, self.access = bank, backend, access
+        self.doors = doors or Doors()
         self.store = Store(state)
         self.limiter = RateLimiter()
         self.queue = GradingQueue(self.store, backend, workers=workers, limit=queue_limit,
+                                  callers=len(access.tokens or ()) or 1,
                                   on_change=self._changed)
         self.metrics = Metrics(self.queue, backend)
         self.callbacks = Callbacks(self.store, on_result=lambda ok: self.metrics.callbacks.labels(
-            "delivered" if ok else "failed").inc())
+            "delivered" if ok else "failed").inc(), targets=self.doors.callbacks)
         self.listeners: list = []           # called (id, state) from the grading threads
         self._fingerprints = {t: _fingerprint(bank, t) for t in bank.tasks}
 
@@ -66,10 +70,13 @@ class Service:
         self.callbacks.start()
 
     def close(self) -> None:
+        from ..checks.property import remove_hypothesis_home
+
         self.queue.close()
         self.callbacks.close()
         self.backend.close()
         self.store.close()
+        remove_hypothesis_home()      # a stop by signal never reaches atexit
 
     # ------------------------------------------------------------ submissions
     def parse(self, body) -> Submission:
@@ -78,10 +85,11 @@ class Service:
         unknown = sorted(set(body) - {"task", "source", "notebook", "seed", "strict",
                                       "callback_url"})
         if unknown:
-            raise Refused(422, f"unknown field {', '.join(unknown)} (known: task, source, "
+            named = ", ".join(str(k)[:40] for k in unknown[:5]) + (", ..." if unknown[5:] else "")
+            raise Refused(422, f"unknown field {named} (known: task, source, "
                                "notebook, seed, strict, callback_url)")
         task_id = body.get("task")
-        if not isinstance(task_id, str):
+        if not isinstance(task_id, str) or len(task_id) > MAX_TASK_ID_CHARS:
             raise Refused(422, "'task' must be a task id (GET /v1/tasks lists them)")
         try:
             task = self.bank.get(task_id)
@@ -112,6 +120,10 @@ class Service:
         url = body.get("callback_url")
         if url is not None and not _http_url(url):
             raise Refused(422, "'callback_url' must be an http:// or https:// URL")
+        refusal = url and self.doors.callbacks.refusal(url)
+        if refusal:
+            raise Refused(422, f"'callback_url' may not point at this machine or its network: "
+                               f"{refusal} (judge serve --allow-callback-host allows it)")
         return Submission(task.id, filename, source, seed, strict, url)
 
     def submit(self, client: Client, body) -> dict:
@@ -132,17 +144,20 @@ class Service:
                       callback_url=sub.callback_url)
         added = self.store.add(**fields, create=False)     # a repeat needs no place
         if added is None:
-            if not self.queue.reserve():
+            if not self.queue.reserve(client.name):
                 self.metrics.submissions.labels("queue_full").inc()
                 wait = self.queue.retry_after_s()
-                raise Refused(503, f"the queue is full ({self.queue.limit} submissions "
-                                   f"waiting); try again in {wait} s", retry_after=wait)
+                whose = "" if self.queue.share >= self.queue.limit else \
+                    (f" for '{client.name}' (each of the {self.queue.callers} callers may "
+                     f"hold {self.queue.share} of its {self.queue.limit} places)")
+                raise Refused(503, f"the queue is full{whose}; try again in {wait} s",
+                              retry_after=wait)
             try:
                 added = self.store.add(**fields)   # a repeat again if one came meanwhile
             except BaseException:
-                self.queue.put(None)
+                self.queue.put(None, client.name)
                 raise
-            self.queue.put(None if added.deduplicated else added.id)
+            self.queue.put(None if added.deduplicated else added.id, client.name)
         self.metrics.submissions.labels("deduplicated" if added.deduplicated else "queued").inc()
         if added.deduplicated and added.state == "done" and sub.callback_url:
             self.callbacks.wake()
@@ -194,9 +209,10 @@ def _fingerprint(bank: Bank, task_id: str) -> str:
 def _notebook_bytes(notebook) -> bytes:
     if isinstance(notebook, str):
         try:
-            notebook = json.loads(notebook)
-        except ValueError:
-            raise Refused(422, "'notebook' is not JSON: give the .ipynb document") from None
+            notebook = parse_json(notebook, "'notebook'")
+        except Refusal as exc:
+            raise Refused(413 if exc.status == 413 else 422,
+                          f"{exc.message}: give the .ipynb document") from None
     if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
         raise Refused(422, "'notebook' must be a Jupyter notebook (a JSON object with 'cells')")
     return json.dumps(notebook, ensure_ascii=False).encode()

@@ -154,6 +154,12 @@ class Store:
             return [r[0] for r in self._db.execute(
                 "SELECT id FROM submissions WHERE state='queued' ORDER BY seq")]
 
+    def queued(self) -> list[tuple[str, str]]:
+        """(id, client) of every waiting submission, in the order they came."""
+        with self._lock:
+            return [(r[0], r[1]) for r in self._db.execute(
+                "SELECT id, client FROM submissions WHERE state='queued' ORDER BY seq")]
+
     def start(self, sub_id: str) -> Job | None:
         """queued -> running; None when it is not queued (already graded)."""
         with self._lock, _transaction(self._db) as db:
