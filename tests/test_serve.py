@@ -212,6 +212,19 @@ def test_a_notebook_is_graded(served, bank, tmp_path):
     assert report["verdict"] == "accepted" and report["submission"] == "submission.ipynb"
 
 
+def test_a_notebook_holding_a_lone_surrogate_is_the_learners_invalid_submission(served):
+    cell = {"cell_type": "code", "source": "x = '\\ud800'", "metadata": {}, "outputs": [],
+            "execution_count": None, "id": "c1"}
+    notebook = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    body = json.dumps({"task": TASK, "notebook": notebook}).replace("\\\\ud800", "\\ud800")
+    assert "\\ud800" in body and "\\\\ud800" not in body   # JSON's escape: a lone surrogate
+    answer = served.http.post("/v1/submissions", content=body.encode(),
+                              headers={"Content-Type": "application/json"})
+    assert answer.status_code == 202, answer.text
+    report = served.result(answer.json()["id"])
+    assert report["verdict"] == "invalid_submission", report["verdict"]
+
+
 def test_the_html_report_escapes_what_the_learner_wrote(served):
     shouts = "print('<script>alert(1)</script>')\n" + RIGHT
     sub = served.submit(unique(shouts, "html"))

@@ -215,7 +215,9 @@ def _notebook_bytes(notebook) -> bytes:
                           f"{exc.message}: give the .ipynb document") from None
     if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
         raise Refused(422, "'notebook' must be a Jupyter notebook (a JSON object with 'cells')")
-    return json.dumps(notebook, ensure_ascii=False).encode()
+    # a lone surrogate (JSON allows "\ud800") stays in the bytes for the notebook reader to
+    # refuse as the learner's, as the source branch does, never a 500 here
+    return json.dumps(notebook, ensure_ascii=False).encode("utf-8", "surrogatepass")
 
 
 def _http_url(url) -> bool:
