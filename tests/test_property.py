@@ -154,6 +154,20 @@ def test_a_slow_right_function_is_graded_on_the_inputs_checked_in_time(tmp_path,
     assert score(report).earned == score(report).maximum
 
 
+def test_a_run_cut_short_has_still_checked_the_edges(tmp_path):
+    # wrong only on the all-maximum edge (length 8, the range's ends at both ends, where
+    # the judge puts them), which the drawn inputs almost never are: checked only if the
+    # edges come before the drawn inputs the clock may cut off
+    wrong_at_the_edge = ("y = _double(x)\n    if x.shape[0] == 8:\n"
+                         "        y = jnp.where((x[0] == -10.0) & (x[-1] == 10.0), y + 1, y)\n"
+                         "    return y")
+    report, checks = run_on_budget(tmp_path, sleepy(0.4, body=wrong_at_the_edge,
+                                                    top="import jax.numpy as jnp"))
+    prop = checks["property"]
+    assert report.verdict == "wrong_answer", [c.message for c in report.checks]
+    assert prop.status == "failed" and prop.counterexample, prop.message
+
+
 def test_a_slow_function_with_a_failed_performance_check_is_inefficient(tmp_path):
     # the verdict comes from the check that measured something, not from the clock
     source = sleepy(0.4, body="float(x.sum()) if x.size else None\n    return _double(x)")
