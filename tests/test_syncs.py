@@ -207,7 +207,7 @@ def _thread_records(counter, fn, *args):
 
 def test_a_pool_threads_pull_counts_with_the_line_that_submitted_it(learner, counter):
     ((kind, line),) = _thread_records(counter, learner.pool_pull, X)
-    assert kind.startswith("bool() on thread 'ThreadPoolExecutor") and "handed over" in kind
+    assert kind.startswith("bool() on thread 'ThreadPoolExecutor-N_N'") and "handed over" in kind
     assert line == line_of("pool_submit")
 
 
@@ -224,7 +224,7 @@ def test_a_thread_with_a_numpy_target_counts_at_its_start(learner, counter):
 
 def test_a_low_level_thread_counts(learner, counter):
     ((kind, line),) = _thread_records(counter, learner.low_level_thread_item, X)
-    assert kind.startswith(".item() on thread 'Dummy") and line == line_of("low_level_body")
+    assert kind.startswith(".item() on thread 'Dummy-N'") and line == line_of("low_level_body")
 
 
 def test_a_thread_running_learner_code_names_its_own_line(learner, counter):

@@ -273,15 +273,15 @@ class RetraceCheck(ScriptedCheck):
                  f"(the reference's file: {theirs}): programs prepared ahead of any call "
                  "(jit(...).lower(...).compile(), .trace(...), warm-up calls at import) count "
                  "like programs compiled on demand"]
-        reasons: dict[str, int] = {}
+        again: dict[str, list[str]] = {}      # group -> the reasons it traced again
         for e in events:
             reason = str(e.get("reason") or "")
             if e.get("origin") == "learner" and e.get("stage") == "trace" and reason \
                     and not reason.startswith("first"):
-                key = f"{e.get('group')}: {reason.split('; ')[0]}"
-                reasons[key] = reasons.get(key, 0) + 1
-        for key, n in list(reasons.items())[:3]:
-            lines.append(f"  {key} (traced again {plural(n, 'time')} while the file loaded)")
+                again.setdefault(str(e.get("group")), []).append(reason.split("; ")[0])
+        for group, reasons in list(again.items())[:3]:
+            lines.append(f"  {group} traced again {plural(len(reasons), 'time')} while the file "
+                         f"loaded (first: {reasons[0]})")
         return "\n".join(lines)
 
     def off_device(self, mine, ref):

@@ -73,6 +73,7 @@ import contextlib
 import ctypes
 import functools
 import linecache
+import re
 import sys
 import threading
 
@@ -209,11 +210,13 @@ class SyncCounter:
 
 
 def _on_thread(kind: str) -> str:
+    """``bool() on thread 'ThreadPoolExecutor-N_N'``: numbers out of the name, so the
+    pulls of a thread started anew on every step read as one line of the report."""
     try:
-        name = threading.current_thread().name
+        name = re.sub(r"\d+", "N", str(threading.current_thread().name))[:60]
     except Exception:
         name = "?"
-    return f"{kind} on thread {str(name)[:60]!r}"
+    return f"{kind} on thread {name!r}"
 
 
 def _handed_line() -> int | None:
