@@ -57,6 +57,9 @@ class ScriptedCheck(CheckSpec):
     FIELDS = CheckSpec.FIELDS + ("script", "budget", "slack", "may_be_static")
 
     SCRIPT_OPTIONAL = False      # a sync check may count the generated inputs alone
+    # a program is compiled once per input, a sync made on every call: the reference's
+    # figure for an input it already had is none (traces), or the same again (syncs)
+    ONCE_PER_INPUT = True
 
     def __init__(self, r, scripts):
         super().__init__(r, scripts)
@@ -160,7 +163,7 @@ class ScriptedCheck(CheckSpec):
         shapes = [shape_signature(a) for a, _ in calls]
         static = len({shape_signature(a, self.may_be_static) for a, _ in calls}) - len(set(shapes)) \
             if self.may_be_static else 0
-        used, where = self.weigh(calls, firsts, shapes)
+        used, where = self.weigh(calls, firsts if self.ONCE_PER_INPUT else theirs, shapes)
         budget = allowance + static
         parts = ([f"{allowance} of headroom, as on the script"] if allowance else []) + (
             [f"{static} for new values of {', '.join(self.may_be_static)}, which may be static"]
@@ -455,6 +458,7 @@ DEFAULT_SYNC = {"id": "host_sync", "kind": "sync", "points": 0,
 @check_kind("sync")
 class SyncCheck(ScriptedCheck):
     SCRIPT_OPTIONAL = True
+    ONCE_PER_INPUT = False
 
     def count(self, outcomes, loaded=()) -> int:
         return sum(len(o.syncs) for o in outcomes)
