@@ -6,7 +6,9 @@ must fail or pass.  In the file's first comment lines:
     # expect --strict: inefficient via retrace
 
 ``via A, B`` means those checks failed (or errored); ``; CHECK STATUS, ...`` names
-statuses outright.  A line without ``--strict`` is for a plain run.
+statuses outright.  A line without ``--strict`` is for a plain run.  Other comment lines
+of the block (``# why: ...``, ``# dodge: CLASS`` naming the class of dodge a submission
+belongs to) are not expectations and are not read here.
 """
 
 from __future__ import annotations
