@@ -59,3 +59,6 @@ def test_work_done_on_the_host_is_inefficient(mode):
 def test_right_submissions_of_these_classes_stay_accepted(mode):
     assert grade("collatz_steps", "pool_without_reads", mode)["verdict"] == "accepted"
     assert grade("bucketed_mean", "jit_at_import", mode)["verdict"] == "accepted"
+    # a reference that syncs itself (jax.debug.print every call) allows as many
+    report = grade("logged_norm", "print_outside_jit", mode)
+    assert report["verdict"] == "accepted" and check(report, "host_sync")["status"] == "passed"

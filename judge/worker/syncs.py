@@ -24,7 +24,8 @@ thread, gives the line that handed it the work: ``threading.Thread.start``,
 ``ThreadPoolExecutor.submit`` (``map`` and asyncio's ``run_in_executor`` go through it)
 and ``_thread.start_new_thread`` are wrapped when the counter is made, before the
 learner's file loads, to remember the learner's line that called them.  Those wrappers
-only name the line: a learner who undoes them loses the line, not the count.
+only name the line, the count does not rest on them (undoing them is reported as
+tampering, like every patch here).
 
 Choke points (jax 0.10.2).  ``ArrayImpl`` is jaxlib's C++ class with jax's Python
 methods attached, so those methods (``__float__``, ``__int__``, ``__bool__``,
