@@ -129,9 +129,9 @@ class ScriptedCheck(CheckSpec):
         if load:
             message += "\n" + load
         off = self.off_device(mine, ref)
-        if off:
+        if off:     # the headline: the figure below it measured nothing
             passed = False
-            message += "\n" + off
+            message = off + "\n  " + message
         generated = self.on_generated(grading, max(0, budget - ref_used))
         if generated is not None:
             gen_passed, gen_message, details["generated"] = generated
@@ -294,7 +294,7 @@ class RetraceCheck(ScriptedCheck):
         theirs = compiled(ref)
         if compiled(mine) or not theirs:
             return None
-        return (f"  your code ran no program on the device over these calls (no compile at all, "
+        return (f"your code ran no program on the device over these calls (no compile at all, "
                 f"eager operations and the file's load included, where the reference "
                 f"compiled {plural(theirs, 'program')}): the work was done on the host (NumPy "
                 f"or plain Python), so a figure of zero measures nothing; this task is about "
