@@ -66,6 +66,8 @@ class ScriptedCheck(CheckSpec):
         self.script = r.get("script", str, None) if self.SCRIPT_OPTIONAL else r.get("script", str)
         if self.script is not None and self.script not in scripts:
             r.fail(f"no script named '{self.script}' (scripts: {', '.join(scripts) or 'none'})", "script")
+        if self.script is None:
+            self.phase = 9      # it reads the other checks' calls alone: reported after them
         budget = r.get("budget", (int, str), "reference", what="a number or 'reference'")
         if isinstance(budget, str) and budget != "reference":
             r.fail(f"expected a number or 'reference', got '{budget}'", "budget")
