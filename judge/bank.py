@@ -414,7 +414,8 @@ def _where(root, size: dict, depth: dict) -> tuple[str | None, str | None]:
 
 TASK_FIELDS = ("id", "title", "step", "step_title", "difficulty", "tags", "entrypoint",
                "args", "dims", "result", "tolerance", "examples", "checks", "scripts",
-               "limits", "seed", "devices", "mesh")
+               "limits", "seed", "devices", "mesh", "host_syncs")
+HOST_SYNCS = ("counted", "allowed")
 MAX_DEVICES = 64
 
 
@@ -471,6 +472,17 @@ def parse_task(raw: Any, file: Path, index: int, bank: Bank) -> Task:
         rest, shown = check_visibility(cr)
         parsed.append(checks.parse_check(cr.reader_at(cr.path, rest), scripts))
         visibility.setdefault(parsed[-1].id, shown)
+    # host syncs count for every task (a JAX lesson done on the host has not been done),
+    # unless the task declares its own sync check or says they are allowed
+    host_syncs = r.get("host_syncs", str, "counted")
+    if host_syncs not in HOST_SYNCS:
+        r.fail(f"must be one of {', '.join(HOST_SYNCS)}", "host_syncs")
+    if host_syncs == "counted" and not any(c.kind == "sync" for c in parsed):
+        from .checks.scripted import DEFAULT_SYNC
+
+        default = checks.parse_check(r.reader_at("host_syncs", dict(DEFAULT_SYNC)), scripts)
+        default.needs_teeth = False   # a default, not a check the task's author declared
+        parsed.append(default)
     ids = [c.id for c in parsed]
     for i, cid in enumerate(ids):
         if ids.index(cid) != i:

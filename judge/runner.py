@@ -60,6 +60,7 @@ class ScriptRun:
     calls: list[dict[str, Any]]
     outcomes: list[CallOutcome] = field(default_factory=list)
     report: dict = field(default_factory=dict)
+    loaded: list = field(default_factory=list)   # trace events of the file's load (import time)
 
     @property
     def failure(self) -> CallOutcome | None:
@@ -87,6 +88,7 @@ class Oracle:
         self._shared: dict[Any, Future] = {}
         self._shared_lock = threading.Lock()     # not _lock: held while the worker starts
         self._loaded = False
+        self._load_traces: list = []       # what the reference traced while its file loaded
         self._fault: JudgeFault | None = None
         self.memo = memo
         self._recalled: dict[Any, tuple] = {}     # asked of the memo before the worker started
@@ -141,6 +143,7 @@ class Oracle:
                 out = self.session.load()
                 if not out.ok:
                     raise JudgeFault(f"the reference solution does not load: {out.message}")
+                self._load_traces = list(out.traces)
                 # measured before any other call; only the scripts a check reads the runs
                 # of (another script's shapes would already be compiled for these)
                 read = {name for check in self.task.checks for name in check.scripts_run()}
@@ -155,7 +158,8 @@ class Oracle:
             self._loaded = True
 
     def _run_script(self, name: str) -> ScriptRun:
-        run = ScriptRun(script_calls(self.task, name, self.seed))
+        run = ScriptRun(script_calls(self.task, name, self.seed),
+                        loaded=list(self._load_traces))
         for args in run.calls:
             out = self.session.call(args, f"script:{name}")
             if not out.ok:
@@ -505,7 +509,9 @@ class Grading:
         """The learner's run of a scripted call sequence (once, however many checks
         read it)."""
         if name not in self._scripts:
-            run = ScriptRun(script_calls(self.task, name, self.seed))
+            # what the file compiled while it loaded counts with the script's calls
+            run = ScriptRun(script_calls(self.task, name, self.seed),
+                            loaded=list(self.loaded.traces) if self.loaded is not None else [])
             for args in run.calls:
                 out = self.learner_call(args, f"script:{name}")
                 run.outcomes.append(out)

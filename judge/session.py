@@ -256,8 +256,9 @@ class Session:
                                     f"in the worker")
                 read[field] = []
                 setattr(out, field, [])
-        # failed calls too: what XLA compiled in them is matched against these
-        out.compiles_reported = sum(e["stage"] == "compile" for e in read["traces"])
+        # failed calls too: what XLA compiled in them is matched against these (not a
+        # load's: XLA's count during calls starts after it)
+        out.compiles_reported = 0 if load else sum(e["stage"] == "compile" for e in read["traces"])
         seen = reply.get("compiles_seen")
         out.compiles_seen = seen if isinstance(seen, int) and not isinstance(seen, bool) else None
         return out
@@ -278,6 +279,8 @@ class Session:
                 verdict = Verdict.INVALID_SUBMISSION
             return CallOutcome(False, verdict=verdict, message=message,
                                traceback=str(err.get("traceback", ""))[:4000])
+        if op == "load":   # what the file traced and compiled while it loaded
+            return CallOutcome(True, value=reply, traces=_list(reply.get("traces")))
         if op not in ("call", "measure"):
             return CallOutcome(True, value=reply)
         measured = reply.get("measured") if isinstance(reply.get("measured"), dict) else {}

@@ -33,7 +33,7 @@ def test_shipped_bank_loads_with_first_task():
     bank = load_bank()
     task = bank.get("cache_independent_count")
     assert task.step == 9 and task.signature == "cache_independent_count(x_a, x_b)"
-    assert [c.kind for c in task.checks] == ["example", "property", "retrace"]
+    assert [c.kind for c in task.checks] == ["example", "property", "retrace", "sync"]
     retrace = task.checks[2]
     assert retrace.required is False and retrace.budget == "reference"
     assert task.reference_path.is_file() and task.starter_path.is_file()
@@ -177,3 +177,29 @@ def test_limits_have_upper_bounds(tmp_path):
     with pytest.raises(BankError, match="at most") as info:
         load_bank(root)
     assert info.value.field == "limits.memory_mb"
+
+
+def test_every_task_counts_host_syncs_by_default(tmp_path):
+    bank = load_bank(write_bank(tmp_path, MINIMAL))
+    (*_, default) = bank.get("add_one").checks
+    assert (default.id, default.kind, default.script) == ("host_sync", "sync", None)
+    assert default.required and default.points == 0 and not default.needs_teeth
+    assert default.scripts_run() == ()
+
+
+def test_a_task_may_allow_host_syncs_or_declare_its_own_check(tmp_path):
+    allowed = MINIMAL.replace("    step: 1\n", "    step: 1\n    host_syncs: allowed\n")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    assert [c.kind for c in load_bank(write_bank(tmp_path / "a", allowed)).get("add_one").checks] \
+        == ["property"]
+    own = MINIMAL.replace("      - {id: property, kind: property}\n",
+                          "      - {id: property, kind: property}\n      - {id: mine, kind: sync}\n")
+    checks = load_bank(write_bank(tmp_path / "b", own)).get("add_one").checks
+    assert [c.id for c in checks] == ["property", "mine"]
+
+
+def test_host_syncs_takes_only_its_two_words(tmp_path):
+    bad = MINIMAL.replace("    step: 1\n", "    step: 1\n    host_syncs: sometimes\n")
+    with pytest.raises(BankError, match="host_syncs.*counted, allowed|counted, allowed"):
+        load_bank(write_bank(tmp_path, bad))

@@ -332,3 +332,44 @@ def test_jax_library_jits_stay_eager():
     report = retrace_report("library")
     assert report["functions"] == [] and report["learner_traces"] == 0
     assert set(report["eager"]["ops"]) >= {"clip", "relu", "cumsum"}
+
+
+# ---------------------------------------------------------------- ahead of time
+
+AOT = CASES / "aot_learner.py"
+
+
+@functools.cache
+def aot_scenario(name: str) -> dict:
+    done = subprocess.run([sys.executable, str(CASES / "run_case.py"), str(AOT), f"scenario_{name}"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def aot_line(marker: str) -> int:
+    for number, text in enumerate(AOT.read_text().splitlines(), 1):
+        if text.rstrip().endswith(f"# L:{marker}"):
+            return number
+    raise LookupError(marker)
+
+
+def test_programs_compiled_ahead_at_import_are_the_learners_load_events():
+    out = aot_scenario("call_compiled")
+    load = out["load_events"]
+    assert load == out["load"]          # what the worker sends with the load's reply
+    compiles = [e for e in load if e["stage"] == "compile"]
+    assert [e["origin"] for e in compiles] == ["learner"] * 3
+    assert [e["line"] for e in compiles] == [aot_line("aot")] * 2 + [aot_line("trace")]
+    assert compiles[0]["group"] == f"_mean compiled ahead of time at line {aot_line('aot')}"
+    traces = [e for e in load if e["stage"] == "trace"]
+    assert [e["origin"] for e in traces] == ["learner"] * 3
+    assert [e["reason"].startswith("first") for e in traces] == [True, False, False]
+    # calling a compiled program compiles nothing more
+    assert out["calls"] == [[]]
+
+
+def test_an_ahead_of_time_compile_inside_a_call_is_the_learners():
+    (events,) = aot_scenario("aot_in_call")["calls"]
+    (compile_event,) = [e for e in events if e["stage"] == "compile"]
+    assert compile_event["origin"] == "learner" and compile_event["line"] == aot_line("in_call")

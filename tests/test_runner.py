@@ -140,6 +140,9 @@ def test_a_timeout_in_an_advisory_script_is_reported_where_it_happened(tmp_path)
     assert first.message.startswith("scripted call 2 of 8: cache_independent_count(x_a=float32[16]")
     assert "ran out of time" in first.message
     for c in later:
+        if c.id == "host_sync":     # the default sync count calls nothing: nothing to count
+            assert c.status == "skipped", c
+            continue
         assert c.message == ("not run: your code already ran out of time in the retrace check "
                              "above, and code that looped once would loop again"), c
 

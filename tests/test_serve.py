@@ -183,7 +183,7 @@ def test_tasks_health_and_metrics(served, bank):
     assert task["starter"] == (bank / "tasks" / TASK / "starter.py").read_text()
     assert task["signature"].startswith("cache_independent_count(")
     assert "<h1>" in task["statement_html"] and "jax.jit" in task["statement"]
-    assert [c["id"] for c in task["checks"]] == ["examples", "property", "retrace"]
+    assert [c["id"] for c in task["checks"]] == ["examples", "property", "retrace", "host_sync"]   # host_sync: the default
     assert task["checks"][2]["required"] is False and task["checks"][2]["doc"]
 
     health = served.health()

@@ -197,3 +197,75 @@ def test_close_restores_every_patched_attribute():
             jax.device_get, jax.debug.print, jax.pure_callback) == originals
     assert "__array_function__" not in vars(ARRAY)
     assert bytes(memoryview(X))
+
+
+# ---- other threads: a pull is the learner's whatever thread makes it during the call
+
+def _thread_records(counter, fn, *args):
+    return [(r["kind"], r["line"]) for r in syncs_of(counter, fn, *args)]
+
+
+def test_a_pool_threads_pull_counts_with_the_line_that_submitted_it(learner, counter):
+    ((kind, line),) = _thread_records(counter, learner.pool_pull, X)
+    assert kind.startswith("bool() on thread 'ThreadPoolExecutor-N_N'") and "handed over" in kind
+    assert line == line_of("pool_submit")
+
+
+def test_pool_map_counts_each_pull(learner, counter):
+    records = _thread_records(counter, learner.pool_map_pull, X)
+    assert [k.split(" on thread")[0] for k, _ in records] == ["float()", "float()"]
+    assert {line for _, line in records} == {line_of("pool_map")}
+
+
+def test_a_thread_with_a_numpy_target_counts_at_its_start(learner, counter):
+    ((kind, line),) = _thread_records(counter, learner.thread_copyto, X)
+    assert kind.startswith("np.copyto on thread") and line == line_of("thread_start")
+
+
+def test_a_low_level_thread_counts(learner, counter):
+    ((kind, line),) = _thread_records(counter, learner.low_level_thread_item, X)
+    assert kind.startswith(".item() on thread 'Dummy-N'") and line == line_of("low_level_body")
+
+
+def test_a_thread_running_learner_code_names_its_own_line(learner, counter):
+    assert _thread_records(counter, learner.thread_target_of_mine, X) == [
+        ("float() on thread 'mine'", line_of("thread_body"))]
+
+
+def test_a_thread_that_reads_nothing_counts_nothing(learner, counter):
+    assert syncs_of(counter, learner.thread_without_reads, X) == []
+
+
+def test_pulls_on_other_threads_count_only_during_a_call(learner, counter):
+    import concurrent.futures
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(bool, X[0] > 0).result()
+    counter.begin()
+    assert counter.end() == []
+
+
+def _call_learner(fn, *args):
+    return fn(*args)
+
+
+def test_an_entrypoint_claiming_another_file_still_counts(learner):
+    counter = SyncCounter(str(LEARNER), entry_codes=(_call_learner.__code__,))
+    try:
+        counter.begin()
+        _call_learner(learner.FORGED["forged_pull"], X)
+        assert [(r["kind"], r["line"]) for r in counter.end()] == [("bool()", None)]
+    finally:
+        counter.close()
+
+
+def test_close_restores_the_thread_wrappers():
+    import _thread
+    import concurrent.futures.thread as pool
+    import threading
+    originals = (vars(threading.Thread)["start"], vars(pool.ThreadPoolExecutor)["submit"],
+                 _thread.start_new_thread)
+    counter = SyncCounter(str(LEARNER))
+    assert vars(threading.Thread)["start"] is not originals[0]
+    counter.close()
+    assert (vars(threading.Thread)["start"], vars(pool.ThreadPoolExecutor)["submit"],
+            _thread.start_new_thread) == originals

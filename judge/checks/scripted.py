@@ -6,6 +6,19 @@ process.  ``sync``: how often the learner's code pulled values back to the host.
 The scripted calls' values are compared with the reference's too.  Both are measured
 on the property check's generated inputs as well, against the reference's count on
 the same inputs, so a budget holds over the whole declared domain.
+
+What the learner's file traced and compiled while it loaded counts with the script's
+calls (and the reference's load with the reference's): programs compiled ahead of time
+for the script's lengths are charged like programs compiled on demand.  A retrace check
+whose learner ran no program at all (no compile of any kind, load included) where the
+reference compiled some fails too: the work was done on the host, so its figure of
+zero measures nothing.
+
+Every task counts host syncs by default (``DEFAULT_SYNC``, added by the bank to a task
+that declares no sync check, unless ``host_syncs: allowed``): on the property check's
+generated inputs, against the reference's syncs on the same inputs (zero where it makes
+none), so a function that pulls its inputs to the host and computes there is
+inefficient, with the line that pulled named.
 """
 
 from __future__ import annotations
@@ -43,11 +56,18 @@ class ScriptedCheck(CheckSpec):
     failure_verdict = Verdict.INEFFICIENT
     FIELDS = CheckSpec.FIELDS + ("script", "budget", "slack", "may_be_static")
 
+    SCRIPT_OPTIONAL = False      # a sync check may count the generated inputs alone
+    # a program is compiled once per input, a sync made on every call: the reference's
+    # figure for an input it already had is none (traces), or the same again (syncs)
+    ONCE_PER_INPUT = True
+
     def __init__(self, r, scripts):
         super().__init__(r, scripts)
-        self.script = r.get("script", str)
-        if self.script not in scripts:
+        self.script = r.get("script", str, None) if self.SCRIPT_OPTIONAL else r.get("script", str)
+        if self.script is not None and self.script not in scripts:
             r.fail(f"no script named '{self.script}' (scripts: {', '.join(scripts) or 'none'})", "script")
+        if self.script is None:
+            self.phase = 9      # it reads the other checks' calls alone: reported after them
         budget = r.get("budget", (int, str), "reference", what="a number or 'reference'")
         if isinstance(budget, str) and budget != "reference":
             r.fail(f"expected a number or 'reference', got '{budget}'", "budget")
@@ -58,17 +78,30 @@ class ScriptedCheck(CheckSpec):
         # arguments the statement lets a learner make static: on generated inputs each
         # new value may cost one more program per shape
         self.may_be_static = r.get("may_be_static", list, [])
-        names = list(scripts[self.script][0]) if scripts[self.script] else []
+        names = list(scripts[self.script][0]) if self.script and scripts[self.script] else []
         for name in self.may_be_static:
             if name not in names:
                 r.fail(f"'{name}' is not an argument of the task ({', '.join(names)})", "may_be_static")
 
     def scripts_run(self):
-        return (self.script,)
+        return (self.script,) if self.script else ()
 
     def run(self, grading):
+        if self.script is None:
+            return Later(functools.partial(self.judge_generated, grading))
         mine = grading.learner_script(self.script)
         return Later(functools.partial(self.judge, grading, mine))
+
+    def judge_generated(self, grading):
+        """A check without a script: the property check's generated inputs alone, against
+        the reference's figure on the same inputs."""
+        generated = self.on_generated(grading, 0)
+        if generated is None:
+            return self.result(Status.SKIPPED, "not run: no generated inputs were called")
+        passed, message, details = generated
+        if passed:
+            return self.result(Status.PASSED, message, details={"generated": details})
+        return self.failed(message, details={"generated": details})
 
     def judge(self, grading, mine):
         ref = grading.reference_script(self.script)
@@ -81,17 +114,26 @@ class ScriptedCheck(CheckSpec):
                     "failed", f"scripted call {i} ({call_label(args)}): {problem.message}",
                     counterexample=counterexample(args, ref.outcomes[i - 1].value, out.value),
                     verdict=Verdict.WRONG_ANSWER)
-        used, ref_used = self.count(mine.outcomes), self.count(ref.outcomes)
+        used, ref_used = self.count(mine.outcomes, mine.loaded), self.count(ref.outcomes, ref.loaded)
         budget = (ref_used if self.budget == "reference" else self.budget) + self.slack
         source = (f"the reference's {ref_used} on the same calls" if self.budget == "reference"
                   else "set by the task") + (f", plus a slack of {self.slack}" if self.slack else "")
         details = dict(self.details(mine, ref), count=used, budget=budget, reference_count=ref_used,
                        budget_source=self.budget, calls=[call_label(a) for a in mine.calls])
         passed = used <= budget
-        message = self.summary(used, budget, source, f"{len(mine.calls)} scripted calls", passed)
+        over = f"{len(mine.calls)} scripted calls" + (" and the loading of your file"
+                                                     if self.counts_load(mine.loaded) else "")
+        message = self.summary(used, budget, source, over, passed)
         explain = self.explain(list(zip(mine.calls, mine.outcomes)), mine.report, passed, "call")
         if explain:
             message += "\n" + explain
+        load = self.explain_load(mine.loaded, ref.loaded)
+        if load:
+            message += "\n" + load
+        off = self.off_device(mine, ref)
+        if off:     # the headline: the figure below it measured nothing
+            passed = False
+            message = off + "\n  " + message
         generated = self.on_generated(grading, max(0, budget - ref_used))
         if generated is not None:
             gen_passed, gen_message, details["generated"] = generated
@@ -123,7 +165,7 @@ class ScriptedCheck(CheckSpec):
         shapes = [shape_signature(a) for a, _ in calls]
         static = len({shape_signature(a, self.may_be_static) for a, _ in calls}) - len(set(shapes)) \
             if self.may_be_static else 0
-        used, where = self.weigh(calls, firsts, shapes)
+        used, where = self.weigh(calls, firsts if self.ONCE_PER_INPUT else theirs, shapes)
         budget = allowance + static
         parts = ([f"{allowance} of headroom, as on the script"] if allowance else []) + (
             [f"{static} for new values of {', '.join(self.may_be_static)}, which may be static"]
@@ -153,8 +195,21 @@ class ScriptedCheck(CheckSpec):
         """Lines about the calls (index, args, outcome) that spent beyond the reference."""
         return ""
 
-    def count(self, outcomes) -> int:
+    def count(self, outcomes, loaded=()) -> int:
+        """The figure over a script's calls (``outcomes``) and the events of the file's
+        load (``loaded``)."""
         raise NotImplementedError
+
+    def counts_load(self, loaded) -> bool:
+        """Did the file's load add to the figure?"""
+        return False
+
+    def explain_load(self, loaded, reference_loaded) -> str:
+        return ""
+
+    def off_device(self, mine, ref) -> str | None:
+        """Why the figure measures nothing (the work was done on the host), or None."""
+        return None
 
     def details(self, mine, ref) -> dict:
         return {}
@@ -181,6 +236,9 @@ def _eager_compiles(events) -> dict[str, int]:
 @check_kind("retrace")
 class RetraceCheck(ScriptedCheck):
     FIELDS = ScriptedCheck.FIELDS + ("measure", "include_eager")
+    # programs compiled while the file loads are counted; a file that runs no program on
+    # the device where the reference does fails here too
+    DODGES = ("ahead_of_time", "host_compute")
 
     def __init__(self, r, scripts):
         super().__init__(r, scripts)
@@ -192,8 +250,8 @@ class RetraceCheck(ScriptedCheck):
         # task whose point is "no recompiles at all" counts them
         self.include_eager = r.get("include_eager", bool, False)
 
-    def count(self, outcomes) -> int:
-        events = _events(outcomes)
+    def count(self, outcomes, loaded=()) -> int:
+        events = [e for e in loaded if isinstance(e, dict)] + _events(outcomes)
         learner = [e for e in events if e.get("origin") == "learner"]
         if self.measure == "retraces":
             # traces beyond each function's first: two helpers each traced once are no
@@ -207,6 +265,45 @@ class RetraceCheck(ScriptedCheck):
         return sum(e.get("stage") == stage for e in learner) + (
             sum(e.get("origin") == "eager" and e.get("stage") == stage for e in events)
             if self.include_eager else 0)
+
+    def counts_load(self, loaded) -> bool:
+        return self.count([], loaded) > 0
+
+    def explain_load(self, loaded, reference_loaded) -> str:
+        """What the file compiled while it loaded, before any call asked for it."""
+        events = [e for e in loaded if isinstance(e, dict)]
+        compiles = sum(e.get("stage") == "compile" and (e.get("origin") == "learner" or
+                                                        self.include_eager) for e in events)
+        if not self.count([], loaded):
+            return ""
+        theirs = sum(e.get("stage") == "compile" for e in reference_loaded if isinstance(e, dict))
+        lines = [f"  {plural(compiles, 'program')} compiled while your file loaded "
+                 f"(the reference's file: {theirs}): programs prepared ahead of any call "
+                 "(jit(...).lower(...).compile(), .trace(...), warm-up calls at import) count "
+                 "like programs compiled on demand"]
+        again: dict[str, list[str]] = {}      # group -> the reasons it traced again
+        for e in events:
+            reason = str(e.get("reason") or "")
+            if e.get("origin") == "learner" and e.get("stage") == "trace" and reason \
+                    and not reason.startswith("first"):
+                again.setdefault(str(e.get("group")), []).append(reason.split("; ")[0])
+        for group, reasons in list(again.items())[:3]:
+            lines.append(f"  {group} traced again {plural(len(reasons), 'time')} while the file "
+                         f"loaded (first: {reasons[0]})")
+        return "\n".join(lines)
+
+    def off_device(self, mine, ref):
+        def compiled(run):
+            return sum(e.get("stage") == "compile" for e in
+                       [e for e in run.loaded if isinstance(e, dict)] + _events(run.outcomes))
+        theirs = compiled(ref)
+        if compiled(mine) or not theirs:
+            return None
+        return (f"your code ran no program on the device over these calls (no compile at all, "
+                f"eager operations and the file's load included, where the reference "
+                f"compiled {plural(theirs, 'program')}): the work was done on the host (NumPy "
+                f"or plain Python), so a figure of zero measures nothing; this task is about "
+                f"doing it with jax under jit")
 
     # a program compiled again for an abstract input it already had: never needed
     _WASTE = ("new function object", "a different function is jitted here", "static ",
@@ -357,9 +454,20 @@ class RetraceCheck(ScriptedCheck):
         return lines
 
 
+# the sync check every task has unless it declares its own or says ``host_syncs: allowed``
+DEFAULT_SYNC = {"id": "host_sync", "kind": "sync", "points": 0,
+                "doc": "by default for every task: no more host syncs than the reference "
+                       "makes on the same inputs (none, where it makes none)"}
+
+
 @check_kind("sync")
 class SyncCheck(ScriptedCheck):
-    def count(self, outcomes) -> int:
+    SCRIPT_OPTIONAL = True
+    # pulls made on any thread while the learner's code runs; inputs pulled to the host
+    DODGES = ("thread_sync", "host_compute")
+    ONCE_PER_INPUT = False
+
+    def count(self, outcomes, loaded=()) -> int:
         return sum(len(o.syncs) for o in outcomes)
 
     def details(self, mine, ref):
@@ -397,7 +505,8 @@ class SyncCheck(ScriptedCheck):
             for s in out.syncs:
                 key = (s.get("line"), s.get("kind"), s.get("code"))
                 seen.setdefault(key, []).append(i)
-        return "\n".join(f"  line {line}: {kind} x{len(where)}" + (f"  `{code}`" if code else "")
+        return "\n".join(f"  {f'line {line}' if line is not None else 'no line of your file'}: "
+                          f"{kind} x{len(where)}" + (f"  `{code}`" if code else "")
                           + (f" (first at {noun} {numbers[where[0] - 1] if numbers else where[0]}: "
                              f"{call_label(calls[where[0] - 1][0])})" if noun != "call" else "")
                           for (line, kind, code), where in seen.items())

@@ -118,6 +118,9 @@ class _NoProbe:
     def begin_call(self, label):
         pass
 
+    def load_events(self):
+        return []
+
     def end_call(self):
         return []
 
@@ -219,6 +222,13 @@ def _report_instruments(reply, watch: list) -> None:
         reply.setdefault("tampered", []).append("the judge's probe could not be read")
 
 
+def _run_learner(function, args, kwargs):
+    """Every call of the learner's function goes through here: the sync counter counts a
+    pull made under this frame as the learner's, whatever file the code in between
+    claims to come from."""
+    return function(*args, **kwargs)
+
+
 def _make_probes(path: str):
     """(probe, syncs, error): empty ones when the probe modules are missing or fail."""
     probe, syncs, errors = _NoProbe(), _NoSyncs(), []
@@ -229,7 +239,7 @@ def _make_probes(path: str):
         errors.append(f"probe unavailable: {type(exc).__name__}: {exc}")
     try:
         from .syncs import SyncCounter
-        syncs = _Guarded(SyncCounter(path), _NoSyncs())
+        syncs = _Guarded(SyncCounter(path, entry_codes=(_run_learner.__code__,)), _NoSyncs())
     except Exception as exc:
         errors.append(f"sync counter unavailable: {type(exc).__name__}: {exc}")
     return probe, syncs, "; ".join(errors) or None
@@ -502,7 +512,7 @@ class MeasureContext:
         @functools.wraps(function)
         def watched(*args, **kwargs):
             try:
-                return function(*args, **kwargs)
+                return _run_learner(function, args, kwargs)
             except BaseException as exc:
                 self.raised.append(exc)
                 raise
@@ -733,9 +743,12 @@ class Loop:
             error = self._find_entrypoint(name)
         if error is not None:
             return {"ok": False, "error": error}, []
+        # what the file traced and compiled while it loaded (ahead-of-time programs,
+        # warm-up calls) counts with what its calls do
         return {"ok": True, "params": _param_names(self.entry),
                 "jitted": _jitted_names(self.module), "probe_error": self._probe_error(),
-                "compile_log": self.compile_log or None}, []
+                "compile_log": self.compile_log or None,
+                "traces": self.probe.load_events()}, []
 
     def _arm(self, probe, syncs) -> None:
         """Record the instruments as installed, before the learner's file runs."""
@@ -814,7 +827,7 @@ class Loop:
         start = len(out_blobs)
         t = time.perf_counter()
         try:
-            result = self.entry(*arguments.args, **arguments.kwargs)
+            result = _run_learner(self.entry, arguments.args, arguments.kwargs)
             with _quietly(syncs.paused()):
                 _block(result)
             elapsed = time.perf_counter() - t

@@ -11,6 +11,22 @@ program: ``jax.debug.print``, ``jax.debug.callback``, ``jax.pure_callback``,
 ``{"kind", "category": "pull"|"wait"|"callback", "line", "code"}``, line and code from
 the nearest frame of the learner's file.
 
+Any thread.  A sync is the learner's when any thread of the worker makes it while the
+learner's code runs (between ``begin()`` and ``end()``), whatever that thread's stack
+says: ``ThreadPoolExecutor().submit(bool, x).result()`` runs ``bool`` on a pool thread
+where no frame of the learner's file is, and is the same host round trip as ``bool(x)``.
+On the thread that runs the call, a pull counts when a frame of the learner's file, or
+the worker's own call of the learner's function (``entry_codes``), is on the stack, so
+an entrypoint whose code claims another file (``exec`` with a forged name) still counts;
+on any other thread every pull counts.  The record names the thread in its ``kind``
+(``bool() on thread 'ThreadPoolExecutor-0_0'``) and, where no learner frame is on that
+thread, gives the line that handed it the work: ``threading.Thread.start``,
+``ThreadPoolExecutor.submit`` (``map`` and asyncio's ``run_in_executor`` go through it)
+and ``_thread.start_new_thread`` are wrapped when the counter is made, before the
+learner's file loads, to remember the learner's line that called them.  Those wrappers
+only name the line, the count does not rest on them (undoing them is reported as
+tampering, like every patch here).
+
 Choke points (jax 0.10.2).  ``ArrayImpl`` is jaxlib's C++ class with jax's Python
 methods attached, so those methods (``__float__``, ``__int__``, ``__bool__``,
 ``__index__``, ``__complex__``, ``item``, ``tolist``, ``tobytes``, ``__array__``,
@@ -47,7 +63,8 @@ tanh`` in a module imported earlier, ``numpy.core.umath.tanh``) are not named, t
 the buffer read inside them still counts (as "buffer protocol"); a learner can restore
 or bypass the patched attributes (``type(x).__dict__``, the buffer slot, ``jaxlib``
 internals), which the worker's integrity check after every call reports; any transfer
-done inside C++ (sharding, dispatch) is invisible.  A runtime callback gets the line where its
+done inside C++ (sharding, dispatch) is invisible; a process the learner's code forks
+counts in its own copy of the counter, which nobody reads.  A runtime callback gets the line where its
 ``jax.debug.print``/``callback`` call was traced, or the callback's ``def`` line, or
 none; a callback still running after ``end()`` has flushed effects would be lost.
 """
@@ -58,6 +75,7 @@ import contextlib
 import ctypes
 import functools
 import linecache
+import re
 import sys
 import threading
 
@@ -88,6 +106,7 @@ class _ThreadState(threading.local):
     busy = False  # inside a counted pull or callback: what it reaches is not new
     paused = 0
     reading: list | None = None  # inside a numpy function: [True] once it read an array
+    handed: int | None = None    # the learner's line that handed this thread its work item
 
 
 _thread = _ThreadState()
@@ -102,17 +121,22 @@ class SyncCounter:
     Patching happens once per process; the newest counter receives the records.
     """
 
-    def __init__(self, learner_file: str):
+    def __init__(self, learner_file: str, entry_codes=()):
+        """``entry_codes``: the code objects of the worker's functions that call the
+        learner's function: a pull under one of them is inside the learner's call."""
         global _current
         self._source = LearnerSource(learner_file)
+        self._entry_codes = frozenset(entry_codes)
         self._records: list[dict] = []
         self._active = False
+        self._call_thread: int | None = None
         _current = self
         if not _restore:
             _install()
 
     def begin(self) -> None:
         self._records = []
+        self._call_thread = threading.get_ident()
         self._active = True
 
     def end(self) -> list[dict]:
@@ -152,13 +176,23 @@ class SyncCounter:
         return self._active and not _thread.paused and not _thread.busy
 
     def _record_pull(self, kind: str, category: str, frame) -> None:
+        other = threading.get_ident() != self._call_thread
+        where = _on_thread(kind) if other else kind
         while frame is not None:
             if self._source.owns(frame.f_code.co_filename):
-                self._records.append(self._at(kind, category, frame.f_lineno))
+                self._records.append(self._at(where, category, frame.f_lineno))
                 return
             if is_jit_frame(frame):  # jax compiling on the learner's behalf
                 return
+            if frame.f_code in self._entry_codes:   # inside the call, in code of no file of theirs
+                self._records.append(self._at(where, category, None))
+                return
             frame = frame.f_back
+        if other:  # a thread of the learner's, a pool's, a callback's: theirs whatever its stack
+            line = _handed_line()
+            if line is not None:
+                where += " (its work was handed over at this line)"
+            self._records.append(self._at(where, category, line))
 
     def _record_callback(self, kind: str, key, user_function, caller) -> None:
         near = self._source.nearest_frame(caller)
@@ -175,6 +209,93 @@ class SyncCounter:
     def _at(self, kind: str, category: str, line: int | None) -> dict:
         code = linecache.getline(self._source.path, line).strip() if line else None
         return {"kind": kind, "category": category, "line": line, "code": code or None}
+
+
+def _on_thread(kind: str) -> str:
+    """``bool() on thread 'ThreadPoolExecutor-N_N'``: numbers out of the name, so the
+    pulls of a thread started anew on every step read as one line of the report."""
+    try:
+        name = re.sub(r"\d+", "N", str(threading.current_thread().name))[:60]
+    except Exception:
+        name = "?"
+    return f"{kind} on thread {name!r}"
+
+
+def _handed_line() -> int | None:
+    """The learner's line that handed the current thread its work: the pool submission
+    running now, else the ``Thread.start`` call that started it."""
+    line = _thread.handed
+    if line is None:
+        line = getattr(threading.current_thread(), "_jj_started_at", None)
+    return line if isinstance(line, int) and not isinstance(line, bool) else None
+
+
+def _learner_line(frame) -> int | None:
+    counter = _current
+    if counter is None:
+        return None
+    near = counter._source.nearest_frame(frame)
+    return near.f_lineno if near is not None else None
+
+
+def _handing(function, line: int):
+    """``function``, run with ``line`` noted as where its thread's work came from."""
+    @functools.wraps(function)
+    def handed(*args, **kwargs):
+        previous, _thread.handed = _thread.handed, line
+        try:
+            return function(*args, **kwargs)
+        finally:
+            _thread.handed = previous
+    return handed
+
+
+def _thread_start(original):
+    @functools.wraps(original)
+    def start(self):
+        try:
+            line = _learner_line(sys._getframe(1))
+            if line is not None:
+                self._jj_started_at = line
+        except Exception:  # naming the line must never stop the thread
+            pass
+        return original(self)
+    return start
+
+
+def _pool_submit(original):
+    @functools.wraps(original)
+    def submit(self, fn, /, *args, **kwargs):
+        try:
+            line = _learner_line(sys._getframe(1))
+        except Exception:
+            line = None
+        if line is not None and callable(fn):
+            fn = _handing(fn, line)
+        return original(self, fn, *args, **kwargs)
+    return submit
+
+
+def _new_thread(original):
+    @functools.wraps(original)
+    def start_new_thread(function, *args, **kwargs):
+        try:
+            line = _learner_line(sys._getframe(1))
+        except Exception:
+            line = None
+        if line is not None and callable(function):
+            function = _handing(function, line)
+        return original(function, *args, **kwargs)
+    return start_new_thread
+
+
+def _install_handovers() -> None:
+    import _thread as low_level
+    import concurrent.futures.thread as pool
+
+    _patch(threading.Thread, "start", _thread_start(threading.Thread.start))
+    _patch(pool.ThreadPoolExecutor, "submit", _pool_submit(pool.ThreadPoolExecutor.submit))
+    _patch(low_level, "start_new_thread", _new_thread(low_level.start_new_thread))
 
 
 def _site_line(key) -> int | None:
@@ -406,6 +527,7 @@ def _install() -> None:
     _patch(jax, "block_until_ready",
            _method(jax.block_until_ready, "jax.block_until_ready", "wait"))
     _install_callbacks()
+    _install_handovers()
 
 
 # ---------------------------------------------------------------- host callbacks

@@ -36,7 +36,8 @@ def main(case_file: str, scenario: str) -> None:
     getattr(module, scenario)(call)
     reports = {label: probe.report(label, module) for label in dict.fromkeys(labels)}
     probe.close()
-    print(json.dumps({"load": load, "calls": calls, "reports": reports}))
+    print(json.dumps({"load": load, "calls": calls, "reports": reports,
+                      "load_events": probe.load_events()}))
 
 
 if __name__ == "__main__":

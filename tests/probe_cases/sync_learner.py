@@ -167,3 +167,68 @@ def numpy_dlpack(x):
 
 def numpy_metadata_only(x):
     return np.shape(x), np.ndim(x), np.size(x)
+
+
+# ---- pulls made on other threads: the learner's, whatever the thread's stack says
+
+def pool_pull(x):
+    import concurrent.futures
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(bool, x[0] > 0).result()  # S:pool_submit
+
+
+def pool_map_pull(x):
+    import concurrent.futures
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        return list(pool.map(float, [x[0], x[1]]))  # S:pool_map
+
+
+def thread_copyto(x):
+    import threading
+    host = np.zeros(4, np.float32)
+    worker = threading.Thread(target=np.copyto, args=(host, x))
+    worker.start()  # S:thread_start
+    worker.join()
+    return host
+
+
+def low_level_thread_item(x):
+    import _thread
+    import threading
+    done = threading.Event()
+    out = []
+
+    def item_then_done(value, box):
+        try:
+            box.append(value.item())  # S:low_level_body
+        finally:
+            done.set()
+    _thread.start_new_thread(item_then_done, (x[0], out))
+    done.wait(60)
+    return out
+
+
+def thread_target_of_mine(x):
+    import threading
+    out = []
+
+    def body():
+        out.append(float(x[0]))  # S:thread_body
+    worker = threading.Thread(target=body, name="mine")
+    worker.start()
+    worker.join()
+    return out
+
+
+def thread_without_reads(x):
+    import threading
+    out = []
+    worker = threading.Thread(target=lambda: out.append(sum(range(10))))
+    worker.start()
+    worker.join()
+    return jnp.sum(x) + out[0]
+
+
+FORGED = {}
+exec(compile("def forged_pull(x):\n    return bool(x[0] > 0)\n",
+             "/usr/lib/python3.11/functools.py", "exec"), FORGED)

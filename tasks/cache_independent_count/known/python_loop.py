@@ -1,5 +1,7 @@
-# expect: accepted; retrace passed
-# why: right and never jitted: slow, but nothing for the retrace check to count.
+# expect: inefficient via host_sync
+# dodge: host_compute
+# why: right and never jitted, a Python loop of float(v) over the elements: every value
+# is pulled back to the host (the default host-sync count), and nothing ran on the device.
 def cache_independent_count(x_a, x_b):
     total = 0.0
     for v in list(x_a) + list(x_b):

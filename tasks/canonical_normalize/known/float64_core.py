@@ -1,6 +1,8 @@
-# expect: accepted; retrace passed
-# why: a more accurate answer is not a wrong one: the moments in float64 NumPy, the
-# result converted to a float32 JAX array; nothing jitted for the retrace check to count.
+# expect: inefficient via host_sync
+# dodge: host_compute
+# why: a more accurate answer is not a wrong one, but the moments are taken in float64
+# NumPy on the host: np.asarray pulls a JAX input back from the device (the default
+# host-sync count names it), and the result is only put back as a float32 JAX array.
 import jax.numpy as jnp
 import numpy as np
 

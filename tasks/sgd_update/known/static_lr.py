@@ -1,6 +1,8 @@
-# expect: accepted; donation passed, retrace failed
+# expect: inefficient via host_sync; donation passed, retrace failed
 # expect --strict: inefficient via retrace
-# why: donates properly, but turns lr into a static Python float: every new learning rate traces and compiles again.
+# why: donates properly, but turns lr into a static Python float: float(lr) reads the
+# learning rate back from the device on every call (the default host-sync count), and
+# every new learning rate traces and compiles again.
 from functools import partial
 
 import jax

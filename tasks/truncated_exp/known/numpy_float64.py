@@ -1,6 +1,8 @@
-# expect: accepted; retrace passed
+# expect: inefficient via host_sync
+# dodge: host_compute
 # why: plain NumPy in float64, power series term by term: right in another precision,
-# and nothing jitted for the retrace check to count.
+# but x is pulled back to the host (np.asarray) and the series is summed there; the
+# default host-sync count names the pull.
 import math
 
 import numpy as np
