@@ -148,12 +148,7 @@ def create_app(service: Service, *, start: bool = True, close: bool = True,
 
     async def task(request: Request) -> Response:
         caller(request)
-        from ..bank import UnknownTask
-
-        try:
-            t = service.bank.get(request.path_params["task_id"])
-        except UnknownTask as exc:
-            raise Refused(404, str(exc), extra={"closest": exc.closest}) from None
+        t = service.task(request.path_params["task_id"])
         return JSONResponse(await anyio.to_thread.run_sync(_task_detail, t))
 
     async def healthz(request: Request) -> Response:

@@ -16,7 +16,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ..bank import UnknownTask
 from ..catalog import read_hints
 from .service import Refused
 
@@ -26,10 +25,7 @@ def hint_routes(service, caller) -> list[Route]:
 
     async def one_hint(request: Request) -> Response:
         caller(request)
-        try:
-            task = service.bank.get(request.path_params["task_id"])
-        except UnknownTask as exc:
-            raise Refused(404, str(exc), extra={"closest": exc.closest}) from None
+        task = service.task(request.path_params["task_id"])
         hints = await anyio.to_thread.run_sync(read_hints, task)
         n = request.path_params["n"]
         if not 1 <= n <= len(hints):

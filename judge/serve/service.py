@@ -91,10 +91,7 @@ class Service:
         task_id = body.get("task")
         if not isinstance(task_id, str) or len(task_id) > MAX_TASK_ID_CHARS:
             raise Refused(422, "'task' must be a task id (GET /v1/tasks lists them)")
-        try:
-            task = self.bank.get(task_id)
-        except UnknownTask as exc:
-            raise Refused(422, str(exc), extra={"closest": exc.closest}) from None
+        task = self.task(task_id, status=422)
         if ("source" in body) == ("notebook" in body):
             raise Refused(422, "give exactly one of 'source' (the .py file's text) and "
                                "'notebook' (the .ipynb document)")
@@ -125,6 +122,14 @@ class Service:
             raise Refused(422, f"'callback_url' may not point at this machine or its network: "
                                f"{refusal} (judge serve --allow-callback-host allows it)")
         return Submission(task.id, filename, source, seed, strict, url)
+
+    def task(self, task_id: str, status: int = 404):
+        """The bank's task, or the refusal naming the closest ids (404 for a task asked for
+        by URL, 422 for one named in a submission's body)."""
+        try:
+            return self.bank.get(task_id)
+        except UnknownTask as exc:
+            raise Refused(status, str(exc), extra={"closest": exc.closest}) from None
 
     def submit(self, client: Client, body) -> dict:
         """Store a submission and queue it (or find it stored already); the answer of a
