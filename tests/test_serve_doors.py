@@ -260,6 +260,30 @@ def test_callbacks_to_this_machine_are_refused(served, receiver):
     assert _stored(served) == before and _Pages.received == []
 
 
+def test_what_a_caller_sent_is_echoed_back_without_a_500(served):
+    # JSON may hold a lone surrogate (no UTF-8 can): a refusal that names it is still sent
+    before = _stored(served)
+    for body in ('{"task": "\\ud800", "source": "x = 1"}',
+                 '{"task": "%s", "source": "x = 1", "\\ud800": 1}' % TASK,
+                 '{"task": "%s", "source": "x = 1", "callback_url": "http://\\ud800/"}' % TASK):
+        answer = served.http.post("/v1/submissions", content=body.encode(),
+                                  headers={"Content-Type": "application/json"})
+        assert answer.status_code in (404, 422), (body, answer.status_code, answer.text)
+        assert answer.json()["error"] and answer.content.isascii()
+    assert _stored(served) == before
+
+
+def test_callback_urls_the_sender_cannot_use_are_refused_when_submitted(served):
+    before = _stored(served)
+    for url in ("http://[::1/", "http://example.org:99999/", "http://a\u0000b/",
+                "http://\u2488/"):
+        answer = served.http.post("/v1/submissions", json={
+            "task": TASK, "source": unique(RIGHT, repr(url)), "callback_url": url})
+        assert answer.status_code == 422, (url, answer.text)
+        assert "callback_url" in answer.json()["error"]
+    assert _stored(served) == before
+
+
 def _loopback_only_name() -> str | None:
     """A name other than localhost this machine resolves to loopback addresses only (its
     host name, often), or None."""

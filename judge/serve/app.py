@@ -29,12 +29,13 @@ from pathlib import Path
 import anyio
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..catalog import task_summary
 from .access import Client
+from .answers import JSONResponse
 from .doors import Refusal, parse_json
 from .hints import hint_routes
 from .service import MAX_SOURCE_BYTES, Refused, Service

@@ -80,6 +80,10 @@ class Callbacks:
                 ok, error, refused = False, f"refused: {exc}", True
             except httpx.HTTPError as exc:
                 ok, error = False, f"{type(exc).__name__}: {exc}"
+            except (httpx.InvalidURL, ValueError, UnicodeError) as exc:
+                # a URL only the sender cannot use (one stored before the submit check
+                # read URLs as httpx does): given up, never due again at once
+                ok, error, refused = False, f"not a URL it can send to: {exc}", True
             tried = cb.attempts + 1
             retry_at = None if ok or refused or tried >= self.attempts else \
                 time.time() + backoff_s(tried)

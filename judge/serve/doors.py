@@ -33,7 +33,7 @@ from starlette.datastructures import Headers
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
-from starlette.responses import JSONResponse
+from .answers import JSONResponse
 
 MAX_DEPTH = 64                # a notebook is about 6 deep; JSON's parser recurses per level
 MAX_MEMBERS = 100_000         # keys and array items in one body, all levels together

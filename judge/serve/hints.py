@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import anyio
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from ..catalog import read_hints
+from .answers import JSONResponse
 from .service import Refused
 
 

@@ -226,10 +226,20 @@ def _notebook_bytes(notebook) -> bytes:
 
 
 def _http_url(url) -> bool:
+    """An http(s) URL with a host, as both the door's check (urllib) and the sender (httpx)
+    read it: one either cannot parse ('http://[::1/', a port of 99999, a NUL or an IDNA
+    name it refuses) is refused now, never accepted and then retried for ever."""
     import urllib.parse
+
+    import httpx
 
     if not isinstance(url, str) or len(url) > 2000:
         return False
-    parts = urllib.parse.urlsplit(url)
-    return parts.scheme in ("http", "https") and bool(parts.hostname)
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port                                  # raises on a port out of range
+        sent = httpx.URL(url)
+    except (ValueError, httpx.InvalidURL):
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname) and bool(sent.host)
 
