@@ -456,22 +456,41 @@ class RetraceCheck(ScriptedCheck):
 
 # the sync check every task has unless it declares its own or says ``host_syncs: allowed``
 DEFAULT_SYNC = {"id": "host_sync", "kind": "sync", "points": 0,
+                # a diagnostic print moves to the host only what it prints, and the program
+                # cannot use it: left in a right solution it costs no verdict (a task whose
+                # lesson is host syncs declares its own check, which counts it)
+                "allow": ["jax.debug.print"],
                 "doc": "by default for every task: no more host syncs than the reference "
-                       "makes on the same inputs (none, where it makes none)"}
+                       "makes on the same inputs (none, where it makes none; jax.debug.print "
+                       "not counted)"}
 
 
 @check_kind("sync")
 class SyncCheck(ScriptedCheck):
+    FIELDS = ScriptedCheck.FIELDS + ("allow",)
     SCRIPT_OPTIONAL = True
     # pulls made on any thread while the learner's code runs; inputs pulled to the host
     DODGES = ("thread_sync", "host_compute")
     ONCE_PER_INPUT = False
 
+    def __init__(self, r, scripts):
+        super().__init__(r, scripts)
+        # kinds of sync not counted (as the report names them: "jax.debug.print")
+        self.allow = tuple(r.get("allow", list, []))
+        if not all(isinstance(k, str) for k in self.allow):
+            r.fail("must be a list of the kinds of sync not counted, such as jax.debug.print",
+                   "allow")
+
+    def counted(self, out) -> list[dict]:
+        return [s for s in out.syncs if s.get("kind") not in self.allow]
+
     def count(self, outcomes, loaded=()) -> int:
-        return sum(len(o.syncs) for o in outcomes)
+        return sum(len(self.counted(o)) for o in outcomes)
 
     def details(self, mine, ref):
-        return {"syncs": mine.syncs()[:50], "reference_syncs": ref.syncs()[:50]}
+        def counted(run):
+            return [s for s in run.syncs() if s.get("kind") not in self.allow][:50]
+        return {"syncs": counted(mine), "reference_syncs": counted(ref)}
 
     def summary(self, used, budget, source, over, passed):
         verdict = "within" if passed else "over"
@@ -481,7 +500,9 @@ class SyncCheck(ScriptedCheck):
     def weigh(self, calls, theirs, shapes):
         where, used = [], 0
         for i, ((_, out), ref) in enumerate(zip(calls, theirs), 1):
-            extra = max(0, len(out.syncs) - (len(ref.syncs) if ref is not None else 0))
+            # what the reference pulls, of any kind, the learner may pull too (its
+            # jax.debug.print allows a learner's float() printing the same value)
+            extra = max(0, len(self.counted(out)) - (len(ref.syncs) if ref is not None else 0))
             if extra:
                 used += extra
                 where.append(i)
@@ -502,7 +523,7 @@ class SyncCheck(ScriptedCheck):
             return ""
         seen: dict[tuple, list] = {}
         for i, (args, out) in enumerate(calls, 1):
-            for s in out.syncs:
+            for s in self.counted(out):
                 key = (s.get("line"), s.get("kind"), s.get("code"))
                 seen.setdefault(key, []).append(i)
         return "\n".join(f"  {f'line {line}' if line is not None else 'no line of your file'}: "

@@ -98,6 +98,11 @@ _ARRAY_PULLS = {
     "__format__": "format()", "__str__": "print/str", "__repr__": "print/str",
     "__reduce__": "pickle", "copy_to_host_async": ".copy_to_host_async()",
     "__dlpack__": "__dlpack__ (np.from_dlpack)",
+    # the C++ doors under those, public or private: a raw pointer read with ctypes, or
+    # the host copy itself, is the same pull
+    "unsafe_buffer_pointer": ".unsafe_buffer_pointer()",
+    "_single_device_array_to_np_array_did_copy": "a host copy (private jax method)",
+    "_copy_single_device_array_to_host_async": "a host copy (private jax method)",
 }
 _NUMPY_PULLS = ("asarray", "array", "asanyarray", "ascontiguousarray")
 

@@ -1,0 +1,12 @@
+# expect: inefficient via retrace
+# why: the mean is computed in NumPy on the host; one trivial jit compiled at import is enough for the off-device rule ('no compile at all') to stay silent, found by review-perf
+# dodge: host_compute
+import numpy as np
+import jax
+import jax.numpy as jnp
+
+_warm = jax.jit(lambda v: v + 0)(jnp.float32(0))
+
+
+def bucketed_mean(x):
+    return np.float32(x.mean()) if x.shape[0] else np.float32(0.0)
