@@ -13,7 +13,7 @@ What it checks: jax.monitoring's listener lists (the same lists, with the probe'
 listeners in them) and its record functions; the probe's and the sync counter's
 classes (every method), the objects they keep, and their module's functions; every
 attribute the sync counter patched (jax arrays' methods, numpy's functions and ufuncs,
-the buffer-protocol hook); ``jax.jit`` still the probe's wrapper; the counter's
+the buffer-protocol hook); jax's jit builder (``_cpp_pjit``) still the probe's wrapper; the counter's
 per-thread state back at rest after the call.  This is the first line only: a learner
 who finds this checker in memory can edit it too, which is why the judge also counts
 XLA's compiles where the learner cannot reach (``judge/compile_log.py``).
@@ -92,8 +92,8 @@ class Instruments:
             if len(probe._events) < self._events:
                 found.append("events the judge's probe recorded were deleted")
             self._events = max(self._events, len(probe._events))
-            if self._jax.jit is not probe._built.wrapper:
-                found.append("jax.jit was replaced")
+            if probe._built._module._cpp_pjit is not probe._built.wrapper:
+                found.append("jax's jit builder (jax._src.pjit._cpp_pjit) was replaced")
         for name, original in self._record.items():
             if getattr(monitoring, name, None) is not original:
                 found.append(f"jax.monitoring's {name} was replaced")
