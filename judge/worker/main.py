@@ -646,6 +646,7 @@ class Loop:
         self.probe_error: str | None = None
         self.instruments: dict = {}
         self.compile_log: str | None = "" if compile_log else None   # XLA's record, once set up
+        self.dump_guard = None      # (holder, attribute, wrapper) keeping XLA's record in place
         # [the instruments' check, the probe's compile count], set when the probes are made
         self._watch: list = [None, None]
 
@@ -691,6 +692,12 @@ class Loop:
                 from .devices import Devices
                 self.devices = Devices(jax, int(self.device_count))
             found = jax.devices()
+            if self.compile_log:    # a learner's xla_dump_* option must not move the record
+                try:
+                    from .xla_records import pin_dumps
+                    self.dump_guard = pin_dumps()
+                except Exception:   # a jax layout change: the cross-check still counts XLA's
+                    self.dump_guard = None
             # XLA read its flags once, now: a process the learner's code starts must not
             # write into the judge's compile log
             if flags is None:
@@ -794,6 +801,8 @@ class Loop:
         real_syncs = getattr(syncs, "_real", None)
         guards = {"the worker's probe": (self, "probe", probe),
                   "the worker's sync counter": (self, "syncs", syncs)}
+        if self.dump_guard is not None:
+            guards["the judge's keeper of XLA's compile records"] = self.dump_guard
         try:
             self._watch[0] = Instruments(real_probe, real_syncs, guards)
             self._watch[1] = real_probe.compiles_seen if real_probe is not None else (lambda: None)
