@@ -775,10 +775,11 @@ class Loop:
             jax.config.update("jax_enable_x64", True)
         if header.get("probe"):
             self.probe, self.syncs, self.probe_error = _make_probes(path)
-            self._arm(self.probe, self.syncs)
         # before the learner's file runs, so they hold jax's own functions
         self.instruments = {str(spec["name"]): _compile_instrument(spec)
                             for spec in header.get("instruments", [])}
+        if header.get("probe"):
+            self._arm(self.probe, self.syncs)
         self.learner_ran = True
         error = self._import(path)
         _flush_learner_output()
@@ -804,7 +805,11 @@ class Loop:
         if self.dump_guard is not None:
             guards["the judge's keeper of XLA's compile records"] = self.dump_guard
         try:
-            self._watch[0] = Instruments(real_probe, real_syncs, guards)
+            # what each instrument's setup bound (jax's functions): swapped, it measures
+            # whatever the learner's code put there
+            bound = {f"the judge's {name} instrument": kept for name, (_, kept) in
+                     self.instruments.items() if isinstance(kept, dict)}
+            self._watch[0] = Instruments(real_probe, real_syncs, guards, bound)
             self._watch[1] = real_probe.compiles_seen if real_probe is not None else (lambda: None)
         except Exception as exc:     # a jax layout change: the check is missing, not the learner's fault
             self.probe_error = (self.probe_error or "") + f" instruments unchecked: {type(exc).__name__}: {exc}"
