@@ -18,9 +18,10 @@ and everything after, the count and the pruning of XLA's other dumps, goes throu
 them.  A folder moved, replaced by a link, made unreadable, or a watch that lost events
 is tampering, never a count quietly skipped (``problem``).
 
-What remains possible: a learner who stops XLA from writing there from the start of a
-compile (``jax.jit(f, compiler_options={"xla_dump_to": ...})`` for their own jits) and
-also blinds the probe for those compiles is not caught by this count; neither is a
+What remains possible: jax's compiles drop a learner's ``xla_dump_*`` compiler options
+(judge/worker/xla_records.py), but a learner who compiles through the backend client
+straight, with options of their own that dump elsewhere, and also blinds the probe for
+those compiles is not caught by this count; neither is a
 learner who makes their jits' compiles look like jax's own (the probe's attribution,
 not its count).
 """

@@ -47,3 +47,24 @@ def test_raising_only_under_the_judges_instrument_is_the_learners_error(mode):
     assert report["verdict"] == "runtime_error"
     jaxpr = next(c for c in report["checks"] if c["id"] == "jaxpr")
     assert "no tracing today" in jaxpr["message"]
+
+
+def grade_known(task: str, name: str, mode: str) -> dict:
+    proc = run_judge("run", task, ROOT / "tasks" / task / "known" / f"{name}.py", "--format",
+                     "json", "--isolation", mode, "--examples", "30")
+    assert proc.returncode == 1, (proc.returncode, proc.stderr[-2000:])
+    return json.loads(proc.stdout)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_sync_records_cleared_through_gc_are_caught(mode):
+    report = grade_known("run_steps_no_sync", "review_sync_records_cleared", mode)
+    assert report["verdict"] == "runtime_error"
+    assert "sync counter kept were deleted" in instruments_message(report)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_instruments_bound_functions_swapped_through_gc_are_caught(mode):
+    report = grade_known("pairwise_sq_dists", "review_jaxpr_bound_swapped", mode)
+    assert report["verdict"] == "runtime_error"
+    assert "jaxpr instrument was changed (make_jaxpr)" in instruments_message(report)

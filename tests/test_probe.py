@@ -313,6 +313,16 @@ def test_a_jit_built_by_exec_is_the_learners():
     assert "the lambda at line 1 of code run by exec" in built["retraces"][0]
 
 
+@pytest.mark.parametrize("name", ["private_jit", "private_pjit", "jit_built_by_tree_map"])
+def test_a_jit_built_through_any_route_is_the_learners(name):
+    """jax._src.api.jit, jax._src.pjit.pjit, or jit called by jax.tree.map: every route
+    builds through _cpp_pjit, and a fresh one per call is the learner's retrace, not an
+    eager op."""
+    report = retrace_report(name)
+    fresh = function(report, f"jit(partial(sum)) built at line {line_of(name)}")
+    assert fresh["traces"] == 3 and report["eager"]["traces"] == 0
+
+
 def test_an_unjitted_loop_over_a_per_call_closure_is_the_learners():
     """An unjitted lax.fori_loop compiles its body as one program: the learner's, and
     compiled again for every new closure, though no jax.jit appears."""

@@ -13,7 +13,7 @@ What it checks: jax.monitoring's listener lists (the same lists, with the probe'
 listeners in them) and its record functions; the probe's and the sync counter's
 classes (every method), the objects they keep, and their module's functions; every
 attribute the sync counter patched (jax arrays' methods, numpy's functions and ufuncs,
-the buffer-protocol hook); ``jax.jit`` still the probe's wrapper; the counter's
+the buffer-protocol hook); jax's jit builder (``_cpp_pjit``) still the probe's wrapper; the counter's
 per-thread state back at rest after the call.  This is the first line only: a learner
 who finds this checker in memory can edit it too, which is why the judge also counts
 XLA's compiles where the learner cannot reach (``judge/compile_log.py``).
@@ -22,6 +22,9 @@ XLA's compiles where the learner cannot reach (``judge/compile_log.py``).
 from __future__ import annotations
 
 import threading
+
+
+_GONE = object()
 
 
 def _functions_of(module) -> dict:
@@ -35,9 +38,10 @@ def _class_dict(cls) -> dict:
 
 
 class Instruments:
-    def __init__(self, probe, counter, guards: dict):
+    def __init__(self, probe, counter, guards: dict, bound: dict | None = None):
         """``probe`` and ``counter``: the real Probe and SyncCounter; ``guards``: name ->
-        (holder, attribute, expected object), the worker's own references to them."""
+        (holder, attribute, expected object), the worker's own references to them;
+        ``bound``: name -> the dict an instrument's setup bound (its entries must stay)."""
         import jax
         from jax._src import monitoring
 
@@ -68,6 +72,9 @@ class Instruments:
             self._objects.append(("the judge's sync counter", syncs_module, "_current", counter))
         for what, (holder, attribute, expected) in guards.items():
             self._objects.append((what, holder, attribute, expected))
+        # immutable snapshots: what a learner finds through gc and edits is the dict
+        self._bound = tuple((what, mapping, tuple(mapping.items()))
+                            for what, mapping in (bound or {}).items())
 
     def changes(self) -> list[str]:
         """What the learner's code changed of the instruments (empty: nothing), or, if the
@@ -92,8 +99,8 @@ class Instruments:
             if len(probe._events) < self._events:
                 found.append("events the judge's probe recorded were deleted")
             self._events = max(self._events, len(probe._events))
-            if self._jax.jit is not probe._built.wrapper:
-                found.append("jax.jit was replaced")
+            if probe._built._module._cpp_pjit is not probe._built.wrapper:
+                found.append("jax's jit builder (jax._src.pjit._cpp_pjit) was replaced")
         for name, original in self._record.items():
             if getattr(monitoring, name, None) is not original:
                 found.append(f"jax.monitoring's {name} was replaced")
@@ -109,11 +116,17 @@ class Instruments:
         for what, holder, attribute, expected in self._objects:
             if getattr(holder, attribute, None) is not expected:
                 found.append(f"{what} was replaced ({attribute})")
+        for what, mapping, items in self._bound:
+            changed = [k for k, v in items if mapping.get(k, _GONE) is not v]
+            if changed or len(mapping) != len(items):
+                found.append(f"{what} was changed ({(changed or ['an entry'])[0]})")
         if self._counter is not None:
             moved = self._syncs.patches_in_place(self._patches)
             if moved:
                 found.append(f"the judge's sync counter was undone ({', '.join(moved[:3])}"
                              + (f" and {len(moved) - 3} more" if len(moved) > 3 else "") + ")")
+            if self._counter._shrunk:
+                found.append("records the judge's sync counter kept were deleted")
             state = self._syncs._thread
             if threading.current_thread() is threading.main_thread() and \
                     (state.paused or state.busy or state.reading is not None):

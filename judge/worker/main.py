@@ -477,8 +477,14 @@ class _Slot:
 
 
 def _is_array(value) -> bool:
-    """A JAX or NumPy array, a NumPy scalar, or a tracer standing for one."""
-    return hasattr(value, "shape") and hasattr(value, "dtype") and not isinstance(value, type)
+    """A JAX or NumPy array, a NumPy scalar, or a tracer standing for one: not anything
+    with a shape and a dtype (a jax.ShapeDtypeStruct, a masked array), which jax's
+    transformations refuse as an output."""
+    import jax
+    import numpy as np
+
+    return isinstance(value, (jax.Array, np.ndarray, np.generic, jax.core.Tracer)) \
+        and not isinstance(value, np.ma.MaskedArray)
 
 
 def _not_traceable(result, depth: int = 0) -> str | None:
@@ -501,6 +507,10 @@ class MeasureContext:
 
     def __init__(self, function, source_file: str | None = None, bound=None):
         self.raised: list[BaseException] = []   # what came out of the learner's function
+        # (instrument frame, line) that jax ran the learner's function from, with what it
+        # returned there: an exception jax raises on that line came out of tracing or
+        # lowering the learner's function (their output included), so it is theirs
+        self.traced_at: list[tuple] = []
         self.function = self._watched(function) if callable(function) else function
         self.source_file = source_file      # the file the entrypoint was loaded from
         self.bound = bound          # what the instrument's setup bound before the learner's file
@@ -525,6 +535,28 @@ class MeasureContext:
                 return True
             exc, seen = exc.__cause__ or exc.__context__, seen + 1
         return False
+
+    def _note_traced(self, result) -> None:
+        """Remember the instrument line whose jax call is running the learner's function."""
+        frame = sys._getframe(2)
+        while frame is not None and not frame.f_code.co_filename.startswith(_INSTRUMENT_FILE):
+            frame = frame.f_back
+        if frame is not None:
+            self.traced_at.append((frame, frame.f_lineno, type(result).__name__))
+
+    def traced_result(self, exc: BaseException) -> str | None:
+        """What the learner's function returned, when ``exc`` came out of the jax call
+        that traced it (jax refusing their output, ...); None when it came from the
+        instrument's own code elsewhere (the judge's bug)."""
+        deepest, tb = None, exc.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename.startswith(_INSTRUMENT_FILE):
+                deepest = (tb.tb_frame, tb.tb_lineno)
+            tb = tb.tb_next
+        if deepest is None:
+            return None
+        return next((what for frame, line, what in self.traced_at
+                     if frame is deepest[0] and line == deepest[1]), None)
 
     def keep(self, value) -> None:
         """Send ``value`` back with the measurement, encoded like a call's result."""
@@ -573,6 +605,7 @@ class MeasureContext:
         @functools.wraps(function, assigned=("__name__", "__qualname__", "__doc__"), updated=())
         def fn(*values):
             result = function(*fill(skeleton_args, values), **fill(skeleton_kwargs, values))
+            self._note_traced(result)
             bad = _not_traceable(result)
             if bad is not None:
                 raise _WrongResult(f"the function returned {bad} where arrays or numbers "
@@ -581,12 +614,15 @@ class MeasureContext:
         return fn, arrays
 
 
+_INSTRUMENT_FILE = "<instrument "   # the file name instruments' code runs under
+
+
 def _compile_instrument(spec: dict):
     """(the function an instrument's source defines, what its setup returned), in a
     namespace of its own."""
     name = str(spec["name"])
     namespace = {"__name__": f"_jj_instrument_{name}"}
-    exec(compile(str(spec["source"]), f"<instrument {name}>", "exec"), namespace)
+    exec(compile(str(spec["source"]), f"{_INSTRUMENT_FILE}{name}>", "exec"), namespace)
     setup = str(spec.get("setup") or "")
     return namespace[str(spec["function"])], (namespace[setup]() if setup else None)
 
@@ -610,6 +646,7 @@ class Loop:
         self.probe_error: str | None = None
         self.instruments: dict = {}
         self.compile_log: str | None = "" if compile_log else None   # XLA's record, once set up
+        self.dump_guard = None      # (holder, attribute, wrapper) keeping XLA's record in place
         # [the instruments' check, the probe's compile count], set when the probes are made
         self._watch: list = [None, None]
 
@@ -655,6 +692,12 @@ class Loop:
                 from .devices import Devices
                 self.devices = Devices(jax, int(self.device_count))
             found = jax.devices()
+            if self.compile_log:    # a learner's xla_dump_* option must not move the record
+                try:
+                    from .xla_records import pin_dumps
+                    self.dump_guard = pin_dumps()
+                except Exception:   # a jax layout change: the cross-check still counts XLA's
+                    self.dump_guard = None
             # XLA read its flags once, now: a process the learner's code starts must not
             # write into the judge's compile log
             if flags is None:
@@ -732,10 +775,11 @@ class Loop:
             jax.config.update("jax_enable_x64", True)
         if header.get("probe"):
             self.probe, self.syncs, self.probe_error = _make_probes(path)
-            self._arm(self.probe, self.syncs)
         # before the learner's file runs, so they hold jax's own functions
         self.instruments = {str(spec["name"]): _compile_instrument(spec)
                             for spec in header.get("instruments", [])}
+        if header.get("probe"):
+            self._arm(self.probe, self.syncs)
         self.learner_ran = True
         error = self._import(path)
         _flush_learner_output()
@@ -758,8 +802,14 @@ class Loop:
         real_syncs = getattr(syncs, "_real", None)
         guards = {"the worker's probe": (self, "probe", probe),
                   "the worker's sync counter": (self, "syncs", syncs)}
+        if self.dump_guard is not None:
+            guards["the judge's keeper of XLA's compile records"] = self.dump_guard
         try:
-            self._watch[0] = Instruments(real_probe, real_syncs, guards)
+            # what each instrument's setup bound (jax's functions): swapped, it measures
+            # whatever the learner's code put there
+            bound = {f"the judge's {name} instrument": kept for name, (_, kept) in
+                     self.instruments.items() if isinstance(kept, dict)}
+            self._watch[0] = Instruments(real_probe, real_syncs, guards, bound)
             self._watch[1] = real_probe.compiles_seen if real_probe is not None else (lambda: None)
         except Exception as exc:     # a jax layout change: the check is missing, not the learner's fault
             self.probe_error = (self.probe_error or "") + f" instruments unchecked: {type(exc).__name__}: {exc}"
@@ -909,9 +959,19 @@ class Loop:
             # the learner's code raised inside the instrument (a tracer turned into a
             # bool, ...): theirs; an instrument's own failure is the judge's
             learners = self.learner.frames(exc) or ctx.raised_inside(exc)
-            reply = {"ok": False, "error": self._call_error(exc)} if learners \
-                else _judge_error(f"instrument {header.get('instrument')}: "
-                                  f"{type(exc).__name__}: {_text(exc)}")
+            returned = None if learners else ctx.traced_result(exc)
+            if learners:
+                reply = {"ok": False, "error": self._call_error(exc)}
+            elif returned is not None:
+                # jax failed on the learner's function or on what it returned, inside the
+                # instrument's call that traced it: the learner's, in their words
+                error = self._call_error(exc)
+                error["message"] = (f"your function returned a {returned}, which jax could not "
+                                    f"trace or compile: {error['message']}")
+                reply = {"ok": False, "error": error}
+            else:
+                reply = _judge_error(f"instrument {header.get('instrument')}: "
+                                     f"{type(exc).__name__}: {_text(exc)}")
         _flush_learner_output()
         reply["traces"] = self.probe.end_call()
         reply["syncs"] = self.syncs.end()

@@ -13,7 +13,7 @@ whose locals hold the wrapped ``fun``, its ``jit_info`` and the call's ``args`` 
 2. ``fun`` (or the function a ``functools.partial`` wraps) is defined in the learner's
    file: ``lambda at line 7``, ``make_step.inner at line 5``, ``partial(f) at line 3``;
 3. the jitted object was built by the learner's code, wherever it is called from:
-   ``jax.jit`` (which the probe wraps) was called from the learner's file, or from code
+   a jit built through any route (the probe wraps jax's ``_cpp_pjit``) from the learner's file, or from code
    the learner's file ran through ``exec`` or ``eval``: ``jit(partial(multiply)) built
    at line 7``, even when ``jax.tree.map`` calls it;
 4. the jitted object was called straight from the learner's file: ``jit(sum) at line 9``
@@ -36,9 +36,9 @@ is wrapped so a change there becomes a ``probe_error`` note, never an exception 
 learner's call, and tests/test_probe.py fails loudly when the layout moves.
 
 Known blind spots: a jitted helper first called inside another jit is traced as part of
-the outer function and gets no event of its own; a jit built through jax's private
-modules (``jax._src.api.jit``), or by code whose file name the learner forged, is not
-seen as built by the learner (rules 1, 2 and 4 still apply); AOT ``.lower()`` traces
+the outer function and gets no event of its own; a jit built by code whose file name
+the learner forged into one of jax's or the judge's is not seen as built by the learner
+(rules 1, 2 and 4 still apply); AOT ``.lower()`` traces
 are attributed (through ``_infer_params``); their ``.compile()`` has no jit frame, and
 is the learner's when it is called from the learner's file or while that file loads
 (``_mean compiled ahead of time at line 9``), else eager.
@@ -166,28 +166,35 @@ def _is_library_jit(jit_info) -> bool:
 class BuiltJits:
     """Which jitted objects the learner's code built, and on which line.
 
-    ``jax.jit`` is wrapped (while the probe lives): a call from the learner's file, or
-    from code that file ran through ``exec``/``eval`` (a frame of no file, under a
-    frame of the learner's), is the learner's jit wherever it is later called from
-    (``jax.tree.map(jax.jit(partial(jnp.multiply, f)), x)``).  jax's own jits are built
-    by jax's files, at import, and stay jax's.  Entries hold the jitted object weakly."""
+    Every jitted object, whatever route built it (``jax.jit``, ``jax._src.api.jit``,
+    ``jax._src.pjit.pjit``, ``make_jit``), is made by ``jax._src.pjit._cpp_pjit``, which
+    the probe wraps while it lives.  The builder is found on the stack above it, seeing
+    through jax's jit constructors, ``jax.tree.map`` and code of no file (``exec``/``eval``)
+    or of other libraries: a frame of the learner's file makes it the learner's jit
+    wherever it is later called from (``jax.tree.map(jax.jit(partial(jnp.multiply, f)),
+    x)``, ``jax.tree.map(jax._src.api.jit, fns)``); a jit built by jax's own code (its
+    library jits at import, the jits behind eager ops) or by the judge's stays theirs.
+    Entries hold the jitted object weakly."""
 
     def __init__(self, source: LearnerSource):
+        from jax._src import pjit as pjit_module
+
         self._source = source
         self._lines: dict[int, tuple] = {}      # id(jit_info) -> (weakref to the jit, line)
-        self._original = jax.jit
+        self._module = pjit_module
+        self._original = pjit_module._cpp_pjit
         original, built = self._original, self
 
         @functools.wraps(original)
-        def jit(*args, **kwargs):
+        def _cpp_pjit(*args, **kwargs):
             jitted = original(*args, **kwargs)
             try:
                 built._note(jitted, sys._getframe(1))
-            except Exception:  # a partial jit(static_argnums=...) or an odd object
+            except Exception:  # an odd object: only the attribution is lost
                 pass
             return jitted
-        self.wrapper = jit
-        jax.jit = jit
+        self.wrapper = _cpp_pjit
+        pjit_module._cpp_pjit = _cpp_pjit
 
     def _note(self, jitted, frame) -> None:
         line = self._builder_line(frame)
@@ -203,9 +210,14 @@ class BuiltJits:
             filename = frame.f_code.co_filename
             if self._source.owns(filename):
                 return frame.f_lineno
-            if not filename.startswith("<"):     # a real file, not the learner's
-                return None
-            frame = frame.f_back                 # code run by exec/eval: who ran it?
+            if filename.startswith("<"):         # code run by exec/eval: who ran it?
+                pass
+            elif filename.startswith(_JAX_DIR):
+                if not _is_passage(filename, frame.f_code.co_name):
+                    return None                  # jax's own code built it for itself
+            elif filename.startswith(_JUDGE_DIR):
+                return None                      # the judge's instruments
+            frame = frame.f_back                 # another library passing it through
         return None
 
     def line(self, jit_info) -> int | None:
@@ -216,8 +228,23 @@ class BuiltJits:
         return entry[1] if jitted is not None and jitted._jit_info is jit_info else None
 
     def close(self) -> None:
-        if jax.jit is self.wrapper:
-            jax.jit = self._original
+        if self._module._cpp_pjit is self.wrapper:
+            self._module._cpp_pjit = self._original
+
+
+_JAX_DIR = os.path.dirname(os.path.dirname(os.path.abspath(jax.__file__))) + os.sep + "jax" + os.sep
+_JUDGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+# jax frames a jit's builder is seen through: its constructors and the tree mappers
+_PASSAGES = {os.path.join("_src", "api.py"): {"jit", "<lambda>"},
+             os.path.join("_src", "pjit.py"): {"make_jit", "pjit", "_cpp_pjit", "<lambda>"},
+             os.path.join("_src", "traceback_util.py"): None,
+             os.path.join("_src", "tree_util.py"): None,
+             os.path.join("_src", "tree.py"): None}
+
+
+def _is_passage(filename: str, name: str) -> bool:
+    names = _PASSAGES.get(filename[len(_JAX_DIR):], False)
+    return names is None or (names is not False and name in names)
 
 
 def _sub_jaxprs(values, depth: int = 0):

@@ -133,6 +133,10 @@ class SyncCounter:
         self._source = LearnerSource(learner_file)
         self._entry_codes = frozenset(entry_codes)
         self._records: list[dict] = []
+        # how many records this call appended: a record list that ends shorter (cleared
+        # or replaced by the learner's code) is tampering (integrity.py reads _shrunk)
+        self._appended = 0
+        self._shrunk = False
         self._active = False
         self._call_thread: int | None = None
         _current = self
@@ -141,6 +145,7 @@ class SyncCounter:
 
     def begin(self) -> None:
         self._records = []
+        self._appended = 0
         self._call_thread = threading.get_ident()
         self._active = True
 
@@ -152,6 +157,10 @@ class SyncCounter:
                 pass
         self._active = False
         records, self._records = self._records, []
+        if type(records) is not list or len(records) < self._appended:
+            self._shrunk = True
+            records = records if type(records) is list else []
+        self._appended = 0
         return records
 
     @contextlib.contextmanager
@@ -185,31 +194,35 @@ class SyncCounter:
         where = _on_thread(kind) if other else kind
         while frame is not None:
             if self._source.owns(frame.f_code.co_filename):
-                self._records.append(self._at(where, category, frame.f_lineno))
+                self._keep(self._at(where, category, frame.f_lineno))
                 return
             if is_jit_frame(frame):  # jax compiling on the learner's behalf
                 return
             if frame.f_code in self._entry_codes:   # inside the call, in code of no file of theirs
-                self._records.append(self._at(where, category, None))
+                self._keep(self._at(where, category, None))
                 return
             frame = frame.f_back
         if other:  # a thread of the learner's, a pool's, a callback's: theirs whatever its stack
             line = _handed_line()
             if line is not None:
                 where += " (its work was handed over at this line)"
-            self._records.append(self._at(where, category, line))
+            self._keep(self._at(where, category, line))
 
     def _record_callback(self, kind: str, key, user_function, caller) -> None:
         near = self._source.nearest_frame(caller)
         if near is not None:  # an eager callback: the learner's line is on this stack
-            self._records.append(self._at(kind, "callback", near.f_lineno))
+            self._keep(self._at(kind, "callback", near.f_lineno))
             return
         line = _site_line(key)
         if line is None:
             code = getattr(user_function, "__code__", None)
             if code is not None and self._source.owns(code.co_filename):
                 line = code.co_firstlineno
-        self._records.append(self._at(kind, "callback", line))
+        self._keep(self._at(kind, "callback", line))
+
+    def _keep(self, record: dict) -> None:
+        self._records.append(record)
+        self._appended += 1
 
     def _at(self, kind: str, category: str, line: int | None) -> dict:
         code = linecache.getline(self._source.path, line).strip() if line else None

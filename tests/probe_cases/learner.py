@@ -169,6 +169,22 @@ def entry_exec_jit(tree):
     return jax.tree.map(namespace["double"], tree)
 
 
+def entry_private_jit(x):
+    from jax._src import api as _api
+    return jax.tree.map(_api.jit(partial(jnp.sum)), x)  # L:private_jit
+
+
+def entry_private_pjit(x):
+    from jax._src import pjit as _pjit
+    return jax.tree.map(_pjit.pjit(partial(jnp.sum)), x)  # L:private_pjit
+
+
+def entry_jit_built_by_tree_map(x):
+    from jax._src import api as _api
+    (built,) = jax.tree.map(_api.jit, [partial(jnp.sum)])  # L:jit_built_by_tree_map
+    return jax.tree.map(built, x)
+
+
 def entry_eager_fori(x, c):
     return lax.fori_loop(0, 3, lambda i, v: v + c, x)  # L:eager_fori
 
@@ -193,6 +209,21 @@ def scenario_tree_map_partial(call):
 def scenario_exec_jit(call):
     for _ in range(3):
         call("retrace", entry_exec_jit, [_ones(4)])
+
+
+def scenario_private_jit(call):
+    for _ in range(3):
+        call("retrace", entry_private_jit, _ones(4))
+
+
+def scenario_private_pjit(call):
+    for _ in range(3):
+        call("retrace", entry_private_pjit, _ones(4))
+
+
+def scenario_jit_built_by_tree_map(call):
+    for _ in range(3):
+        call("retrace", entry_jit_built_by_tree_map, _ones(4))
 
 
 def scenario_eager_fori(call):
