@@ -411,17 +411,22 @@ def validate(ctx, task_ids, fmt, workers):
         reports.append(report)
         if fmt == "text":
             write_validation_text(report)
-    if not task_ids:     # the bank-wide rules need every task's known submissions
-        reports.append(dodge_coverage(tasks, reports))
+    bank_wide = []
+    if not task_ids and tasks:   # the bank-wide rules need every task's known submissions
+        bank_wide.append(dodge_coverage(tasks, reports))
         if fmt == "text":
-            write_validation_text(reports[-1])
-    valid = all(r.verdict == Verdict.ACCEPTED for r in reports)
+            write_validation_text(bank_wide[0])
+    valid = all(r.verdict == Verdict.ACCEPTED for r in reports + bank_wide)
     if fmt == "json":
-        click.echo(json.dumps({"valid": valid, "tasks": [r.to_dict() for r in reports]}))
+        click.echo(json.dumps({"valid": valid,
+                               "tasks": [r.to_dict() for r in reports + bank_wide]}))
     else:
         bad = [r.task for r in reports if r.verdict != Verdict.ACCEPTED]
         click.echo(f"{len(reports) - len(bad)} of {len(reports)} tasks valid" +
-                   (f"; fix: {', '.join(bad)}" if bad else ""))
+                   (f"; fix: {', '.join(bad)}" if bad else "") +
+                   ("" if not bank_wide else "; the bank-wide rules hold"
+                    if bank_wide[0].verdict == Verdict.ACCEPTED else
+                    "; the bank-wide rules do not hold (the (bank) report above)"))
     sys.exit(0 if valid else 1)
 
 

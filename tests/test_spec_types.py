@@ -2,14 +2,10 @@
 and nested pytrees of dicts, lists and tuples."""
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 
 from judge.bank import FieldReader
 from judge.specs import Inputs, parse_spec
-
-# what hypothesis times is this machine's load, not the strategies: a shared machine
-# (CI at load 20) must not fail these
-LOAD_CHECKS = [HealthCheck.too_slow]
 
 
 def spec(raw, dims=None, name="x"):
@@ -23,7 +19,7 @@ def test_bounds_a_float32_cannot_hold_are_narrowed_inside_them():
                                    "values": [0.1, 0.9]}, name="rate")}, {})
     seen = []
 
-    @settings(max_examples=80, database=None, deadline=None, suppress_health_check=LOAD_CHECKS, derandomize=True)
+    @settings(max_examples=80, database=None, derandomize=True)
     @given(inputs.strategy(inputs.pool(0, 4)))
     def check(args):
         value = float(args["rate"].array)
@@ -90,7 +86,7 @@ def test_drawn_pytrees_keep_their_structure_and_every_leafs_spread():
     pool = inputs.pool(3, 8)
     structures = set()
 
-    @settings(max_examples=60, database=None, deadline=None, suppress_health_check=LOAD_CHECKS, derandomize=True)
+    @settings(max_examples=60, database=None, derandomize=True)
     @given(inputs.strategy(pool))
     def check(args):
         params = args["params"]
@@ -123,7 +119,7 @@ def test_a_value_range_may_be_a_dimension_negated_or_offset():
                      "values": ["-n - 3", "n+3"]}, dims, name="idx")}, dims)
     seen = set()
 
-    @settings(max_examples=150, database=None, deadline=None, suppress_health_check=LOAD_CHECKS, derandomize=True)
+    @settings(max_examples=150, database=None, derandomize=True)
     @given(inputs.strategy(inputs.pool(2, 8)))
     def check(args):
         n = args["x"].array.shape[0]
