@@ -9,13 +9,27 @@ input transformer (``IPython.core.inputtransformer2``, what Jupyter runs and wha
 is dropped: a ``pass`` (or, for ``files = !ls``, ``files = None``) with the original line
 beside it as a comment, so a traceback's line number still points at the notebook.
 They do nothing in grading; the report lists each dropped line (``Source.dropped``).
+A shell escape that assigns (``files = !ls``) gives an empty list instead (what IPython
+gives for a command with no output), so the next line still runs, and the report says
+the escape did not run.
+
+The judge's own ``check()`` and ``hint()`` (the README's flow: ``from judge import check,
+hint``, then ``check("bucketed_mean", bucketed_mean)``) are dropped too, as otter-grader
+drops ``grader.check``: the judge is not importable in the sandbox, and grading is the
+check.  Only a top-level statement that is the import of them (``from judge import check,
+hint``, ``import judge``) or a call of a name so imported (``check(...)``, ``r =
+check(...)``, ``judge.hint(...)``) is dropped; a notebook's own function named ``check``
+is left alone.
 
 Cell magics: ``%%time`` and ``%%capture`` run their body as Python in IPython too, so
 only their first line is dropped; any other (``%%bash``, ``%%writefile``, ...) is not
 Python, and its whole cell is dropped.
 
 The returned source marks every cell with a ``# %% cell N`` line (the percent format
-editors know; N counts every cell, markdown too, as a notebook shows them).
+editors know; N counts every cell, markdown too, as a notebook shows them).  Lines keep
+their place, so ``where(text, n)`` turns a line of the joined script back into the
+notebook's ``cell 3, line 6``, and ``in_cells`` rewrites an error's message and
+traceback to say that (a learner never saw the joined script).
 
 A notebook is the learner's file: whatever it holds (not JSON, not UTF-8, a list at the
 top, a cell whose ``source`` is a number, nesting deeper than a parser goes, a version
@@ -28,6 +42,7 @@ before nbformat converts the notebook to version 4.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import tokenize
@@ -36,7 +51,7 @@ from pathlib import Path
 
 # what IPython's transformer makes of one IPython-only line
 _IPYTHON_CALL = re.compile(r"^(?P<indent>\s*)(?:(?P<target>[^=]+?)\s*=\s*)?"
-                           r"get_ipython\(\)\.\w+\(.*\)\s*$")
+                           r"get_ipython\(\)\.(?P<call>\w+)\(.*\)\s*$")
 PYTHON_CELL_MAGICS = ("time", "capture")     # IPython runs their body as Python
 
 
@@ -44,10 +59,30 @@ class NotebookError(ValueError):
     """A notebook the judge cannot turn into a submission; the message is for the learner."""
 
 
+IPYTHON_ONLY = "an IPython-only line, left out (it does nothing when graded)"
+
+
+class Dropped(str):
+    """One dropped line, as ``"cell 3, line 1: %time f(x)"``; ``why``: what the report
+    says of it."""
+
+    why: str = IPYTHON_ONLY
+
+    def __new__(cls, text: str, why: str = ""):
+        self = super().__new__(cls, text)
+        self.why = why or IPYTHON_ONLY
+        return self
+
+
 @dataclass
 class Source:
     text: str
-    dropped: list[str] = field(default_factory=list)   # "cell 3, line 1: %time f(x)", ...
+    dropped: list[str] = field(default_factory=list)   # Dropped: "cell 3, line 1: %time f(x)", ...
+
+
+def dropped_notes(dropped: list[str]) -> list[str]:
+    """The report's note for each dropped line."""
+    return [f"notebook {line}: {getattr(line, 'why', IPYTHON_ONLY)}" for line in dropped]
 
 
 def read_submission(path: str | Path) -> Source:
@@ -81,10 +116,178 @@ def notebook_source(text: str, name: str = "notebook") -> str:
 
 def notebook_submission(text: str, name: str = "notebook") -> Source:
     parts, dropped = [], []
+    bound = _JudgeNames()
     for number, source in _code_cells(text, name):
+        before = len(dropped)
         python = cell_python(number, source, dropped)
-        parts.append(f"# %% cell {number}\n{python}".rstrip("\n") + "\n")
+        python = _drop_judge_calls(number, python, dropped, bound)
+        dropped[before:] = sorted(dropped[before:], key=_line_of)   # as the cell reads
+        parts.append(f"{_MARK}{number}\n{python}".rstrip("\n") + "\n")
     return Source("\n".join(parts), dropped)
+
+
+def _line_of(entry: str) -> int:
+    m = re.match(r"cell \d+, line (\d+)", entry)
+    return int(m[1]) if m else 0
+
+
+# ---------------------------------------------------------------- cells and lines
+
+_MARK = "# %% cell "
+_MARK_LINE = re.compile(r"# %% cell (\d+)")
+
+
+def where(text: str, line: int) -> tuple[int, int] | None:
+    """(cell, line in the cell) of line ``line`` of a joined notebook script, or None for
+    a line that is no cell's (the marker itself).  A learner who writes a marker line of
+    their own can only mislabel their own lines."""
+    lines = text.splitlines()
+    if not 1 <= line <= len(lines):
+        return None
+    for i in range(line - 1, -1, -1):
+        m = _MARK_LINE.fullmatch(lines[i])
+        if m:
+            return (int(m[1]), line - 1 - i) if i != line - 1 else None
+    return None
+
+
+def in_cells(message: str, text: str, shown: str | None = None) -> str:
+    """``message`` (an error's text, a traceback) with each line of the joined script
+    ``text`` named as the notebook's ``cell 3, line 6``: ``File "nb.ipynb", line 14``
+    and ``(line 14)``, ``at line 14``.  Numbers that are no line of the script are left
+    as they are."""
+    file = f'(File "{re.escape(shown)}", )' if shown else "()"
+
+    def cell(m: re.Match) -> str:
+        found = where(text, int(m[2]))
+        if found is None:
+            return m[0]
+        return f"{m[1] or ''}cell {found[0]}, line {found[1]}"
+
+    return re.sub(rf"(?:{file}|\b)line (\d+)\b", cell, message)
+
+
+def report_in_cells(report, text: str, shown: str) -> None:
+    """Every message and traceback of a notebook's report, in the notebook's cells and
+    lines (the worker and the checks only know the joined script)."""
+    for check in report.checks:
+        check.message = in_cells(check.message, text, shown)
+        tb = check.details.get("traceback")
+        if isinstance(tb, str):
+            check.details["traceback"] = in_cells(tb, text, shown)
+
+
+# ---------------------------------------------------------------- the judge's own calls
+
+JUDGE_MODULES = ("judge", "judge.learner")
+JUDGE_FUNCTIONS = ("check", "hint")
+_JUDGE_IMPORT_WHY = ("the import of the judge's check() and hint(), left out (the judge "
+                     "grades the notebook itself)")
+_JUDGE_CALL_WHY = ("a call of the judge's {name}(), left out (this grading is the check; "
+                   "it does nothing when graded)")
+
+
+@dataclass
+class _JudgeNames:
+    functions: dict[str, str] = field(default_factory=dict)   # bound name -> check or hint
+    modules: set[str] = field(default_factory=set)            # names bound to judge itself
+
+
+def _statements(python: str) -> list[tuple[int, int, list[str]]] | None:
+    """(first line, last line, significant token strings) of each top-level statement,
+    or None where the cell does not tokenize (the worker says why).  tokenize, not ast:
+    building AST objects from two threads at once (a batch) crashes CPython 3.11."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(python).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    out, depth, current, first = [], 0, [], None
+    for tok in tokens:
+        if tok.type == tokenize.INDENT:
+            depth += 1
+            continue
+        if tok.type == tokenize.DEDENT:
+            depth -= 1
+            continue
+        if tok.type in (tokenize.NL, tokenize.COMMENT, tokenize.ENCODING, tokenize.ENDMARKER):
+            continue
+        if tok.type == tokenize.NEWLINE:
+            if current and depth == 0:
+                out.append((first, tok.start[0], current))
+            current, first = [], None
+            continue
+        if not current:
+            first = tok.start[0] if tok.start[1] == 0 else None
+        if first is not None or current:
+            current.append(tok.string)
+        if first is None:          # a statement that does not start a line: leave it
+            current = []
+    return out
+
+
+def _judge_statement(toks: list[str], bound: _JudgeNames) -> tuple[str, str | None] | None:
+    """(why, target or None) where the statement is the judge's import or call."""
+    if toks and toks[-1] == ";":
+        toks = toks[:-1]
+    if len(toks) >= 4 and toks[0] == "from":
+        end = toks.index("import") if "import" in toks else -1
+        if end < 0 or "".join(toks[1:end]) not in JUDGE_MODULES:
+            return None
+        names = [t for t in toks[end + 1:] if t not in ("(", ")", ",")]
+        pairs, i = [], 0
+        while i < len(names):
+            if i + 2 < len(names) and names[i + 1] == "as":
+                pairs.append((names[i], names[i + 2]))
+                i += 3
+            else:
+                pairs.append((names[i], names[i]))
+                i += 1
+        if not pairs or any(name not in JUDGE_FUNCTIONS for name, _ in pairs):
+            return None     # something else of the judge's: the error says what
+        bound.functions.update({alias: name for name, alias in pairs})
+        return _JUDGE_IMPORT_WHY, None
+    if toks[:2] == ["import", "judge"] and (len(toks) == 2 or
+                                            (len(toks) == 4 and toks[2] == "as")):
+        bound.modules.add(toks[-1])
+        return _JUDGE_IMPORT_WHY, None
+    if toks[0] in ("def", "class") and len(toks) > 1:     # the notebook's own check()
+        bound.functions.pop(toks[1], None)
+        return None
+    if toks[0] in _COMPOUND:
+        return None
+    target = toks[0] if len(toks) > 2 and toks[1] == "=" and toks[0].isidentifier() else None
+    uses = [bound.functions[t] for t in toks if t in bound.functions] + \
+        [toks[i + 2] for i, t in enumerate(toks[:-2]) if t in bound.modules and toks[i + 1] == "."]
+    if not uses:
+        if target is not None:       # check = my_own_checker: the notebook's name now
+            bound.functions.pop(target, None)
+        return None
+    # it does something with the judge's check() or hint() (shows a report, keeps one):
+    # in grading there is none, and the grading is the check
+    return _JUDGE_CALL_WHY.format(name=uses[0]), target
+
+
+_COMPOUND = ("if", "elif", "else", "for", "while", "with", "try", "except", "finally",
+             "async", "@", "match", "return", "global", "nonlocal", "del", "import", "from")
+
+
+def _drop_judge_calls(number: int, python: str, dropped: list[str], bound: _JudgeNames) -> str:
+    statements = _statements(python)
+    if not statements:
+        return python
+    lines = python.splitlines()
+    for first, last, toks in statements:
+        found = _judge_statement(toks, bound)
+        if found is None:
+            continue
+        why, target = found
+        original = lines[first - 1].strip()
+        dropped.append(Dropped(f"cell {number}, line {first}: {original[:80]}", why))
+        stand_in = f"{target} = None" if target else "pass"
+        lines[first - 1] = f"{stand_in}  # dropped by the judge: {original}"
+        for i in range(first, last):
+            lines[i] = f"# {lines[i]}"
+    return "\n".join(lines) + "\n"
 
 
 def _code_cells(text: str, name: str) -> list[tuple[int, str]]:
@@ -203,7 +406,7 @@ def cell_python(number: int, source: str, dropped: list[str]) -> str:
     first = lines[0].strip() if lines else ""
     if first.startswith("%%"):
         magic = first[2:].split()[0] if first[2:].split() else ""
-        dropped.append(f"cell {number}, line 1: {first[:80]}")
+        dropped.append(Dropped(f"cell {number}, line 1: {first[:80]}"))
         if magic not in PYTHON_CELL_MAGICS:
             return f"# dropped by the judge: a %%{magic} cell is not Python\n" + \
                 "".join(f"# {line}\n" for line in lines)
@@ -234,8 +437,16 @@ def _cell_source_lines(number: int, lines: list[str], dropped: list[str], offset
         if m is None:
             out.append(python)
             continue
-        dropped.append(f"cell {number}, line {i}: {original.strip()[:80]}")
-        stand_in = f"{m['target']} = None" if m["target"] else "pass"
+        shown = f"cell {number}, line {i}: {original.strip()[:80]}"
+        if m["target"] and m["call"] == "getoutput":
+            # IPython gives a list of the output's lines: an empty one, as for a command
+            # that printed nothing, so the code after it still runs
+            dropped.append(Dropped(shown, f"a shell escape, not run when graded: "
+                                          f"{m['target'].strip()} is an empty list there"))
+            stand_in = f"{m['target']} = []"
+        else:
+            dropped.append(Dropped(shown))
+            stand_in = f"{m['target']} = None" if m["target"] else "pass"
         out.append(f"{m['indent']}{stand_in}  # dropped by the judge: {original.strip()}")
     return "\n".join(out) + "\n"
 

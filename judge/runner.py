@@ -566,8 +566,11 @@ class Grading:
             if self.own_oracle:
                 self.oracle.close()
             report.output = self.learner.output()
-        report.notes += [f"notebook {line}: an IPython-only line, left out (it does nothing "
-                         "when graded)" for line in self.learner.dropped]
+        if self.learner.source.suffix == ".ipynb" and self.learner.python_text:
+            from .notebooks import dropped_notes, report_in_cells
+
+            report_in_cells(report, self.learner.python_text, self.learner.display_name)
+            report.notes += dropped_notes(self.learner.dropped)
         report.notes += self.budget_notes + short_evidence_notes(report.checks)
         report.elapsed_s = time.monotonic() - started
         report.finish()

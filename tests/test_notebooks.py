@@ -57,10 +57,10 @@ def test_magics_and_shell_escapes_mixed_with_python_are_dropped_line_by_line():
     lines = nb.text.splitlines()
     assert lines[0] == "# %% cell 2" and len(lines) == 1 + len(cell.splitlines())   # lines kept
     assert lines[1] == "pass  # dropped by the judge: %matplotlib inline"
-    assert lines[3] == "files = None  # dropped by the judge: files = !ls"
+    assert lines[3] == "files = []  # dropped by the judge: files = !ls"   # issue 22: a list
     assert lines[6] == "    pass  # dropped by the judge: !echo hi"
     namespace = run(nb.text)
-    assert namespace["f"](9.0) == 3.0 and namespace["files"] is None
+    assert namespace["f"](9.0) == 3.0 and namespace["files"] == []
     assert namespace["s"] == "%not a magic"
     assert nb.dropped == ["cell 2, line 1: %matplotlib inline", "cell 2, line 3: files = !ls",
                           "cell 2, line 6: !echo hi", "cell 2, line 8: %time f(4.0)",
