@@ -95,19 +95,38 @@ def format_option(f):
 
 
 @main.command()
-@click.argument("task_id")
-@click.argument("submission", type=click.Path(dir_okay=False))
+@click.argument("arguments", nargs=-1, required=True, metavar="TASK_ID SUBMISSION")
 @format_option
+@click.option("--tasks", "task_list", metavar="ID,...",
+              help="Grade SUBMISSION (one notebook holding several steps) against each of "
+                   "these tasks, one report per task; then give SUBMISSION alone.")
 @click.option("--strict", is_flag=True, help="Count advisory checks (required: false) too.")
 @click.option("--seed", type=int, default=None, help="Hypothesis seed (default: the task's).")
 @click.option("--examples", type=click.IntRange(1, 100000), default=None,
               help="Number of generated examples for property checks.")
 @isolation_option
 @click.pass_context
-def run(ctx, task_id, submission, fmt, strict, seed, examples, isolation):
+def run(ctx, arguments, fmt, task_list, strict, seed, examples, isolation):
     """Grade SUBMISSION (a .py file or a .ipynb notebook) against task TASK_ID.
 
-    Exit status: 0 accepted, 1 not accepted, 2 usage error, 3 judge error."""
+    Exit status: 0 accepted, 1 not accepted, 2 usage error, 3 judge error (with --tasks:
+    the worst of the tasks')."""
+    if task_list is not None:
+        if len(arguments) != 1:
+            fail_usage("with --tasks, give the submission alone: judge run --tasks "
+                       "bucketed_mean,col_mean week3.ipynb")
+        sys.exit(grade_each_task(ctx, _csv_list(task_list), arguments[0], fmt, strict, seed,
+                                 examples, isolation))
+    if len(arguments) != 2:
+        fail_usage("give a task and a submission: judge run TASK_ID SUBMISSION (or "
+                   "judge run --tasks ID,... SUBMISSION)")
+    task_id, submission = arguments
+    sys.exit(run_one(ctx, task_id, submission, fmt, strict, seed, examples, isolation))
+
+
+def run_one(ctx, task_id, submission, fmt, strict, seed, examples, isolation,
+            show=None) -> int:
+    """Grade one task and emit its report (``show``: how, default ``emit``); the exit status."""
     from .sandbox import check_isolation_soon
     from .sources import SubmissionRefused, read_submission
 
@@ -141,8 +160,29 @@ def run(ctx, task_id, submission, fmt, strict, seed, examples, isolation):
     finally:
         if worker is not None:
             worker.close()
-    emit(report, fmt)
-    sys.exit(report.exit_code)
+    (show or emit)(report, fmt)
+    return report.exit_code
+
+
+def grade_each_task(ctx, task_ids: list[str], submission: str, fmt: str, strict: bool,
+                    seed, examples, isolation) -> int:
+    """One notebook holding several steps, graded against each task in turn: one report
+    per task (text: one after another; json: one object per line, each the contract's
+    report); the exit status is the worst of the tasks'."""
+    if not task_ids:
+        fail_usage("--tasks: name the tasks, as --tasks bucketed_mean,col_mean")
+    if fmt not in ("text", "json"):
+        fail_usage(f"--tasks writes one report per task as text or json (one object a "
+                   f"line), not {fmt}: for one Gradescope results.json of several tasks, "
+                   "use judge gradescope")
+    statuses = []
+    for i, task_id in enumerate(dict.fromkeys(task_ids)):
+        if i and fmt == "text":
+            click.echo("")
+        statuses.append(run_one(ctx, task_id, submission, fmt, strict, seed, examples,
+                                isolation))
+        sys.stdout.flush()
+    return max(statuses)
 
 
 def learner_worker(bank, task_id: str, isolation: str):
