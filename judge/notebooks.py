@@ -177,6 +177,37 @@ def report_in_cells(report, text: str, shown: str) -> None:
             check.details["traceback"] = in_cells(tb, text, shown)
 
 
+def defined_names(python: str) -> set[str]:
+    """The names a script binds at its top level (``def``, ``class``, an assignment, an
+    import): which tasks' functions one notebook answers.  Tokens, not ast (see
+    ``_statements``); a script that does not tokenize defines nothing."""
+    names: set[str] = set()
+    for _, _, toks in _statements(python) or ():
+        if toks[0] in ("def", "class") and len(toks) > 1:
+            names.add(toks[1])
+        elif toks[0] == "async" and len(toks) > 2 and toks[1] == "def":
+            names.add(toks[2])
+        elif toks[0] in ("import", "from") and "import" in toks:
+            items, item = [], []
+            for t in toks[toks.index("import") + 1:] + [","]:
+                if t == ",":
+                    items.append(item)
+                    item = []
+                elif t not in ("(", ")"):
+                    item.append(t)
+            # import a.b binds a; import a.b as c, from m import x as c bind c
+            names.update(i[-1] if "as" in i else i[0] for i in items if i)
+        else:
+            depth = 0
+            for i, t in enumerate(toks):       # a = b = value, a: T = value
+                depth += t in ("(", "[", "{")
+                depth -= t in (")", "]", "}")
+                if depth == 0 and t in ("=", ":") and i and toks[i - 1].isidentifier() \
+                        and (i == 1 or toks[i - 2] == "="):
+                    names.add(toks[i - 1])
+    return names
+
+
 # ---------------------------------------------------------------- the judge's own calls
 
 JUDGE_MODULES = ("judge", "judge.learner")

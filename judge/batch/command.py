@@ -64,7 +64,8 @@ def run(bank: Bank, req: Request, say: Callable[[str], None]) -> int:
         raise UsageError(f"--emit: unknown format {', '.join(unknown)} "
                          f"(one of {', '.join(EMIT_FORMATS)})")
     try:
-        found = discover(req.submissions, set(bank.tasks), req.out)
+        found = discover(req.submissions, set(bank.tasks), req.out,
+                         {t: task.entrypoint for t, task in bank.tasks.items()})
     except DiscoveryError as exc:
         raise UsageError(str(exc)) from None
     for s in found.skipped:

@@ -9,6 +9,13 @@ never silently dropped and never fatal: one stray file must not stop a class's g
 Hidden entries (``.ipynb_checkpoints``, ``.DS_Store``) and ``__pycache__`` are not
 submissions and are not listed.
 
+One notebook may hold several steps of a course (``alice/week3.ipynb``): one not named
+after a task is the submission of every task whose entrypoint it defines at its top
+level (given ``entrypoints``), unless the learner handed in a file named after that
+task, which is the one graded.  A manifest maps one file to several tasks by a row per
+task, by several ids in its task cell (``bucketed_mean;col_mean``), or by ``*``: every
+task whose entrypoint the notebook defines.
+
 A class folder is written by its learners (a shared repository, a zip of their
 uploads), so nothing in it is followed: it is walked through descriptors (each folder
 opened once, its entries looked at with lstat, each file opened by name in its open
@@ -77,11 +84,13 @@ class Submission:
 @dataclass(frozen=True)
 class Skipped:
     """A file that is not graded, and why; learner and task where they are known, so a
-    missing grading can say why it is missing."""
+    missing grading can say why it is missing; ``meant``: the task a misspelt file's
+    name is closest to (``bucketd_mean.py``), whose missing grading it explains too."""
     path: str
     why: str
     learner: str | None = None
     task_id: str | None = None
+    meant: str | None = None
 
 
 @dataclass
@@ -91,24 +100,51 @@ class Found:
     learners: set[str] = field(default_factory=set)   # everyone seen, graded or not
 
     def why_missing(self, learner: str, task_id: str) -> str:
-        """Why ``learner`` has no grading for ``task_id``, in words for them."""
+        """Why ``learner`` has no grading for ``task_id``, in words for them: the same
+        words the instructor reads (a misspelt file's did-you-mean too)."""
         for s in self.skipped:
             if s.learner == learner and s.task_id == task_id:
                 return f"{s.path}: {s.why}"
+        for s in self.skipped:
+            if s.learner == learner and s.task_id is None and s.meant == task_id:
+                # the learner's own file as they named it, not the instructor's path
+                return (f"no submission for {task_id} was found: {learner}/{Path(s.path).name} "
+                        f"{s.why}")
         return f"no submission for {task_id} was found (expected {learner}/{task_id}.py or .ipynb)"
 
 
 def closest_task(name: str, task_ids: set[str]) -> str:
     """ " (did you mean cache_independent_count?)" for a misspelt task id, or "". """
+    close = nearest_task(name, task_ids)
+    return f" (did you mean {close}?)" if close else ""
+
+
+def nearest_task(name: str, task_ids) -> str | None:
     close = difflib.get_close_matches(name, sorted(task_ids), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]}?)" if close else ""
+    return close[0] if close else None
 
 
-def discover(root: str | Path, task_ids: set[str], out: str | Path | None = None) -> Found:
-    """``out``: the batch's output folder, skipped should it sit inside ``root``."""
+def notebook_tasks(source: bytes, entrypoints: dict[str, str]) -> list[str]:
+    """The tasks whose entrypoint a notebook's bytes define at its top level (none for a
+    notebook that does not read: graded nowhere, listed as matching no task)."""
+    from ..notebooks import NotebookError, defined_names, notebook_from_bytes
+
+    try:
+        names = defined_names(notebook_from_bytes(source).text)
+    except (NotebookError, ImportError):
+        return []
+    return sorted(t for t, entry in entrypoints.items() if entry in names)
+
+
+def discover(root: str | Path, task_ids: set[str], out: str | Path | None = None,
+             entrypoints: dict[str, str] | None = None) -> Found:
+    """``out``: the batch's output folder, skipped should it sit inside ``root``;
+    ``entrypoints``: task id -> its function's name, for notebooks holding several
+    tasks (without it, only a file named after its task is one)."""
     root = Path(root)
+    entrypoints = {t: e for t, e in (entrypoints or {}).items() if t in task_ids}
     if root.is_file():
-        return _from_manifest(root, task_ids)
+        return _from_manifest(root, task_ids, entrypoints)
     try:
         root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except (FileNotFoundError, NotADirectoryError):
@@ -135,7 +171,8 @@ def discover(root: str | Path, task_ids: set[str], out: str | Path | None = None
                 found.skipped.append(Skipped(str(entry), "not inside a learner's folder"))
             else:
                 found.learners.add(name)
-                candidates += _learner_folder(name, entry, root_fd, task_ids, found, linked)
+                candidates += _learner_folder(name, entry, root_fd, task_ids, found, linked,
+                                              entrypoints)
     finally:
         os.close(root_fd)
     handed_in = sorted({c.task_id for c in candidates})     # the class's columns
@@ -174,7 +211,7 @@ def _output_folder(root: Path, out):
 
 
 def _learner_folder(learner: str, entry: Path, root_fd: int, task_ids: set[str],
-                    found: Found, linked: list) -> list[_Read]:
+                    found: Found, linked: list, entrypoints: dict[str, str]) -> list[_Read]:
     try:
         fd = os.open(learner, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC,
                      dir_fd=root_fd)
@@ -185,7 +222,7 @@ def _learner_folder(learner: str, entry: Path, root_fd: int, task_ids: set[str],
         found.skipped.append(Skipped(str(entry), f"cannot be read: {exc.strerror or exc}",
                                      learner))
         return []
-    reads = []
+    reads, notebooks = [], []
     try:
         for name in sorted(os.listdir(fd)):
             item = entry / name
@@ -199,16 +236,36 @@ def _learner_folder(learner: str, entry: Path, root_fd: int, task_ids: set[str],
             if stat.S_ISDIR(mode):
                 found.skipped.append(Skipped(str(item), "a folder inside a learner's folder",
                                              learner))
+            elif suffix == ".ipynb" and stem not in task_ids and entrypoints:
+                notebooks.append(_read(_Read(learner, "", item), fd, name, f"{learner}/{name}",
+                                       learner))
             elif suffix not in SUFFIXES or stem not in task_ids:
-                found.skipped.append(Skipped(
-                    str(item), "matches no task (expected <task_id>.py or .ipynb)"
-                    + closest_task(stem, task_ids), learner))
+                found.skipped.append(_no_task(item, stem, task_ids, learner))
             else:
                 reads.append(_read(_Read(learner, stem, item), fd, name, f"{learner}/{name}",
                                    learner))
     finally:
         os.close(fd)
+    named = {r.task_id for r in reads}
+    for nb in notebooks:
+        answers = [t for t in notebook_tasks(nb.source, entrypoints) if t not in named] \
+            if not (nb.refused or nb.unreadable) else []
+        if not answers:
+            stem = posixpath.splitext(nb.path.name)[0]
+            why = nb.refused or nb.unreadable
+            found.skipped.append(Skipped(str(nb.path), why, learner) if why else
+                                 _no_task(nb.path, stem, task_ids, learner, notebook=True))
+        reads += [_Read(learner, t, nb.path, nb.submitted, nb.source, nb.file) for t in answers]
     return reads
+
+
+def _no_task(item: Path, stem: str, task_ids: set[str], learner: str,
+             notebook: bool = False) -> Skipped:
+    meant = nearest_task(stem, task_ids)
+    expected = ("expected <task_id>.py or .ipynb, or a notebook defining a task's function"
+                if notebook else "expected <task_id>.py or .ipynb")
+    return Skipped(str(item), f"matches no task ({expected})"
+                   + (f" (did you mean {meant}?)" if meant else ""), learner, meant=meant)
 
 
 def _linked_folder(learner: str, entry: Path, target: str, tasks: list[str],
@@ -262,7 +319,7 @@ def _link_target(text: str, where: str) -> str:
     return f" to {path}"
 
 
-def _from_manifest(manifest: Path, task_ids: set[str]) -> Found:
+def _from_manifest(manifest: Path, task_ids: set[str], entrypoints: dict[str, str]) -> Found:
     try:
         rows = list(csv.reader(manifest.read_text(encoding="utf-8-sig").splitlines()))
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
@@ -290,19 +347,40 @@ def _from_manifest(manifest: Path, task_ids: set[str]) -> Found:
             submitted = _time(when[0], f"{manifest}, row {line}") if when and when[0] else None
             found.learners.add(learner)
             path = manifest.parent / rel
-            if task_id not in task_ids:
-                found.skipped.append(Skipped(str(path), f"task '{task_id}' is not in the bank"
-                                             + closest_task(task_id, task_ids), learner))
-            elif path.suffix not in SUFFIXES:
-                found.skipped.append(Skipped(str(path), "not a .py or .ipynb file", learner,
-                                             task_id))
-            else:
-                candidates.append(_read_path(_Read(learner, task_id, path, submitted),
-                                             base_fd, rel))
+            ids = [t for t in task_id.replace(";", " ").split() if t]
+            if ids == ["*"]:          # every task the notebook defines
+                candidates += _every_task(_read_path(_Read(learner, "*", path, submitted),
+                                                     base_fd, rel), entrypoints, found)
+                continue
+            for task_id in ids or [task_id]:
+                if task_id not in task_ids:
+                    found.skipped.append(Skipped(str(path), f"task '{task_id}' is not in the bank"
+                                                 + closest_task(task_id, task_ids), learner,
+                                                 meant=nearest_task(task_id, task_ids)))
+                elif path.suffix not in SUFFIXES:
+                    found.skipped.append(Skipped(str(path), "not a .py or .ipynb file", learner,
+                                                 task_id))
+                else:
+                    candidates.append(_read_path(_Read(learner, task_id, path, submitted),
+                                                 base_fd, rel))
     finally:
         os.close(base_fd)
     _settle(candidates, found)
     return found
+
+
+def _every_task(item: _Read, entrypoints: dict[str, str], found: Found) -> list[_Read]:
+    """A manifest's ``*`` row: the notebook is each task's whose function it defines."""
+    why = item.refused or item.unreadable
+    if not why and item.path.suffix != ".ipynb":
+        why = "task '*' (every task the file defines) needs a notebook (.ipynb)"
+    answers = [] if why else notebook_tasks(item.source, entrypoints)
+    if not answers:
+        found.skipped.append(Skipped(str(item.path), why or "defines no task's function "
+                                     "(task '*': every task whose function it defines)",
+                                     item.learner))
+    return [_Read(item.learner, t, item.path, item.submitted, item.source, item.file)
+            for t in answers]
 
 
 def _read_path(item: _Read, base_fd: int, rel: str) -> _Read:
