@@ -18,8 +18,9 @@ hint``, then ``check("bucketed_mean", bucketed_mean)``) are dropped too, as otte
 drops ``grader.check``: the judge is not importable in the sandbox, and grading is the
 check.  Only a top-level statement that is the import of them (``from judge import check,
 hint``, ``import judge``) or a call of a name so imported (``check(...)``, ``r =
-check(...)``, ``judge.hint(...)``) is dropped; a notebook's own function named ``check``
-is left alone.
+check(...)``, ``judge.hint(...)``) is dropped, and so is a later top-level statement
+that reads what such a call gave (``print(report.verdict)``: ``report`` is None there);
+a notebook's own function named ``check`` is left alone.
 
 Cell magics: ``%%time`` and ``%%capture`` run their body as Python in IPython too, so
 only their first line is dropped; any other (``%%bash``, ``%%writefile``, ...) is not
@@ -218,10 +219,15 @@ _JUDGE_CALL_WHY = ("a call of the judge's {name}(), left out (this grading is th
                    "it does nothing when graded)")
 
 
+_JUDGE_RESULT_WHY = ("a use of what the judge's {name}() gave, left out (there is none when "
+                     "graded)")
+
+
 @dataclass
 class _JudgeNames:
     functions: dict[str, str] = field(default_factory=dict)   # bound name -> check or hint
     modules: set[str] = field(default_factory=set)            # names bound to judge itself
+    results: dict[str, str] = field(default_factory=dict)     # report = check(...): report
 
 
 def _statements(python: str) -> list[tuple[int, int, list[str]]] | None:
@@ -289,13 +295,19 @@ def _judge_statement(toks: list[str], bound: _JudgeNames) -> tuple[str, str | No
     target = toks[0] if len(toks) > 2 and toks[1] == "=" and toks[0].isidentifier() else None
     uses = [bound.functions[t] for t in toks if t in bound.functions] + \
         [toks[i + 2] for i, t in enumerate(toks[:-2]) if t in bound.modules and toks[i + 1] == "."]
-    if not uses:
-        if target is not None:       # check = my_own_checker: the notebook's name now
+    kept = [bound.results[t] for t in toks if t in bound.results and t != target]
+    if not uses and not kept:
+        if target is not None:       # check = my_own_checker, report = 1: the notebook's now
             bound.functions.pop(target, None)
+            bound.results.pop(target, None)
         return None
-    # it does something with the judge's check() or hint() (shows a report, keeps one):
-    # in grading there is none, and the grading is the check
-    return _JUDGE_CALL_WHY.format(name=uses[0]), target
+    # it does something with the judge's check() or hint() (shows a report, keeps one,
+    # reads the one kept): in grading there is none, and the grading is the check
+    if target is not None:
+        bound.results[target] = (uses or kept)[0]
+    if uses:
+        return _JUDGE_CALL_WHY.format(name=uses[0]), target
+    return _JUDGE_RESULT_WHY.format(name=kept[0], target=target), target
 
 
 _COMPOUND = ("if", "elif", "else", "for", "while", "with", "try", "except", "finally",
