@@ -480,6 +480,9 @@ def write_validation_text(report) -> None:
     passed = sum(c.status == "passed" for c in report.checks)
     click.echo(f"{head}  {report.task}  ({passed} of {len(report.checks)} items, {report.elapsed_s:.1f} s)")
     write_checks(report, sys.stdout, color=color, only_failed=True)
+    from .validation_summary import summary_line
+
+    click.echo(summary_line(report))
     sys.stdout.flush()
 
 

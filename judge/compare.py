@@ -274,7 +274,10 @@ def _describe_values(a, e, bad, atol, rtol, path):
         diff = ""
         if (atol or rtol) and a.dtype.kind != "c" and e.dtype.kind != "c":
             limit = atol + rtol * abs(float(want))
-            diff = f" (off by {abs(float(got) - float(want)):.3g}, tolerance {limit:.3g})"
+            off = abs(float(got) - float(want))
+            # a NaN or inf expected makes both NaN: no number to show (issue 22)
+            diff = f" (off by {off:.3g}, tolerance {limit:.3g})" \
+                if math.isfinite(limit) and math.isfinite(off) else ""
         return f"wrong value{_where(path)}: expected {_fmt(want)}, got {_fmt(got)}{diff}"
     idx = tuple(int(i) for i in np.argwhere(bad)[0])
     n_bad = int(bad.sum())

@@ -43,6 +43,7 @@ from .checks.outcome import call_text
 from .checks.property import warm_up_for_threads
 from .compare import compare
 from .labels import read_dodges, read_labels
+from .reference_checks import reference_checks
 from .report import CheckResult, Report
 from .runner import JudgeFault, Oracle, grade
 from .specs import Inputs, data_leaves
@@ -81,6 +82,7 @@ class TaskValidation:
                 self.gradings()
                 self.float16_tolerance()
                 self.float64_accuracy()
+                self.items += reference_checks(self.task, self.oracle, self._generated())
             except JudgeFault as fault:
                 self.items.append(item("reference", False, f"the reference fails: {fault}"))
             finally:
