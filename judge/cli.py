@@ -223,6 +223,11 @@ FILE_FORMATS = ("exercism", "gradescope")
 @click.option("--deadline", metavar="TIME",
               help="Mark submissions handed in after this ISO 8601 time as late "
                    "(needs a manifest's submitted column).")
+@click.option("--late-penalty", metavar="PENALTY",
+              help="With --deadline: take this share of a late submission's points off, "
+                   "per started day or hour late (10%/day, 5%/hour) or once (50%).")
+@click.option("--grace", metavar="DURATION",
+              help="With --deadline: a submission this soon after it (15m, 2h, 1d) is on time.")
 @click.option("--scheduler", metavar="tcp://HOST:PORT",
               help="Run the gradings on this Dask cluster instead (pip install 'jax-judge[dask]').")
 @click.option("--emit", metavar="FORMAT,...",
@@ -233,8 +238,8 @@ FILE_FORMATS = ("exercism", "gradescope")
               help="Number of generated examples for property checks.")
 @isolation_option
 @click.pass_context
-def batch(ctx, submissions, out, workers, task_list, only, force, deadline, scheduler, emit,
-          seed, strict, examples, isolation):
+def batch(ctx, submissions, out, workers, task_list, only, force, deadline, late_penalty, grace,
+          scheduler, emit, seed, strict, examples, isolation):
     """Grade every submission in SUBMISSIONS: a folder laid out <learner>/<task_id>.py
     (or .ipynb), or a CSV manifest with columns learner,task,path[,submitted].
 
@@ -264,11 +269,20 @@ def batch(ctx, submissions, out, workers, task_list, only, force, deadline, sche
     if when is not None and not _names_a_zone(deadline):
         click.echo(f"judge: --deadline {deadline} names no time zone: taken as this machine's "
                    f"local time, {when.isoformat()} (add Z or +01:00 to say which)", err=True)
+    from .scoring import LatePolicy, PolicyError
+
+    if (late_penalty or grace) and not deadline:
+        fail_usage(f"{'--late-penalty' if late_penalty else '--grace'} needs --deadline (the "
+                   "time a submission is late after)")
+    try:
+        policy = LatePolicy.parse(late_penalty, grace)
+    except PolicyError as exc:
+        fail_usage(str(exc))
     request = Request(submissions=submissions, out=Path(out), workers=workers,
                       tasks=_csv_list(task_list), scheduler=scheduler, emit=_csv_list(emit),
                       opts=Options(seed=seed, strict=strict, examples=examples,
                                    isolation=isolation),
-                      only=_csv_list(only), force=force, deadline=when)
+                      only=_csv_list(only), force=force, deadline=when, late_policy=policy)
     try:
         status = run(bank, request, lambda text: click.echo(text, err=True))
     except UsageError as exc:

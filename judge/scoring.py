@@ -18,11 +18,22 @@ The rule (README "Points"):
 
 So an ``accepted`` grading earns the maximum, an ``inefficient`` one its value points,
 a ``wrong_answer`` that passes the examples those points.
+
+A late policy (``judge batch --deadline T --late-penalty 10%/day --grace 15m``, as
+Gradescope's late due dates and a course's penalty per day are used) takes a fraction
+of the points earned off a submission handed in after the deadline and its grace
+period: per started day (or hour, or week) late, or once (``--late-penalty 50%``), never
+more than all of them.  Within the grace period a submission is on time.  The fraction
+is the report's ``late`` (``LateCharge``), which ``score`` applies, so every view that
+shows points shows the same, penalised ones.
 """
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from .verdicts import Status
 
@@ -76,12 +87,23 @@ class Score:
     earned: float
     maximum: float
     checks: tuple[CheckScore, ...]     # one per check of the report, in its order
+    before_late: float | None = None   # what the checks earned, where a late penalty took some
 
     def to_dict(self) -> dict:
         return {"points": number(self.earned), "max_points": number(self.maximum)}
 
 
 def score(report) -> Score:
+    """The report's points, less its late penalty (``report.late``) where it has one."""
+    points = _checks_score(report)
+    late = getattr(report, "late", None)
+    if not isinstance(late, LateCharge) or not late.fraction:
+        return points
+    kept = round(points.earned * (1 - late.fraction), 3)
+    return Score(kept, points.maximum, points.checks, before_late=points.earned)
+
+
+def _checks_score(report) -> Score:
     blocked = any(c.kind in SETUP_KINDS and c.status.bad for c in report.checks)
     rows = []                       # (passed, worth, performance) per check
     for c in report.checks:
@@ -107,3 +129,121 @@ def task_maximum(task, strict: bool) -> float:
 def number(x: float):
     """Points as JSON and CSV show them: 3, not 3.0."""
     return int(x) if float(x).is_integer() else round(x, 3)
+
+
+# ---------------------------------------------------------------- late policy
+
+_UNITS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hour": 3600, "d": 86400,
+          "day": 86400, "w": 604800, "week": 604800}
+_DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([a-z]+)\s*")
+_PENALTY = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(%?)\s*(?:(?:/|per\s+)\s*([a-z]+))?\s*")
+
+
+class PolicyError(ValueError):
+    """A late policy that cannot be read; the message says how to write one."""
+
+
+def parse_duration(text: str) -> timedelta:
+    """``15m``, ``2h``, ``1d``, ``90s``, ``1w`` (also ``15min``, ``2hours``, ``1 day``)."""
+    m = _DURATION.fullmatch(text.lower())
+    unit = m and (m[2] if m[2] in _UNITS else m[2].rstrip("s"))
+    if not m or unit not in _UNITS:
+        raise PolicyError(f"'{text}' is not a duration (15m, 2h, 1d, 1w)")
+    return timedelta(seconds=float(m[1]) * _UNITS[unit])
+
+
+@dataclass(frozen=True)
+class LatePolicy:
+    """``fraction`` of the points taken off per started ``unit`` late (once, where
+    ``unit`` is None), after ``grace``."""
+    fraction: float = 0.0
+    unit: timedelta | None = None
+    grace: timedelta = timedelta(0)
+
+    @classmethod
+    def parse(cls, penalty: str | None, grace: str | None = None) -> "LatePolicy":
+        """``10%/day``, ``0.1/day``, ``5%/hour``, ``50%`` (once late), ``0.5``; ``grace``
+        a duration."""
+        fraction, unit = 0.0, None
+        if penalty:
+            m = _PENALTY.fullmatch(penalty.lower())
+            if not m:
+                raise PolicyError(f"--late-penalty: '{penalty}' is not a penalty: write 10%/day "
+                                  "(a tenth of the points per started day late), 5%/hour, or "
+                                  "50% (once, however late)")
+            fraction = float(m[1]) / (100 if m[2] else 1)
+            if m[3]:
+                name = m[3] if m[3] in _UNITS else m[3].rstrip("s")
+                if name not in _UNITS:
+                    raise PolicyError(f"--late-penalty: '{m[3]}' is not a unit of time (hour, "
+                                      "day, week)")
+                unit = timedelta(seconds=_UNITS[name])
+            if not 0 <= fraction <= 1:
+                raise PolicyError(f"--late-penalty: {penalty} takes more than all the points "
+                                  "(write a percentage up to 100%, or a fraction up to 1)")
+        try:
+            kept = parse_duration(grace) if grace else timedelta(0)
+        except PolicyError as exc:
+            raise PolicyError(f"--grace: {exc}") from None
+        return cls(fraction, unit, kept)
+
+    def late_by(self, submitted: datetime | None, deadline: datetime | None) -> timedelta | None:
+        """How late after the deadline and its grace, or None when on time (or unknown)."""
+        if submitted is None or deadline is None or submitted <= deadline + self.grace:
+            return None
+        return submitted - deadline
+
+    def charge(self, late_by: timedelta | None) -> "LateCharge | None":
+        if late_by is None:
+            return None
+        units = math.ceil(late_by / self.unit) if self.unit else 1
+        fraction = min(1.0, self.fraction * units)
+        return LateCharge(fraction, late_by, self.describe())
+
+    def describe(self) -> str:
+        if not self.fraction:
+            policy = "no penalty"
+        else:
+            per = f" per started {_unit_name(self.unit)} late" if self.unit else " once late"
+            policy = f"{_percent(self.fraction)} of the points{per}"
+        return policy + (f", after a grace period of {_span(self.grace)}" if self.grace else "")
+
+
+@dataclass(frozen=True)
+class LateCharge:
+    """What a late policy takes off one grading."""
+    fraction: float
+    late_by: timedelta
+    policy: str
+
+    def note(self, before: float, after: float) -> str:
+        """The report's words for it."""
+        taken = (f": {_percent(self.fraction)} off, {number(after)} of the "
+                 f"{number(before)} points earned kept") if self.fraction else ""
+        return f"handed in {_span(self.late_by)} after the deadline (late policy: {self.policy}){taken}"
+
+    def to_dict(self) -> dict:
+        return {"late_by_s": round(self.late_by.total_seconds()), "penalty": round(self.fraction, 4),
+                "policy": self.policy}
+
+
+def _unit_name(unit: timedelta) -> str:
+    names = {604800: "week", 86400: "day", 3600: "hour", 60: "minute", 1: "second"}
+    return names.get(int(unit.total_seconds()), _span(unit))
+
+
+def _percent(fraction: float) -> str:
+    return f"{number(fraction * 100)}%"
+
+
+def _span(span: timedelta) -> str:
+    """``1 day 2 h``, ``3 h 5 min``, ``40 s``: as late as a person reads it."""
+    seconds = int(span.total_seconds())
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [f"{days} day{'s' if days != 1 else ''}"] if days else []
+    parts += [f"{hours} h"] if hours else []
+    parts += [f"{minutes} min"] if minutes and not days else []
+    parts += [f"{secs} s"] if secs and not days and not hours else []
+    return " ".join(parts) or "0 s"

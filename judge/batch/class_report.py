@@ -16,11 +16,10 @@ from html import escape
 from pathlib import Path
 from urllib.parse import quote
 
-from ..report import Report
 from ..scoring import number
 from ..verdicts import Verdict
 from ..writers.html import VERDICT_COLORS, badge, document, drawing_key, page, script_drawing
-from .gradebook import MISSING, PENDING, Gradebook, summary
+from .gradebook import MISSING, PENDING, Gradebook, cell_report, summary
 from .store import write_atomic
 
 REPORTS = "reports"
@@ -48,7 +47,7 @@ def write_pages(out: Path, book: Gradebook, skipped: list, options: dict) -> Non
         if cell.graded:
             path = out / report_path(cell.learner, cell.task_id)
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, page(Report.from_dict(cell.record),
+            write_atomic(path, page(cell_report(cell),     # a late policy's charge on it
                                     f"{cell.learner} / {cell.task_id}: {cell.state}"))
     write_atomic(out / "report.html", class_page(book, skipped, options))
 

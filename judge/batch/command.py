@@ -25,6 +25,7 @@ from typing import Callable
 from ..bank import Bank, UnknownTask
 from ..verdicts import Verdict
 from .discovery import DiscoveryError, Found, Submission, discover
+from ..scoring import LatePolicy
 from .emit import EMIT_FORMATS, emit_all
 from .gradebook import Gradebook, build, gradebook_csv, summary_json
 from .progress import Progress
@@ -51,6 +52,7 @@ class Request:
     only: list[str] = field(default_factory=list)       # "learner" or "learner/task"
     force: bool = False
     deadline: datetime | None = None
+    late_policy: LatePolicy | None = None      # past the deadline (judge/scoring.py)
 
 
 def run(bank: Bank, req: Request, say: Callable[[str], None]) -> int:
@@ -123,7 +125,7 @@ def run(bank: Bank, req: Request, say: Callable[[str], None]) -> int:
         current = [store.results[key(s)] for s in plan if key(s) in store.results]
         columns = sorted(tasks) if req.tasks else sorted({s.task_id for s in plan})
         book = build(found.learners, columns, tasks, plan, current, found.why_missing,
-                     opts.strict, req.deadline)
+                     opts.strict, req.deadline, req.late_policy)
         write_views(Path(req.out), bank, book, found, opts, req.emit)
         store.close()
     say(f"graded {graded} in {time.monotonic() - started:.1f} s; "

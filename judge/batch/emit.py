@@ -14,9 +14,8 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from ..report import Report
 from ..writers import writer
-from .gradebook import MISSING, Gradebook
+from .gradebook import MISSING, Gradebook, cell_report
 from .store import write_atomic
 
 EMIT_FORMATS = ("exercism", "gradescope", "junit")
@@ -34,7 +33,7 @@ def emit_all(out: Path, book: Gradebook, formats: list[str], missing_report) -> 
         return
     for cell in book.cells.values():
         if cell.graded:
-            report = Report.from_dict(cell.record)
+            report = cell_report(cell)     # a late policy's charge on it
         elif cell.state == MISSING:
             report = missing_report(cell)
         else:

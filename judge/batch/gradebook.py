@@ -8,7 +8,9 @@ in, with the reason), its points (judge/scoring.py) and whether it came in late.
 gradebook.csv, summary.json, the HTML pages and the emitted files are views of it.
 
 gradebook.csv: a row per learner, a column per task, then ``score`` (points earned),
-``max_score`` and ``late`` (the tasks handed in after ``--deadline``).  A learner's
+``max_score`` and ``late`` (the tasks handed in after ``--deadline`` and its grace
+period, each with the share a ``--late-penalty`` took off: ``tree_sgd (-20%)``; the
+score is after the penalty, judge/scoring.py's late policy).  A learner's
 folder name is theirs to choose, so every text cell that a spreadsheet would read as a
 formula (``=HYPERLINK(...)``, ``+``, ``-``, ``@``, a tab or CR first) gets a leading
 ``'`` (OWASP's CSV injection rule); the points stay numbers (the judge writes them, and
@@ -40,7 +42,7 @@ from datetime import datetime
 
 from .. import __version__
 from ..report import Report
-from ..scoring import number, score, task_maximum
+from ..scoring import LateCharge, LatePolicy, number, score, task_maximum
 from ..verdicts import Status, Verdict
 
 COMMON_FAILURES = 5
@@ -60,6 +62,7 @@ class Cell:
     why: str = ""                   # why it is missing
     file: tuple[int, int] | None = None   # the file graded (device, inode), when known
     code: str | None = None         # its code's fingerprint, comments and layout aside
+    charge: LateCharge | None = None   # what the late policy took off (late only)
 
     @property
     def graded(self) -> bool:
@@ -73,6 +76,7 @@ class Gradebook:
     maximum: dict[str, float]                        # task -> most points a grading earns
     cells: dict[tuple[str, str], Cell] = field(default_factory=dict)
     deadline: datetime | None = None
+    policy: LatePolicy = field(default_factory=LatePolicy)
 
     def cell(self, learner: str, task_id: str) -> Cell:
         return self.cells[(learner, task_id)]
@@ -93,11 +97,15 @@ class Gradebook:
 
 
 def build(learners, columns, tasks: dict, plan, records: list[dict], why_missing,
-          strict: bool, deadline: datetime | None = None) -> Gradebook:
+          strict: bool, deadline: datetime | None = None,
+          policy: LatePolicy | None = None) -> Gradebook:
     """``plan``: the submissions to grade; ``records``: the current result of each one
-    graded; ``why_missing(learner, task_id)``: the reason a cell has no submission."""
+    graded; ``why_missing(learner, task_id)``: the reason a cell has no submission;
+    ``policy``: the late policy past ``deadline`` (default: late is marked, not charged)."""
+    policy = policy or LatePolicy()
     book = Gradebook(sorted(learners), list(columns),
-                     {t: task_maximum(tasks[t], strict) for t in columns}, deadline=deadline)
+                     {t: task_maximum(tasks[t], strict) for t in columns}, deadline=deadline,
+                     policy=policy)
     graded = {(r["learner"], r["task"]): r for r in records}
     submitted = {(s.learner, s.task_id): s for s in plan}
     for learner in book.learners:
@@ -107,14 +115,34 @@ def build(learners, columns, tasks: dict, plan, records: list[dict], why_missing
             if sub is None:
                 book.cells[key] = Cell(learner, task_id, MISSING, why=why_missing(learner, task_id))
                 continue
-            late = bool(deadline and sub.submitted and sub.submitted > deadline)
+            charge = policy.charge(policy.late_by(sub.submitted, deadline))
+            late = charge is not None
             if record is None:
-                book.cells[key] = Cell(learner, task_id, PENDING, late=late)
+                book.cells[key] = Cell(learner, task_id, PENDING, late=late, charge=charge)
                 continue
-            points = score(Report.from_dict(record)).earned
-            book.cells[key] = Cell(learner, task_id, record["verdict"], record, points, late,
-                                   file=sub.file, code=code_fingerprint(sub))
+            cell = Cell(learner, task_id, record["verdict"], record, 0, late,
+                        file=sub.file, code=code_fingerprint(sub), charge=charge)
+            cell.points = score(cell_report(cell)).earned
+            book.cells[key] = cell
     return book
+
+
+def cell_report(cell: Cell) -> Report:
+    """The stored report of a graded cell, with the late policy's charge on it (which
+    ``score`` applies) and said in its notes: what every view of the cell shows."""
+    report = Report.from_dict(cell.record)
+    if cell.charge is not None:
+        report.late = cell.charge
+        before = score(Report.from_dict(cell.record)).earned
+        report.notes = report.notes + [cell.charge.note(before, score(report).earned)]
+    return report
+
+
+def late_text(cell: Cell) -> str:
+    """The gradebook's word for a late cell: its task, and the share taken off."""
+    if cell.charge is not None and cell.charge.fraction:
+        return f"{cell.task_id} (-{number(cell.charge.fraction * 100)}%)"
+    return cell.task_id
 
 
 def gradebook_csv(book: Gradebook) -> str:
@@ -125,7 +153,7 @@ def gradebook_csv(book: Gradebook) -> str:
     for learner in book.learners:
         rows.append([learner, *(book.cell(learner, t).state for t in book.columns),
                      number(book.total(learner)), number(book.max_total),
-                     " ".join(book.late(learner))])
+                     " ".join(late_text(book.cell(learner, t)) for t in book.late(learner))])
     w.writerows([spreadsheet_safe(cell) for cell in row] for row in rows)
     return out.getvalue()
 
@@ -183,6 +211,9 @@ def summary(book: Gradebook, skipped: list, options: dict) -> dict:
     return {"judge_version": __version__, "options": options, "graded": len(records),
             "pending": states[PENDING], "missing": states[MISSING],
             "late": sum(c.late for c in book.cells.values()),
+            "late_policy": book.policy.describe() if book.deadline else None,
+            "late_charges": [{"learner": c.learner, "task": c.task_id, **c.charge.to_dict()}
+                             for c in book.cells.values() if c.charge is not None],
             "verdicts": {v: total[v] for v in Verdict if total[v]},
             "identical": sum(len(t["identical"]) for t in tasks.values()),
             "tasks": dict(sorted(tasks.items())),

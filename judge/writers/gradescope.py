@@ -71,6 +71,9 @@ def results(report) -> dict:
     if failing and not setup and all(visibility(c) != "visible" for c in failing):
         headline = WITHHELD
     output = f"{headline}  ({report.task}, seed {report.seed})"
+    late = getattr(report, "late", None)      # a batch's late policy (judge/scoring.py)
+    if late is not None and points.before_late is not None:
+        output += "\n" + late.note(points.before_late, points.earned)
     if printed and latest == "visible":
         output += "\n\nYour code printed:\n" + printed
     elif printed:
