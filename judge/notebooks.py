@@ -43,6 +43,8 @@ before nbformat converts the notebook to version 4.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import io
 import json
 import re
@@ -140,16 +142,23 @@ _MARK_LINE = re.compile(r"# %% cell (\d+)")
 
 def where(text: str, line: int) -> tuple[int, int] | None:
     """(cell, line in the cell) of line ``line`` of a joined notebook script, or None for
-    a line that is no cell's (the marker itself).  A learner who writes a marker line of
-    their own can only mislabel their own lines."""
-    lines = text.splitlines()
-    if not 1 <= line <= len(lines):
+    a line that is no cell's (a marker, a line past the end).  A learner who writes a
+    marker line of their own can only mislabel their own lines."""
+    starts, count = _markers(text)
+    i = bisect.bisect_right(starts, (line, float("inf"))) - 1
+    if not 1 <= line <= count or i < 0 or starts[i][0] == line:
         return None
-    for i in range(line - 1, -1, -1):
-        m = _MARK_LINE.fullmatch(lines[i])
-        if m:
-            return (int(m[1]), line - 1 - i) if i != line - 1 else None
-    return None
+    marker, cell = starts[i]
+    return cell, line - marker
+
+
+@functools.lru_cache(maxsize=8)
+def _markers(text: str) -> tuple[list[tuple[int, int]], int]:
+    """([(line of a ``# %% cell N`` marker, N), ...], the script's line count), once
+    per script however many lines a report names."""
+    lines = text.splitlines()
+    return [(i, int(m[1])) for i, line in enumerate(lines, 1)
+            if (m := _MARK_LINE.fullmatch(line))], len(lines)
 
 
 def in_cells(message: str, text: str, shown: str | None = None) -> str:
