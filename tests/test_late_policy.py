@@ -30,8 +30,10 @@ DEADLINE = datetime(2026, 11, 20, 23, 59, tzinfo=timezone.utc)
 def test_the_share_taken_off(penalty, grace, late, taken):
     policy = LatePolicy.parse(penalty, grace)
     charge = policy.charge(policy.late_by(DEADLINE + late, DEADLINE))
-    assert (charge.fraction if charge else None) == pytest.approx(taken) if taken is not None \
-        else charge is None
+    if taken is None:
+        assert charge is None
+    else:
+        assert charge is not None and charge.fraction == pytest.approx(taken)
 
 
 @pytest.mark.parametrize("penalty, grace, says", [
