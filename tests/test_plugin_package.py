@@ -131,8 +131,11 @@ def test_the_kind_draws_itself_and_the_format_writes(bank, site, tmp_path):
 
 
 def test_judge_validate_checks_the_outside_kind(bank, site):
-    out = judge("--bank", bank, "validate", "--format", "json", site=site, timeout=900)
+    # the task named: the bank-wide dodge rules (other kinds' business) are not asked
+    out = judge("--bank", bank, "validate", "double_it", "--format", "json", site=site,
+                timeout=900)
     result = json.loads(out.stdout)
+    assert len(result["tasks"]) == 1
     items = {c["id"]: c for c in result["tasks"][0]["checks"]}
     assert result["valid"], [c["message"] for c in items.values() if c["status"] != "passed"]
     assert "outer_sort.py" in items["teeth:memory"]["message"]
