@@ -3,11 +3,12 @@
 
 One self-contained page (inline CSS and SVG, no script, nothing fetched): pass rates
 per task and per check, the verdict distribution per task as a chart, the most common
-failure causes with their counts and the learners behind them, each distinct failure
-a check kind draws (the retrace kind's failed scripts) once, with who drew it, the identical submissions (one content
-handed in by several learners for a task), and a table of learners linking to every
-grading.  Its numbers are summary.json's (the same ``summary()``), marked with
-``data-`` attributes so a test can read them back.
+failure causes with their counts and the learners behind them, each distinct failure a
+check kind draws (its ``class_key`` and ``html``: the retrace kind's failed scripts)
+once, with who drew it, the identical submissions (one content handed in by several
+learners for a task), and a table of learners linking to every grading.  Its numbers
+are summary.json's (the same ``summary()``), marked with ``data-`` attributes so a test
+can read them back.
 """
 
 from __future__ import annotations

@@ -43,7 +43,7 @@ import inspect
 import textwrap
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..report import CheckResult
 from ..verdicts import Status, Verdict
