@@ -13,8 +13,14 @@ import functools
 import importlib
 import pkgutil
 from dataclasses import dataclass
-from importlib import metadata
 from types import ModuleType
+from typing import Any
+
+
+class PluginError(Exception):
+    """A check kind or a report writer that does not keep its plug-in contract, or does
+    not load; the message names it (and the distribution it came from) and says what
+    to fix."""
 
 
 @dataclass(frozen=True)
@@ -29,14 +35,19 @@ class EntryPoint:
     def where(self) -> str:
         return f"entry point '{self.name} = {self.value}' of {self.dist} (group {self.group})"
 
-    def load(self):
+    def load(self) -> Any:
+        from importlib import metadata
+
         return metadata.EntryPoint(self.name, self.value, self.group).load()
 
 
 @functools.lru_cache(maxsize=1)
-def _installed() -> metadata.EntryPoints:
+def _installed():
     # one scan of the installed distributions for every group (about 20 ms with a
-    # hundred of them; each group scanned apart would pay it again)
+    # hundred of them; each group scanned apart would pay it again), and importlib's
+    # metadata imported only then
+    from importlib import metadata
+
     return metadata.entry_points()
 
 

@@ -24,6 +24,7 @@ from typing import Callable
 
 from ..bank import Bank, UnknownTask
 from ..verdicts import Verdict
+from ..writers import PluginError
 from .discovery import DiscoveryError, Found, Submission, discover
 from .emit import emit_all, emit_formats
 from .gradebook import Gradebook, build, gradebook_csv, summary_json
@@ -59,10 +60,14 @@ def run(bank: Bank, req: Request, say: Callable[[str], None]) -> int:
         tasks = {t: bank.get(t) for t in (req.tasks or list(bank.tasks))}
     except UnknownTask as exc:
         raise UsageError(str(exc)) from None
-    unknown = [f for f in req.emit if f not in emit_formats()]
+    try:
+        emitted = emit_formats()
+    except PluginError as exc:          # a course's report format that breaks the contract
+        raise UsageError(str(exc)) from None
+    unknown = [f for f in req.emit if f not in emitted]
     if unknown:
         raise UsageError(f"--emit: unknown format {', '.join(unknown)} "
-                         f"(one of {', '.join(emit_formats())})")
+                         f"(one of {', '.join(emitted)})")
     try:
         found = discover(req.submissions, set(bank.tasks), req.out)
     except DiscoveryError as exc:

@@ -45,6 +45,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..plugins import PluginError
 from ..report import CheckResult
 from ..verdicts import Status, Verdict
 
@@ -54,11 +55,6 @@ if TYPE_CHECKING:                       # the judge's own types, for readers and
     from ..session import CallOutcome
 
 CHECK_KINDS: dict[str, type["CheckSpec"]] = {}
-
-
-class PluginError(Exception):
-    """A check kind or a report writer that does not keep the plug-in contract; the
-    message names it (and the package it came from) and says what to fix."""
 
 
 class Phase(enum.IntEnum):

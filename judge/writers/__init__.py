@@ -22,13 +22,9 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Callable
 
-from ..plugins import entry_points, package_modules
+from ..plugins import PluginError, entry_points, package_modules
 
 GROUP = "jax_judge.writers"
-
-
-class PluginError(Exception):
-    """A writer module that does not keep the contract above (the message names it)."""
 
 
 @dataclass(frozen=True)
