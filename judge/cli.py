@@ -107,6 +107,13 @@ class FormatChoice(click.Choice):
     def choices(self, value) -> None:
         pass
 
+    def convert(self, value, param, ctx):
+        from .writers import builtin
+
+        if isinstance(value, str) and builtin(value) is not None:
+            return value             # one of the judge's own: no installed package read
+        return super().convert(value, param, ctx)
+
 
 def format_option(f):
     return click.option("--format", "fmt", type=FormatChoice(), default="text",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import types
 from pathlib import Path
 
@@ -214,7 +215,26 @@ def test_an_installed_kind_that_breaks_the_contract_is_a_clear_error(tmp_path):
 def test_an_installed_writer_that_does_not_load_is_a_clear_error(tmp_path):
     site = broken_site(tmp_path / "site", "jax_judge.writers", "course_plugins.broken",
                        "import no_such_module\n")
-    out = _judge(site, "run", "double_it", put(tmp_path / "s.py", "x = 1\n"), "--format", "text")
+    # a format that is not the judge's own: the installed ones are read, and one is broken
+    out = _judge(site, "run", "double_it", put(tmp_path / "s.py", "x = 1\n"), "--format", "course")
     assert out.returncode == 2, out.stdout + out.stderr
     assert "entry point 'broken = course_plugins.broken' of course-plugins 1.0" in out.stderr
     assert "No module named 'no_such_module'" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_the_judges_own_format_is_found_without_reading_installed_packages():
+    # `judge run --format text` imports the text writer alone: the scan of installed
+    # distributions (tens of ms) happens only for a format the judge does not have
+    code = ("import judge.plugins as p, judge.writers as w; w.writer('text'); w.writer('json'); "
+            "print(p._installed.cache_info().currsize, sorted(w._BUILTIN))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["0", "['json',", "'text']"], out.stdout
+
+
+def test_a_format_of_the_package_lives_in_the_file_its_name_says():
+    misnamed = types.ModuleType("judge.writers.plain")
+    misnamed.NAME, misnamed.write = "text2", lambda report, stream, *, color=False: None
+    with pytest.raises(WriterError, match="lives in text2.py"):
+        register_writer(misnamed, table={})

@@ -3,7 +3,10 @@ module, of this package (found by a scan of it: nothing lists it) or of a course
 package (named by an entry point of the group ``jax_judge.writers``; the entry point's
 value is the module).  The module declares, and nothing outside it knows more:
 
-* ``NAME``: the format's name (``--format NAME``, ``--emit NAME``);
+* ``NAME``: the format's name (``--format NAME``, ``--emit NAME``); a module of this
+  package is named after it, ``NAME.py`` (or ``NAME_format.py`` where ``NAME`` is a
+  standard module's: ``json_format.py``), so that ``judge run --format text`` imports
+  that one module and reads no installed distribution (``builtin``);
 * ``write(report, stream, *, color=False)``: the report, written to a text stream;
 * ``RESULTS_FILE`` (optional, default False): a platform reads it as its grader's
   results file and shows a broken grader when the file is absent, so a missing
@@ -12,10 +15,13 @@ value is the module).  The module declares, and nothing outside it knows more:
   submission's file, relative to ``OUT/NAME/``; a format without it is not emitted.
 
 Each module is checked when it is found (``writer_problems``); one that breaks this
-gets a ``PluginError`` naming it."""
+gets a ``PluginError`` naming it.  A course's format cannot take the name of one of
+this package's."""
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import inspect
 import threading
 from dataclasses import dataclass
@@ -46,6 +52,10 @@ def writer_problems(module: ModuleType) -> list[str]:
     name = getattr(module, "NAME", None)
     if not isinstance(name, str) or not name.replace("-", "_").isidentifier():
         problems.append("it declares no NAME (a word: the format's name)")
+    elif module.__name__.rpartition(".")[0] == __name__ and \
+            module.__name__.rpartition(".")[2] not in (name, f"{name}_format"):
+        problems.append(f"a format of judge/writers/ lives in {name}.py (or "
+                        f"{name}_format.py), the name its NAME says")
     write = getattr(module, "write", None)
     if not callable(write):
         problems.append("it has no write(report, stream, *, color=False) function")
@@ -107,6 +117,23 @@ def writers() -> dict[str, Writer]:
     return _WRITERS
 
 
+def builtin(name: str) -> Writer | None:
+    """This package's format ``name``, importing its module alone (``NAME.py`` or
+    ``NAME_format.py``), or None when this package has none of that name."""
+    found = _WRITERS.get(name) or _BUILTIN.get(name)
+    if found is not None:
+        return found if found.module.rpartition(".")[0] == __name__ else None
+    for module_name in (name, f"{name}_format"):
+        full = f"{__name__}.{module_name}"
+        if module_name.isidentifier() and importlib.util.find_spec(full) is not None:
+            found = register_writer(importlib.import_module(full), table=_BUILTIN)
+            return found if found.name == name else None
+    return None
+
+
+_BUILTIN: dict[str, Writer] = {}
+
+
 def formats() -> list[str]:
     """The format names, this package's first."""
     return list(writers())
@@ -114,7 +141,8 @@ def formats() -> list[str]:
 
 def writer(name: str) -> Callable[..., None]:
     """``write(report, stream, *, color: bool)``"""
-    return writers()[name].write
+    found = builtin(name)
+    return found.write if found is not None else writers()[name].write
 
 
 def results_file(name: str | None) -> bool:
