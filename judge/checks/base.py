@@ -43,7 +43,7 @@ import inspect
 import textwrap
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol, TypeVar
 
 from ..plugins import PluginError
 from ..report import CheckResult
@@ -77,15 +77,19 @@ class Phase(enum.IntEnum):
     """Makes no call of its own and reads the other checks' calls: after all of them."""
 
 
-def check_kind(name: str):
+Kind = TypeVar("Kind", bound="type[CheckSpec]")
+
+
+def check_kind(name: str) -> Callable[[Kind], Kind]:
     """Register the decorated class as the check kind ``name`` (``kind: name`` in
-    tasks.yaml), after checking that it keeps the contract (``validate_kind``)."""
-    def register(cls):
-        return register_kind(name, cls)
+    tasks.yaml), after checking that it keeps the contract (``kind_problems``)."""
+    def register(cls: Kind) -> Kind:
+        register_kind(name, cls)
+        return cls
     return register
 
 
-def register_kind(name: str, cls: type, origin: str = "") -> type:
+def register_kind(name: str, cls: type[CheckSpec], origin: str = "") -> type[CheckSpec]:
     """``cls`` as the kind ``name``; ``origin`` says where it came from (an entry point)
     for the error a kind that breaks the contract gets."""
     where = f"check kind '{name}' ({cls.__module__}.{cls.__qualname__}" + \
@@ -108,7 +112,7 @@ def register_kind(name: str, cls: type, origin: str = "") -> type:
     return cls
 
 
-def kind_problems(name: str, cls: type) -> list[str]:
+def kind_problems(name: str, cls: Any) -> list[str]:
     """What ``cls`` gets wrong of the contract, in words (empty: nothing)."""
     if not isinstance(cls, type) or not issubclass(cls, CheckSpec):
         return ["it is not a subclass of judge.checks.base.CheckSpec"]

@@ -44,7 +44,7 @@ def load_entry_point(ep) -> None:
         if not issubclass(loaded, CheckSpec):
             raise PluginError(f"the {ep.where()} names {loaded.__qualname__}, which is not "
                               f"a check kind (a subclass of judge.checks.base.CheckSpec)")
-        if CHECK_KINDS.get(getattr(loaded, "kind", None)) is not loaded:
+        if CHECK_KINDS.get(str(getattr(loaded, "kind", ""))) is not loaded:
             register_kind(ep.name, loaded, origin=ep.where())
         return
     registered = [k for k, cls in CHECK_KINDS.items()
