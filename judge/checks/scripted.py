@@ -26,7 +26,7 @@ from __future__ import annotations
 import functools
 
 from ..worker.wire import Leaf
-from .base import CheckSpec, Later, check_kind
+from .base import CheckSpec, Later, Phase, check_kind
 from .outcome import call_label, counterexample, failed_call, mismatch, plural
 from .script_drawing import drawing_key, script_drawing
 from ..verdicts import Status, Verdict
@@ -60,7 +60,7 @@ class ScriptedCheck(CheckSpec):
     reference's figure on the same inputs: a budget holds over the whole declared
     domain, not only the script's shapes."""
 
-    phase = 0
+    phase = Phase.FRESH
     failure_verdict = Verdict.INEFFICIENT
     FIELDS = CheckSpec.FIELDS + ("script", "budget", "slack", "may_be_static")
 
