@@ -238,3 +238,20 @@ def test_a_format_of_the_package_lives_in_the_file_its_name_says():
     misnamed.NAME, misnamed.write = "text2", lambda report, stream, *, color=False: None
     with pytest.raises(WriterError, match="lives in text2.py"):
         register_writer(misnamed, table={})
+
+
+def test_the_bank_wide_rules_come_with_the_whole_bank_only(monkeypatch):
+    import judge.validate as validation
+
+    def run(self):
+        return Report(task=self.task.id, submission="", seed=0, judge_version="x").finish()
+    monkeypatch.setattr(validation.TaskValidation, "__init__",
+                        lambda self, task, workers=2: setattr(self, "task", task))
+    monkeypatch.setattr(validation.TaskValidation, "run", run)
+    tasks = [types.SimpleNamespace(id="a", checks=[]), types.SimpleNamespace(id="b", checks=[])]
+    said = []
+    reports, bank_wide = validation.validate_tasks(tasks, whole_bank=True, each=said.append)
+    assert [r.task for r in reports] == ["a", "b"] and [r.task for r in bank_wide] == ["(bank)"]
+    assert [r.task for r in said] == ["a", "b", "(bank)"]
+    assert validation.validate_tasks(tasks, whole_bank=False)[1] == []
+    assert validation.validate_tasks([], whole_bank=True) == ([], [])
