@@ -34,13 +34,13 @@ def open_bank(ctx: click.Context, lazy: bool = False, grading: bool = False):
 def get_task(ctx: click.Context, task_id: str, bank=None, fmt: str | None = None,
              submission: str = "", seed: int | None = None, strict: bool = False):
     """The task; a usage error naming the closest ids when there is none.  A platform
-    reading results.json (``fmt`` in FILE_FORMATS) still gets one, scoring 0 and saying
-    why, since it shows a broken grader when the file is absent."""
+    reading results.json (a format whose writer says ``RESULTS_FILE``) still gets one,
+    scoring 0 and saying why, since it shows a broken grader when the file is absent."""
     bank = bank or open_bank(ctx, lazy=True)
     try:
         return bank.get(task_id)
     except (UnknownTask, BankError) as exc:
-        if fmt in FILE_FORMATS:
+        if results_file(fmt):
             from .runner import no_task_report
 
             emit(no_task_report(task_id, submission, str(exc), seed, strict), fmt)
@@ -87,10 +87,36 @@ def resolve_isolation(asked: str) -> str:
         fail_usage(str(exc))
 
 
-def format_option(f):
-    from .writers import FORMATS
+class FormatChoice(click.Choice):
+    """The report formats, found when first needed (judge/writers/, a course's own
+    among them), so that importing the command finds no plug-in."""
 
-    return click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="text",
+    def __init__(self) -> None:
+        super().__init__([])
+
+    @property
+    def choices(self):
+        from .writers import PluginError, formats
+
+        try:
+            return formats()
+        except PluginError as exc:
+            fail_usage(str(exc))
+
+    @choices.setter
+    def choices(self, value) -> None:
+        pass
+
+    def convert(self, value, param, ctx):
+        from .writers import builtin
+
+        if isinstance(value, str) and builtin(value) is not None:
+            return value             # one of the judge's own: no installed package read
+        return super().convert(value, param, ctx)
+
+
+def format_option(f):
+    return click.option("--format", "fmt", type=FormatChoice(), default="text",
                         show_default=True, help="Report format.")(f)
 
 
@@ -138,7 +164,7 @@ def run_one(ctx, task_id, submission, fmt, strict, seed, examples, isolation,
         pass                           # graded: the report says invalid_submission, and why
     except OSError as exc:
         problem = f"cannot read {submission}: {exc.strerror or exc}"
-        if fmt in FILE_FORMATS:   # a platform reading results.json must find one (score 0)
+        if results_file(fmt):   # a platform reading results.json must find one (score 0)
             from .runner import missing_report
 
             task = get_task(ctx, task_id, fmt=fmt, submission=str(path), seed=seed, strict=strict)
@@ -203,9 +229,13 @@ def learner_worker(bank, task_id: str, isolation: str):
     return worker
 
 
-# Formats that a platform reads as its grader's results file: it shows a broken grader
-# when the file is absent, so a missing submission still writes one.
-FILE_FORMATS = ("exercism", "gradescope")
+def results_file(fmt: str | None) -> bool:
+    """Does a platform read ``fmt`` as its grader's results file?  It shows a broken
+    grader when the file is absent, so a missing submission still writes one (the
+    format's writer says so: judge/writers/)."""
+    from .writers import results_file as reads_results
+
+    return fmt is not None and reads_results(fmt)
 
 
 @main.command()
@@ -455,21 +485,13 @@ def validate(ctx, task_ids, fmt, workers):
     Exit status: 0 when every task is valid, 1 when one is not, 2 usage error."""
     import json
 
-    from .validate import dodge_coverage, validate as run_validation
+    from .validate import validate_tasks
 
     bank = open_bank(ctx, grading=True)
     tasks = [get_task(ctx, t) for t in task_ids] if task_ids else list(bank.tasks.values())
-    reports = []
-    for task in tasks:
-        report = run_validation([task], workers)[0]
-        reports.append(report)
-        if fmt == "text":
-            write_validation_text(report)
-    bank_wide = []
-    if not task_ids and tasks:   # the bank-wide rules need every task's known submissions
-        bank_wide.append(dodge_coverage(tasks, reports))
-        if fmt == "text":
-            write_validation_text(bank_wide[0])
+    reports, bank_wide = validate_tasks(
+        tasks, workers, whole_bank=not task_ids,
+        each=write_validation_text if fmt == "text" else lambda report: None)
     valid = all(r.verdict == Verdict.ACCEPTED for r in reports + bank_wide)
     if fmt == "json":
         click.echo(json.dumps({"valid": valid,

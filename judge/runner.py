@@ -684,8 +684,9 @@ class Grading:
     def _prepare(self) -> dict[str, Any]:
         prepared = {}
         for check in self.task.checks:
-            ready = self.oracle.shared(("prepare", check.id, self.seed, self.n_examples),
-                                       functools.partial(check.prepare, CheckView(self)))
+            view = CheckView(self)
+            ready = self.oracle.shared(check.prepare_key(view),
+                                       functools.partial(check.prepare, view))
             if ready is not None:
                 prepared[check.id] = ready
         return prepared

@@ -34,18 +34,20 @@ from __future__ import annotations
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
+from typing import Callable
 
 import numpy as np
 
 from . import __version__
 from .bank import Task
+from .checks import warm_up_for_threads
+from .checks.base import CheckView, GradingView
 from .checks.outcome import call_text
-from .checks.property import warm_up_for_threads
 from .compare import compare
 from .labels import read_dodges, read_labels
 from .reference_checks import reference_checks
 from .report import CheckResult, Report
-from .runner import JudgeFault, Oracle, grade
+from .runner import Grading, JudgeFault, Oracle, grade
 from .specs import Inputs, data_leaves
 from .values import leaves
 from .worker.wire import Leaf
@@ -90,6 +92,13 @@ class TaskValidation:
         report.checks = self.items
         report.elapsed_s = time.monotonic() - started
         return report.finish()
+
+    def view(self) -> GradingView:
+        """The view of a grading that a check's ``prepare`` gets, the same a grading's
+        checks get (of a grading of the reference that makes no call), sharing this
+        validation's reference worker: what is prepared here is what the gradings that
+        follow use."""
+        return CheckView(Grading(self.task, self.task.reference_path, oracle=self.oracle))
 
     # ------------------------------------------------------------------ pieces
     def files(self) -> bool:
@@ -165,12 +174,11 @@ class TaskValidation:
         """Every input the task's checks generate (drawn once, shared with the gradings
         that follow), or None when no check generates any."""
         t = self.task
-        plan = _Plan(t, t.seed)
+        view = self.view()
         found = None
         for check in t.checks:
-            made = self.oracle.shared(("prepare", check.id, t.seed, None),
-                                      lambda: check.prepare(plan))
-            generated = check.generated_inputs(plan, made)
+            made = self.oracle.shared(check.prepare_key(view), lambda: check.prepare(view))
+            generated = check.generated_inputs(view, made)
             if generated is not None:
                 found = (found or []) + generated
         return found
@@ -332,14 +340,6 @@ def label_disagrees(expectation, report, problems: list[str], summary: str) -> s
     return message
 
 
-class _Plan:
-    """What a check's ``prepare`` reads of a grading (GradingView's task, seed and
-    n_examples), for drawing a task's inputs without grading anyone."""
-
-    def __init__(self, task: Task, seed: int):
-        self.task, self.seed, self.n_examples = task, seed, None
-
-
 def _pool_size(task: Task) -> int:
     return max([c.pool_size() or 0 for c in task.checks] + [8])
 
@@ -376,6 +376,22 @@ def _back_to(half, exact):
 
 def validate(tasks: list[Task], workers: int = 2) -> list[Report]:
     return [TaskValidation(t, workers).run() for t in tasks]
+
+
+def validate_tasks(tasks: list[Task], workers: int = 2, *, whole_bank: bool = False,
+                   each: Callable[[Report], None] = lambda report: None
+                   ) -> tuple[list[Report], list[Report]]:
+    """`judge validate`: each task's report (given to ``each`` as it is made), and, when
+    ``whole_bank`` (every task of the bank is validated: the bank-wide rules need every
+    task's known submissions), the bank-wide rules' report (else none)."""
+    reports = []
+    for task in tasks:
+        reports.append(TaskValidation(task, workers).run())
+        each(reports[-1])
+    bank_wide = [dodge_coverage(tasks, reports)] if whole_bank and tasks else []
+    for report in bank_wide:
+        each(report)
+    return reports, bank_wide
 
 
 def dodge_coverage(tasks: list[Task], reports: list[Report]) -> Report:

@@ -3,11 +3,12 @@
 
 One self-contained page (inline CSS and SVG, no script, nothing fetched): pass rates
 per task and per check, the verdict distribution per task as a chart, the most common
-failure causes with their counts and the learners behind them, each distinct failed
-retrace script drawn once (with who drew it), the identical submissions (one content
-handed in by several learners for a task), and a table of learners linking to every
-grading.  Its numbers are summary.json's (the same ``summary()``), marked with
-``data-`` attributes so a test can read them back.
+failure causes with their counts and the learners behind them, each distinct failure a
+check kind draws (its ``class_key`` and ``html``: the retrace kind's failed scripts)
+once, with who drew it, the identical submissions (one content handed in by several
+learners for a task), and a table of learners linking to every grading.  Its numbers
+are summary.json's (the same ``summary()``), marked with ``data-`` attributes so a test
+can read them back.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from urllib.parse import quote
 
 from ..scoring import number
 from ..verdicts import Verdict
-from ..writers.html import VERDICT_COLORS, badge, document, drawing_key, page, script_drawing
+from ..checks import kind_of
+from ..writers.html import VERDICT_COLORS, badge, document, page
 from .gradebook import MISSING, PENDING, Gradebook, cell_report, summary
 from .store import write_atomic
 
@@ -55,7 +57,7 @@ def write_pages(out: Path, book: Gradebook, skipped: list, options: dict) -> Non
 def class_page(book: Gradebook, skipped: list, options: dict) -> str:
     s = summary(book, skipped, options)
     body = [f"<style>{EXTRA_STYLE}</style>", "<h1>Class report</h1>", _overview(s, book),
-            _tasks(s, book), _checks(s), _failures(s), _identical(s), _scripts(book),
+            _tasks(s, book), _checks(s), _failures(s), _identical(s), _drawings(book),
             _learners(book), _skipped(s)]
     return document("Class report", "\n".join(b for b in body if b))
 
@@ -171,32 +173,37 @@ def _identical(s: dict) -> str:
             + "".join(items) + "</ul></section>")
 
 
-def _scripts(book: Gradebook) -> str:
-    """Each distinct failed retrace script once, with the learners whose run it is."""
+def _drawings(book: Gradebook) -> str:
+    """Each distinct failure a check kind draws (its ``class_key`` and ``html``: the
+    retrace kind's failed scripts) once, with the learners whose run it is; a section
+    per kind, under the kind's ``CLASS_SECTION``."""
     seen: dict[tuple, dict] = {}
     for cell in book.cells.values():
         if not cell.graded:
             continue
-        for c in cell.record.get("checks", []):
-            if c.get("kind") == "retrace" and c.get("status") == "failed" \
-                    and c.get("details", {}).get("per_call"):
-                key = (cell.task_id, c["id"], drawing_key(c.get("details", {})))
-                entry = seen.setdefault(key, {"details": c["details"], "learners": [],
-                                              "message": c["message"].splitlines()[0]})
-                entry["learners"].append(cell.learner)
-    if not seen:
-        return ""
-    blocks = []
-    for (task_id, cid, _), entry in sorted(seen.items(), key=lambda kv: (kv[0][0], kv[0][1],
-                                                                        -len(kv[1]["learners"]))):
+        for c in Report.from_dict(cell.record).checks:
+            kind = kind_of(c.kind)
+            key = kind.class_key(c) if kind is not None and kind.CLASS_SECTION else None
+            if key is None:
+                continue
+            entry = seen.setdefault((c.kind, cell.task_id, c.id, key),
+                                    {"result": c, "learners": [], "kind": kind,
+                                     "message": (c.message.splitlines() or [""])[0]})
+            entry["learners"].append(cell.learner)
+    sections: dict[str, list[str]] = {}
+    for (kind_name, task_id, cid, _), entry in sorted(
+            seen.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2], -len(kv[1]["learners"]))):
         who = ", ".join(f"<a href=\"{_link(n, task_id)}\">{escape(n)}</a>"
                         for n in sorted(entry["learners"]))
-        blocks.append(f"<div class=\"retrace\" data-task=\"{escape(task_id)}\" "
-                      f"data-check=\"{escape(cid)}\"><h3>{escape(task_id)} · {escape(cid)} "
-                      f"<span class=\"meta\">({len(entry['learners'])})</span></h3>"
-                      f"<p class=\"meta\">{escape(entry['message'])}</p>"
-                      f"{script_drawing(entry['details'])}<p class=\"meta\">{who}</p></div>")
-    return "<section><h2>Failed retrace scripts</h2>" + "".join(blocks) + "</section>"
+        sections.setdefault(kind_name, []).append(
+            f"<div class=\"{escape(kind_name)}\" data-kind=\"{escape(kind_name)}\" "
+            f"data-task=\"{escape(task_id)}\" "
+            f"data-check=\"{escape(cid)}\"><h3>{escape(task_id)} · {escape(cid)} "
+            f"<span class=\"meta\">({len(entry['learners'])})</span></h3>"
+            f"<p class=\"meta\">{escape(entry['message'])}</p>"
+            f"{entry['kind'].html(entry['result'])}<p class=\"meta\">{who}</p></div>")
+    return "".join(f"<section><h2>{escape(kind_of(name).CLASS_SECTION)}</h2>" + "".join(blocks)
+                   + "</section>" for name, blocks in sections.items())
 
 
 def _learners(book: Gradebook) -> str:

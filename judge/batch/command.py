@@ -24,9 +24,10 @@ from typing import Callable
 
 from ..bank import Bank, UnknownTask
 from ..verdicts import Verdict
+from ..writers import PluginError
 from .discovery import DiscoveryError, Found, Submission, discover
 from ..scoring import LatePolicy
-from .emit import EMIT_FORMATS, emit_all
+from .emit import emit_all, emit_formats
 from .gradebook import Gradebook, build, gradebook_csv, summary_json
 from .progress import Progress
 from .schedule import Options, SchedulerError, open_grader
@@ -61,10 +62,14 @@ def run(bank: Bank, req: Request, say: Callable[[str], None]) -> int:
         tasks = {t: bank.get(t) for t in (req.tasks or list(bank.tasks))}
     except UnknownTask as exc:
         raise UsageError(str(exc)) from None
-    unknown = [f for f in req.emit if f not in EMIT_FORMATS]
+    try:
+        emitted = emit_formats()
+    except PluginError as exc:          # a course's report format that breaks the contract
+        raise UsageError(str(exc)) from None
+    unknown = [f for f in req.emit if f not in emitted]
     if unknown:
         raise UsageError(f"--emit: unknown format {', '.join(unknown)} "
-                         f"(one of {', '.join(EMIT_FORMATS)})")
+                         f"(one of {', '.join(emitted)})")
     try:
         found = discover(req.submissions, set(bank.tasks), req.out,
                          {t: task.entrypoint for t, task in bank.tasks.items()})

@@ -1,9 +1,8 @@
 """Per-submission files in the formats other platforms read (``--emit``), each a view
-of the stored report, rebuilt from results.jsonl like the gradebook:
-
-    OUT/exercism/<learner>/<task>/results.json
-    OUT/gradescope/<learner>/<task>/results.json
-    OUT/junit/<learner>/<task>.xml
+of the stored report, rebuilt from results.jsonl like the gradebook, at
+``OUT/<format>/<the format's emit_path>`` (judge/writers/: the format's own module says
+where, e.g. ``OUT/junit/<learner>/<task>.xml``; a format that says nothing is not
+emitted).
 
 A missing submission gets its file too (score 0, and the reason): a platform that finds
 no results file shows a broken grader instead.
@@ -14,17 +13,17 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from ..writers import writer
+from ..writers import emit_formats, writer, writers
 from .gradebook import MISSING, Gradebook, cell_report
 from .store import write_atomic
 
-EMIT_FORMATS = ("exercism", "gradescope", "junit")
-
 
 def emit_path(out: Path, fmt: str, learner: str, task_id: str) -> Path:
-    if fmt == "junit":
-        return out / fmt / learner / f"{task_id}.xml"
-    return out / fmt / learner / task_id / "results.json"
+    relative = writers()[fmt].emit_path(learner, task_id)
+    return out / fmt / relative
+
+
+__all__ = ["emit_all", "emit_formats", "emit_path"]
 
 
 def emit_all(out: Path, book: Gradebook, formats: list[str], missing_report) -> None:

@@ -126,7 +126,7 @@ def open_grader(bank: Bank, *, workers: int | None = None,
 
 class LocalGrader:
     def __init__(self, bank: Bank, workers: int):
-        from ..checks.property import warm_up_for_threads
+        from ..checks import warm_up_for_threads
 
         warm_up_for_threads()
         self.bank = bank
@@ -150,7 +150,7 @@ _REMOTE_LOCK = threading.Lock()
 def grade_remote(token: str, bank_root: str, sub: Submission, opts: Options) -> dict:
     """One Dask task.  The bank folder must be readable at the same path on the workers
     (a shared file system, or the bank shipped inside the installed package)."""
-    from ..checks.property import warm_up_for_threads
+    from ..checks import warm_up_for_threads
 
     with _REMOTE_LOCK:
         if token not in _REMOTE:

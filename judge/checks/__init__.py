@@ -1,12 +1,25 @@
-"""Check kinds.  Each module registers its kinds with ``@check_kind`` and declares
-everything about them (see base.py); a new kind is a new module listed in KIND_MODULES
-and nothing else."""
+"""Check kinds.  Each kind is one module that registers it with ``@check_kind`` and
+declares everything about it (see base.py): a module of this package is found by a
+scan of the package, a course's own by the entry point group ``jax_judge.checks``
+(discovery.py); nothing else names a kind."""
 
-from .base import (CHECK_KINDS, CheckSpec, GradingView, Instrument, Later, check_kind,
-                   instrument, instruments_of, parse_check)
+from __future__ import annotations
 
-KIND_MODULES = ("example", "property", "scripted", "jaxpr", "output", "donation", "residuals",
-                "cost", "gradient", "sharding", "collectives")
+import functools
 
-__all__ = ["CHECK_KINDS", "CheckSpec", "GradingView", "Instrument", "Later", "check_kind",
-           "instrument", "instruments_of", "parse_check", "KIND_MODULES"]
+from .base import (CHECK_KINDS, CheckSpec, GradingView, Instrument, Later, Phase, PluginError,
+                   check_kind, instrument, instruments_of, kind_of, load_kinds, parse_check,
+                   register_kind)
+
+
+@functools.lru_cache(maxsize=1)
+def warm_up_for_threads() -> None:
+    """Call in the main thread before grading in several threads (a batch, a service,
+    ``judge validate``): every kind's ``warm_up``, once per process."""
+    for kind in load_kinds().values():
+        kind.warm_up()
+
+
+__all__ = ["CHECK_KINDS", "CheckSpec", "GradingView", "Instrument", "Later", "Phase",
+           "PluginError", "check_kind", "instrument", "instruments_of", "kind_of",
+           "load_kinds", "parse_check", "register_kind", "warm_up_for_threads"]

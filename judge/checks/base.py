@@ -1,13 +1,15 @@
 """The check plug-in contract: what a check kind declares about itself, and the one view
 of a grading it may use.
 
-A check kind is one module of this package, listed in ``KIND_MODULES``.  Its class
-declares, and nothing outside the module needs to know more:
+A check kind is one module: a module of this package (found by a scan of the package,
+nothing to list) or of a course's own package, named under the entry point group
+``jax_judge.checks`` (see ``discovery.py``).  Its class, registered with
+``@check_kind(name)``, declares, and nothing outside the module needs to know more:
 
 * ``FIELDS``: the ``tasks.yaml`` fields it reads (a misspelt one gets a did-you-mean);
 * ``failure_verdict``: what its failure means, ``wrong_answer`` (a value check) or
   ``inefficient`` (a performance check);
-* ``phase``: when it runs (0: before anything fills the worker's caches);
+* ``phase``: when it runs, a ``Phase`` (each member says what it means);
 * how ``judge validate`` proves its teeth: ``needs_teeth`` (some known submission must
   fail it) and ``caught(result)`` (did it catch that submission for the reason it
   exists?);
@@ -16,37 +18,172 @@ declares, and nothing outside the module needs to know more:
   each that a check of the kind rejects;
 * ``INSTRUMENT``: where it measures inside the worker, a self-contained function the
   worker runs beside the learner's code (see ``instrument``);
-* ``prepare`` and ``run``, which see the grading only through ``GradingView``.
+* ``prepare`` (and its cache key, ``prepare_key``) and ``run``, which see the grading
+  only through ``GradingView``;
+* ``warm_up()``: what must be made once in the main thread before gradings run in
+  threads (a batch, a service);
+* ``draws_inputs``: its learner calls are on generated inputs, which other kinds (the
+  scripted checks) weigh too; it finds them with ``learner_calls(check.calls_label)``;
+* how it draws itself: ``html(result)`` in a grading's HTML page, ``class_key(check)``
+  and ``CLASS_SECTION`` where the class report draws each distinct failure once.
+
+``check_kind`` checks all of this when the class registers, the way pluggy checks a
+hook implementation: a kind that gets it wrong fails when it loads, with its name and
+what to fix (``PluginError``), not when a task first runs it.
 """
 
 from __future__ import annotations
 
+import builtins
 import difflib
+import enum
 import functools
-import importlib
 import inspect
+import symtable
 import textwrap
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol, TypeVar
 
+from ..plugins import PluginError
 from ..report import CheckResult
 from ..verdicts import Status, Verdict
 
+if TYPE_CHECKING:                       # the judge's own types, for readers and mypy only
+    from ..bank import Task
+    from ..runner import ScriptRun
+    from ..session import CallOutcome
+
 CHECK_KINDS: dict[str, type["CheckSpec"]] = {}
 
-# the label of the learner's calls on generated inputs (the property check's)
-GENERATED = "property"
+
+class Phase(enum.IntEnum):
+    """When a check runs in a grading: checks run by phase (and are reported so), in
+    the order of ``tasks.yaml`` within one."""
+
+    FRESH = 0
+    """First, before anything fills the learner's worker: what it reads (traces,
+    compiles) is what a fresh process does (the retrace check)."""
+
+    CALLS = 1
+    """After the fresh-worker checks: checks that make a few calls or a script's worth
+    (examples, the measuring kinds)."""
+
+    GENERATED = 2
+    """The checks that draw many generated inputs and stretch to the run's budget
+    (property, gradient, sharding): after the few-call checks, whose time they leave."""
+
+    LAST = 9
+    """Makes no call of its own and reads the other checks' calls: after all of them."""
 
 
-def check_kind(name: str):
-    def register(cls):
-        CHECK_KINDS[name] = cls
-        cls.kind = name
-        if cls.INSTRUMENT is not None and "INSTRUMENT" in vars(cls):
-            cls.INSTRUMENT = replace(cls.INSTRUMENT, name=name)
+Kind = TypeVar("Kind", bound="type[CheckSpec]")
+
+
+def check_kind(name: str) -> Callable[[Kind], Kind]:
+    """Register the decorated class as the check kind ``name`` (``kind: name`` in
+    tasks.yaml), after checking that it keeps the contract (``kind_problems``)."""
+    def register(cls: Kind) -> Kind:
+        register_kind(name, cls)
         return cls
     return register
+
+
+def register_kind(name: str, cls: type[CheckSpec], origin: str = "") -> type[CheckSpec]:
+    """``cls`` as the kind ``name``; ``origin`` says where it came from (an entry point)
+    for the error a kind that breaks the contract gets."""
+    where = f"check kind '{name}' ({cls.__module__}.{cls.__qualname__}" + \
+        (f", from {origin}" if origin else "") + ")"
+    problems = kind_problems(name, cls)
+    if problems:
+        raise PluginError(f"{where} does not keep the check plug-in contract "
+                          f"(judge/checks/base.py): " + "; ".join(problems))
+    known = CHECK_KINDS.get(name)
+    if known is not None and known is not cls and \
+            (known.__module__, known.__qualname__) != (cls.__module__, cls.__qualname__):
+        raise PluginError(f"{where}: the kind '{name}' is already registered by "
+                          f"{known.__module__}.{known.__qualname__}; give one of them "
+                          f"another name")
+    cls.kind = name
+    cls.phase = Phase(cls.phase)
+    if cls.INSTRUMENT is not None and "INSTRUMENT" in vars(cls):
+        cls.INSTRUMENT = replace(cls.INSTRUMENT, name=name)
+    CHECK_KINDS[name] = cls
+    return cls
+
+
+def kind_problems(name: str, cls: Any) -> list[str]:
+    """What ``cls`` gets wrong of the contract, in words (empty: nothing)."""
+    if not isinstance(cls, type) or not issubclass(cls, CheckSpec):
+        return ["it is not a subclass of judge.checks.base.CheckSpec"]
+    problems = []
+    if not isinstance(name, str) or not name.isidentifier():
+        problems.append(f"its name {name!r} is not a word (letters, digits, _)")
+    fields = cls.FIELDS
+    if not isinstance(fields, tuple) or not all(isinstance(f, str) for f in fields):
+        problems.append("FIELDS must be a tuple of field names")
+    else:
+        missing = [f for f in CheckSpec.FIELDS if f not in fields]
+        if missing:
+            problems.append(f"FIELDS lacks the fields every check has: {', '.join(missing)} "
+                            f"(write CheckSpec.FIELDS + (...))")
+    if cls.failure_verdict not in (Verdict.WRONG_ANSWER, Verdict.INEFFICIENT):
+        problems.append(f"failure_verdict is {cls.failure_verdict!r}: a check's failure is "
+                        f"Verdict.WRONG_ANSWER (a value check) or Verdict.INEFFICIENT "
+                        f"(a performance check)")
+    try:
+        Phase(cls.phase)
+    except ValueError:
+        problems.append(f"phase {cls.phase!r} is not a Phase ("
+                        + ", ".join(f"{p.name} = {p.value}" for p in Phase) + ")")
+    if cls.run is CheckSpec.run:
+        problems.append("it has no run(grading) method")
+    if issubclass(cls, ScriptMeasureCheck) and cls.judge is ScriptMeasureCheck.judge:
+        problems.append("a kind that measures a script needs a judge(grading, calls) method")
+    if cls.INSTRUMENT is not None:
+        if not isinstance(cls.INSTRUMENT, Instrument):
+            problems.append("INSTRUMENT must be made with instrument(function)")
+        else:
+            problems += [f"its instrument {p}" for p in instrument_problems(cls.INSTRUMENT)]
+    from ..labels import DODGE_CLASSES
+
+    unknown = [d for d in cls.DODGES if d not in DODGE_CLASSES]
+    if unknown:
+        problems.append(f"DODGES names unknown dodge classes: {', '.join(unknown)} "
+                        f"(known: {', '.join(DODGE_CLASSES)})")
+    for hook in ("html", "class_key", "warm_up"):
+        if not callable(getattr(cls, hook, None)):
+            problems.append(f"{hook} must be a method")
+    return problems
+
+
+def instrument_problems(shipped: "Instrument") -> list[str]:
+    """Why an instrument's source would not run alone in the worker: it does not compile,
+    does not define its function (or setup), or reads a global name it does not define
+    (a helper not shipped, a module imported at the kind's top)."""
+    try:      # symtable: the names each function reads, without compiling (a few ms for all)
+        top = symtable.symtable(shipped.source, f"<instrument {shipped.function}>", "exec")
+    except SyntaxError as exc:
+        return [f"source does not compile: {exc}"]
+    defined = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported()}
+    problems = [f"defines no function '{f}'" for f in (shipped.function, shipped.setup)
+                if f and f not in defined]
+    needed: set[str] = set()
+
+    def globals_read(table: symtable.SymbolTable) -> None:
+        needed.update(s.get_name() for s in table.get_symbols()
+                      if s.is_referenced() and s.is_global())
+        for child in table.get_children():
+            globals_read(child)
+    for child in top.get_children():          # the functions' bodies, not the module's
+        globals_read(child)
+    outside = sorted(n for n in needed - defined if not hasattr(builtins, n))
+    if outside:
+        problems.append(f"is not self-contained: it reads {', '.join(outside)}, which it "
+                        f"neither defines nor imports inside its body (import inside the "
+                        f"function, bind it as a default argument or in setup, or ship the "
+                        f"helper with instrument(..., helpers=(...)))")
+    return problems
 
 
 class Later:
@@ -181,32 +318,34 @@ def run_traced(bound, closed, arrays, unrolled_up_to=16):
 class GradingView(Protocol):
     """Everything a check may use of the grading that runs it.  The runner hands each
     check a view that has these members and no others, so a kind that reaches for
-    anything else fails loudly in its own tests."""
+    anything else fails loudly in its own tests.  ``judge validate`` hands ``prepare``
+    the same view, of a grading of the reference that makes no call."""
 
-    task: Any                   # bank.Task
+    task: Task
     seed: int
     n_examples: int | None      # --examples, overriding the check's own count
 
-    def learner_call(self, args: dict[str, Any], label: str) -> Any:
-        """Call the learner's function (a ``session.CallOutcome``; never raises)."""
+    def learner_call(self, args: dict[str, Any], label: str) -> CallOutcome:
+        """Call the learner's function (never raises)."""
 
-    def learner_script(self, name: str) -> Any:
-        """The learner's run of a named script (a ``runner.ScriptRun``), made once
-        however many checks read it."""
+    def learner_script(self, name: str) -> ScriptRun:
+        """The learner's run of a named script, made once however many checks read it."""
 
-    def reference_script(self, name: str) -> Any:
+    def reference_script(self, name: str) -> ScriptRun:
         """The reference's run of the same script, in its own fresh worker."""
 
-    def learner_measure(self, kind: str, args: dict[str, Any], options: dict,
-                        label: str) -> Any:
-        """Run the kind's instrument on the learner's function at ``args`` (a
-        ``CallOutcome`` whose ``measured`` holds the instrument's dict)."""
+    def learner_measure(self, kind: str, args: dict[str, Any], options: dict[str, Any],
+                        label: str) -> CallOutcome:
+        """Run the kind's instrument on the learner's function at ``args`` (the
+        outcome's ``measured`` holds the instrument's dict)."""
 
-    def reference_measure(self, kind: str, args: dict[str, Any], options: dict) -> Any:
+    def reference_measure(self, kind: str, args: dict[str, Any],
+                          options: dict[str, Any]) -> CallOutcome:
         """The same measurement of the reference (memoised; raises JudgeFault when the
         reference cannot be measured)."""
 
-    def reference_measure_soon(self, kind: str, args: dict[str, Any], options: dict) -> Future:
+    def reference_measure_soon(self, kind: str, args: dict[str, Any],
+                               options: dict[str, Any]) -> Future[CallOutcome]:
         """``reference_measure`` in the background, while the learner's worker works; its
         ``result()`` raises JudgeFault when the reference cannot be measured."""
 
@@ -214,20 +353,20 @@ class GradingView(Protocol):
         """The arguments of a named script's calls, seeded: the same values for the
         learner and the reference (fresh arrays in the worker on every call)."""
 
-    def learner_calls(self, label: str) -> list:
-        """Every ``learner_call`` made so far with that label, as ``(args, CallOutcome)``
-        in order (the property check's, labelled ``GENERATED``, are the calls on
-        generated inputs that the scripted checks also weigh)."""
+    def learner_calls(self, label: str) -> list[tuple[dict[str, Any], CallOutcome]]:
+        """Every ``learner_call`` made so far with that label, as ``(args, outcome)`` in
+        order (a kind that ``draws_inputs`` labels its calls with its ``calls_label``:
+        the calls on generated inputs that the scripted checks also weigh)."""
 
-    def reference_outcomes(self, calls: list[dict[str, Any]]) -> list:
-        """The reference's ``CallOutcome`` for each input (its value, and the traces and
-        syncs of the first time the reference was called with it); equal inputs share
-        one outcome object.  Raises JudgeFault when the reference fails."""
+    def reference_outcomes(self, calls: list[dict[str, Any]]) -> list[CallOutcome]:
+        """The reference's outcome for each input (its value, and the traces and syncs
+        of the first time the reference was called with it); equal inputs share one
+        outcome object.  Raises JudgeFault when the reference fails."""
 
-    def expected_soon(self, args: dict[str, Any]) -> Future:
+    def expected_soon(self, args: dict[str, Any]) -> Future[Any]:
         """The reference's value at ``args``, computed while the learner's runs."""
 
-    def expected_all(self, calls: list[dict[str, Any]]) -> list:
+    def expected_all(self, calls: list[dict[str, Any]]) -> list[Any]:
         """``expected_soon`` for many inputs, in batches; each item has ``result()``."""
 
     def prepared(self, check_id: str) -> Any:
@@ -267,7 +406,7 @@ class CheckSpec:
     """One check of a task, parsed from its ``tasks.yaml`` entry."""
 
     kind = "?"
-    phase = 1
+    phase: Phase = Phase.CALLS
     FIELDS: tuple[str, ...] = ("id", "kind", "required", "points", "doc")
     failure_verdict: Verdict = Verdict.WRONG_ANSWER
     INSTRUMENT: Instrument | None = None
@@ -275,6 +414,10 @@ class CheckSpec:
     # a required check that no known submission fails has no teeth; the statement's own
     # examples are there to be agreed with, not to catch anyone
     needs_teeth = True
+    # its learner calls are on generated inputs (the scripted checks weigh them too)
+    draws_inputs = False
+    # the heading of the class report's section of this kind's drawings ("" : none)
+    CLASS_SECTION = ""
 
     def __init__(self, r, scripts: dict):
         self.id = r.get("id", str, self.kind)
@@ -316,9 +459,38 @@ class CheckSpec:
             return result.status == Status.FAILED and result.verdict == self.failure_verdict
         return result.status.bad
 
-    def prepare(self, grading: GradingView):
+    @property
+    def calls_label(self) -> str:
+        """The label of this check's ``learner_call``s (``learner_calls(label)``)."""
+        return self.kind
+
+    def prepare(self, grading: GradingView) -> Any:
         """Work that needs no worker, done in a thread while the workers start; its
         result is ``grading.prepared(self.id)``.  None: nothing to prepare."""
+        return None
+
+    def prepare_key(self, grading: GradingView) -> tuple:
+        """What ``prepare``'s result depends on: gradings that share a reference worker
+        (a batch, ``judge validate``) prepare once per key."""
+        return ("prepare", self.id, grading.seed, grading.n_examples)
+
+    @classmethod
+    def warm_up(cls) -> None:
+        """Called once, in the main thread, before gradings run in several threads (a
+        batch, a service, ``judge validate``): what the kind must not first make in two
+        threads at once."""
+
+    @classmethod
+    def html(cls, result: CheckResult) -> str:
+        """What a grading's HTML page shows of this check's result besides its message
+        (a figure; self-contained SVG, every string escaped), or "" for nothing."""
+        return ""
+
+    @classmethod
+    def class_key(cls, result: CheckResult) -> tuple | None:
+        """Where the class report draws each distinct failure of this kind once (under
+        ``CLASS_SECTION``, with ``html(result)``): the key two results of one check look
+        the same by, or None when this one is not drawn there."""
         return None
 
     def generated_inputs(self, grading: GradingView, prepared) -> list | None:
@@ -326,7 +498,7 @@ class CheckSpec:
         generates none); `judge validate` checks that they reach each declared edge."""
         return None
 
-    def run(self, grading: GradingView) -> "CheckResult | Later":
+    def run(self, grading: GradingView) -> CheckResult | Later:
         """The learner's calls, then the result; or, where the result needs reference
         values still being computed, ``Later(finish)``: the grading calls ``finish()``
         once every check has made its learner calls, so the learner's worker never waits
@@ -367,7 +539,7 @@ class ScriptMeasureCheck(CheckSpec):
     ``options(task)`` (JSON for the instrument; ``call_options`` may vary it per call)
     and ``judge(grading, calls)``."""
 
-    phase = 1                   # after the scripted checks have read a fresh worker
+    phase = Phase.CALLS         # after the scripted checks have read a fresh worker
     failure_verdict = Verdict.INEFFICIENT
     FIELDS = CheckSpec.FIELDS + ("script", "cause")
     doing = "measured"           # what the instrument does to the function, in a few words
@@ -471,13 +643,21 @@ class ScriptMeasureCheck(CheckSpec):
         raise NotImplementedError
 
 
-@functools.lru_cache(maxsize=1)
-def _load_kinds() -> None:
-    # every kind module, even when one was imported on its own before
-    from . import KIND_MODULES
+def load_kinds() -> dict[str, type[CheckSpec]]:
+    """Every kind: this package's modules and the entry points' (``discovery.py``)."""
+    from .discovery import discover_kinds
 
-    for name in KIND_MODULES:
-        importlib.import_module(f"{__package__}.{name}")
+    discover_kinds()
+    return CHECK_KINDS
+
+
+_load_kinds = load_kinds          # the name the tests of the kinds used
+
+
+def kind_of(name: str) -> type[CheckSpec] | None:
+    """The registered kind of that name (a report's ``check.kind``), or None (the
+    ``load`` and ``validate`` items of a report are no kind's)."""
+    return load_kinds().get(name)
 
 
 def instruments_of(checks) -> list[Instrument]:
@@ -487,7 +667,10 @@ def instruments_of(checks) -> list[Instrument]:
 
 
 def parse_check(r, scripts: dict) -> CheckSpec:
-    _load_kinds()
+    try:
+        load_kinds()
+    except PluginError as exc:          # a course's kind that breaks the contract
+        r.fail(str(exc), "kind")
     kind = r.get("kind", str)
     if kind not in CHECK_KINDS:
         close = difflib.get_close_matches(kind, list(CHECK_KINDS), n=1)

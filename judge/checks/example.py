@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import functools
 
-from .base import CheckSpec, Later, check_kind
+from .base import CheckSpec, Later, Phase, check_kind
 from .outcome import call_text, counterexample, failed_call, mismatch
 
 
 @check_kind("example")
 class ExampleCheck(CheckSpec):
-    phase = 1
+    phase = Phase.CALLS
     needs_teeth = False     # the statement's examples are there to be agreed with
 
     def run(self, grading):

@@ -25,7 +25,7 @@ import numpy as np
 from ..compare import ResultSpec, Tolerance, compare
 from ..specs import data_leaves
 from ..verdicts import Status, Verdict
-from .base import CheckSpec, Later, bind_tracing, check_kind, instrument
+from .base import CheckSpec, Later, Phase, bind_tracing, check_kind, instrument
 from .outcome import call_text, counterexample, failed_call, mismatch
 
 GRADIENTS = ResultSpec(type="any", kind="any", dtype="same")
@@ -103,7 +103,7 @@ def measure_gradient(ctx, args, kwargs, options, compiled={}):
 
 @check_kind("gradient")
 class GradientCheck(CheckSpec):
-    phase = 2
+    phase = Phase.GENERATED
     FIELDS = CheckSpec.FIELDS + ("wrt", "examples", "max_shapes", "tolerance")
     INSTRUMENT = instrument(measure_gradient, setup=bind_tracing)
 

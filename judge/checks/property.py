@@ -33,7 +33,7 @@ import warnings
 
 from ..specs import Inputs, import_hypothesis
 from ..values import first_difference, render
-from .base import GENERATED, CheckSpec, Later, check_kind
+from .base import CheckSpec, Later, Phase, check_kind
 from .outcome import call_text, counterexample, failed_call, mismatch
 from ..verdicts import Status, Verdict
 
@@ -81,31 +81,6 @@ def _ignore_local_constants() -> None:
         providers._get_local_constants = no_local_constants
 
 
-@functools.lru_cache(maxsize=1)
-def warm_up_for_threads() -> None:
-    """Call in the main thread before grading in several threads: hypothesis's first
-    run parses source with ast, which two threads must not do at once (CPython 3.11)."""
-    h = _hypothesis()
-    import hypothesis.extra.numpy  # noqa: F401  (imported lazily by specs otherwise: in a thread)
-    from hypothesis.errors import HypothesisDeprecationWarning
-
-    # Each run seeds the global `random` and checks on the way out that nothing else
-    # moved it; two runs in two threads move it for each other, and hypothesis blames
-    # the strategies (the judge's never touch `random`; its draws have their own seed)
-    warnings.filterwarnings("ignore", message="Do not use the `random` module inside strategies",
-                            category=HypothesisDeprecationWarning)
-    from ..specs import _arguments
-
-    _arguments()                   # made in this thread, not in a grading's
-
-    @h.settings(max_examples=1, database=None, verbosity=h.Verbosity.quiet)
-    @h.given(h.strategies.integers())
-    def warm_up(_):
-        pass
-
-    warm_up()
-
-
 class _Fatal(BaseException):
     """The worker is gone; a BaseException, so hypothesis stops instead of shrinking."""
 
@@ -143,9 +118,31 @@ class _OutOfTime(BaseException):
 
 @check_kind("property")
 class PropertyCheck(CheckSpec):
-    phase = 2
+    phase = Phase.GENERATED
     FIELDS = CheckSpec.FIELDS + ("examples", "max_shapes", "deterministic", "min_examples")
-    LABEL = GENERATED       # the label of its learner calls (the scripted checks read them)
+    draws_inputs = True     # the scripted checks weigh its calls too
+
+    @classmethod
+    def warm_up(cls) -> None:
+        """hypothesis's first run parses source with ast, which two threads must not do
+        at once (CPython 3.11): one run here, in the main thread, before any grading's."""
+        h = _hypothesis()
+        import hypothesis.extra.numpy  # noqa: F401  (imported lazily by specs otherwise: in a thread)
+        from hypothesis.errors import HypothesisDeprecationWarning
+
+        # Each run seeds the global `random` and checks on the way out that nothing else
+        # moved it; two runs in two threads move it for each other, and hypothesis blames
+        # the strategies (the judge's never touch `random`; its draws have their own seed)
+        warnings.filterwarnings("ignore", message="Do not use the `random` module inside strategies",
+                                category=HypothesisDeprecationWarning)
+        Inputs({}, {}).strategy([{}])   # the argument lists' strategy, made in this thread
+
+        @h.settings(max_examples=1, database=None, verbosity=h.Verbosity.quiet)
+        @h.given(h.strategies.integers())
+        def warm_up(_):
+            pass
+
+        warm_up()
 
     def __init__(self, r, scripts):
         super().__init__(r, scripts)
@@ -231,7 +228,7 @@ class _Trial:
         self.twice = 0                   # inputs given a second time (deterministic)
 
     def learner(self, args):
-        out = self.grading.learner_call(args, PropertyCheck.LABEL)
+        out = self.grading.learner_call(args, self.check.calls_label)
         self.costs.append(out.charged_s)
         return out
 

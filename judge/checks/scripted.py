@@ -26,8 +26,9 @@ from __future__ import annotations
 import functools
 
 from ..worker.wire import Leaf
-from .base import GENERATED, CheckSpec, Later, check_kind
+from .base import CheckSpec, Later, Phase, check_kind
 from .outcome import call_label, counterexample, failed_call, mismatch, plural
+from .script_drawing import drawing_key, script_drawing
 from ..verdicts import Status, Verdict
 
 
@@ -46,13 +47,20 @@ def shape_signature(args, keep=()) -> str:
     return ";".join(f"{name}={one(value, name in keep)}" for name, value in args.items())
 
 
+def generated_calls(grading) -> list:
+    """The learner's calls on generated inputs: those of the task's checks that draw
+    inputs (``draws_inputs``: the property check), in the order they were made."""
+    labels = dict.fromkeys(c.calls_label for c in grading.task.checks if c.draws_inputs)
+    return [call for label in labels for call in grading.learner_calls(label)]
+
+
 class ScriptedCheck(CheckSpec):
     """A performance figure counted over a script (in fresh workers, the learner's and
     the reference's), and over the property check's generated inputs too, against the
     reference's figure on the same inputs: a budget holds over the whole declared
     domain, not only the script's shapes."""
 
-    phase = 0
+    phase = Phase.FRESH
     failure_verdict = Verdict.INEFFICIENT
     FIELDS = CheckSpec.FIELDS + ("script", "budget", "slack", "may_be_static")
 
@@ -150,7 +158,7 @@ class ScriptedCheck(CheckSpec):
         script's budget gives over the reference's count, plus one program per shape for
         each new value of a ``may_be_static`` argument."""
         calls = []
-        for args, out in grading.learner_calls(GENERATED):
+        for args, out in generated_calls(grading):
             if not out.ok:
                 break
             calls.append((args, out))
@@ -239,6 +247,22 @@ class RetraceCheck(ScriptedCheck):
     # programs compiled while the file loads are counted; a file that runs no program on
     # the device where the reference does fails here too
     DODGES = ("ahead_of_time", "host_compute")
+    CLASS_SECTION = "Failed retrace scripts"
+
+    @classmethod
+    def html(cls, result) -> str:
+        """The scripted calls drawn (script_drawing.py); passed too: the learner sees
+        what 8, 16, 32 and 8 again cost, not only waste."""
+        if result.status not in (Status.PASSED, Status.FAILED):
+            return ""
+        return script_drawing(result.details)
+
+    @classmethod
+    def class_key(cls, result):
+        """Each distinct failed script once in the class report."""
+        if result.status == Status.FAILED and result.details.get("per_call"):
+            return drawing_key(result.details)
+        return None
 
     def __init__(self, r, scripts):
         super().__init__(r, scripts)

@@ -20,7 +20,7 @@ import numpy as np
 from ..specs import Inputs
 from ..values import leaves, kind_phrase
 from ..worker.wire import Leaf
-from .base import CheckSpec, Later, check_kind
+from .base import CheckSpec, Later, Phase, check_kind
 from .outcome import call_text, counterexample, failed_call
 from ..verdicts import Status
 
@@ -29,7 +29,7 @@ SHOWN_DEVICES = 3
 
 @check_kind("sharding")
 class ShardingCheck(CheckSpec):
-    phase = 2
+    phase = Phase.GENERATED
     FIELDS = CheckSpec.FIELDS + ("examples", "max_shapes")
 
     def __init__(self, r, scripts):

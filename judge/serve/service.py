@@ -61,7 +61,7 @@ class Service:
         self._fingerprints = {t: _fingerprint(bank, t) for t in bank.tasks}
 
     def start(self) -> None:
-        from ..checks.property import warm_up_for_threads
+        from ..checks import warm_up_for_threads
 
         warm_up_for_threads()      # in the calling (main) thread, before any grading thread
         self.store.open()

@@ -53,5 +53,13 @@ def results(report) -> dict:
             "message": None, "tests": tests}
 
 
+NAME = "exercism"
+RESULTS_FILE = True          # the test runner's results.json: a missing one is a broken runner
+
+
+def emit_path(learner: str, task_id: str) -> str:
+    return f"{learner}/{task_id}/results.json"
+
+
 def write(report, stream, *, color: bool = False) -> None:
     stream.write(json.dumps(results(report), ensure_ascii=False, indent=2) + "\n")

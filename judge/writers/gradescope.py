@@ -90,5 +90,13 @@ def results(report) -> dict:
             "tests": tests}
 
 
+NAME = "gradescope"
+RESULTS_FILE = True          # the autograder's results.json: a missing one is a broken grader
+
+
+def emit_path(learner: str, task_id: str) -> str:
+    return f"{learner}/{task_id}/results.json"
+
+
 def write(report, stream, *, color: bool = False) -> None:
     stream.write(json.dumps(results(report), ensure_ascii=False, indent=2) + "\n")

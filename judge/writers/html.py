@@ -5,16 +5,17 @@ Self-contained: inline CSS and SVG, no script, nothing fetched (the page's
 Content-Security-Policy forbids it), so it opens from a zip or an LMS as it is.  Every
 string that came from a submission (messages, values, its output) is escaped.
 
-A failed retrace check is drawn as the course draws it: one box per scripted call with
-its shapes, marked traced, compiled or served from the cache, each compile numbered by
-the program it made, so lengths 8, 16, 32, 8 show three programs and a cache hit.
+Whatever a check kind draws besides its message (the retrace kind's picture of its
+scripted calls) is the kind's own: its ``html(result)`` (judge/checks/base.py).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from html import escape
 
+from ..checks import kind_of
+from ..checks.script_drawing import (CallMark, drawing_key, script_caption,  # noqa: F401
+                                     script_drawing, script_marks)   # their old home
 from ..scoring import number, outcome, score
 from ..values import render_shown
 from ..verdicts import Status, Verdict
@@ -50,6 +51,9 @@ STYLE = """
 .jj details { margin: .3em 0; } .jj summary { cursor: pointer; color: #444; }
 .jj figure { margin: .5em 0; } .jj figcaption { color: #444; font-size: .92em; }
 """
+
+
+NAME = "html"
 
 
 def write(report, stream, *, color: bool = False) -> None:
@@ -118,11 +122,9 @@ def _check(report, c, earned) -> str:
              f"<pre>{escape(c.message)}</pre>"]
     if c.counterexample and c.status.bad:
         parts.append(counterexample_table(c.counterexample))
-    if c.kind == "retrace" and c.status in (Status.PASSED, Status.FAILED):
-        # passed too: the learner sees what 8, 16, 32 and 8 again cost, not only waste
-        drawing = script_drawing(c.details)
-        if drawing:
-            parts.append(drawing)
+    kind = kind_of(c.kind)
+    if kind is not None:
+        parts.append(kind.html(c))
     tb = c.details.get("traceback")
     if tb and c.status == Status.ERROR:
         parts.append(f"<details><summary>traceback</summary><pre>{escape(str(tb))}</pre></details>")
@@ -137,114 +139,3 @@ def counterexample_table(ce: dict) -> str:
     return "<table class=\"ce\">" + "".join(
         f"<tr><th>{escape(str(name))}</th><td><code>{escape(render_shown(v))}</code></td></tr>"
         for name, v in rows) + "</table>"
-
-
-# ---------------------------------------------------------------- the script drawing
-
-@dataclass(frozen=True)
-class CallMark:
-    number: int
-    label: str            # the call's shapes: "x_a float32[8], x_b float32[8]"
-    state: str            # traced | compiled | cached
-    programs: tuple       # (program number, compiled before?) per compile in this call
-    same_as: int | None   # a cached call: the earlier call with the same shapes
-    why: str              # the first trace's reason
-
-
-# a new program is what a new shape costs; the same program made again is the waste
-FILL = {"new": "#e3f2fd", "again": "#fde0dc", "cached": "#dcedc8"}
-STROKE = {"new": "#1565c0", "again": "#c62828", "cached": "#2e7d32"}
-
-
-def script_marks(details: dict) -> list[CallMark]:
-    """What each scripted call cost: traced (Python ran again), compiled only, or served
-    from the cache; compiles numbered by the distinct program (function and signature)."""
-    programs: dict[tuple, int] = {}
-    marks: list[CallMark] = []
-    for number_, (label, events) in enumerate(zip(details.get("calls") or [],
-                                                  details.get("per_call") or []), 1):
-        events = [e for e in events if isinstance(e, dict)]
-        traces = [e for e in events if e.get("stage") == "trace"]
-        made = []
-        for e in events:
-            if e.get("stage") == "compile":
-                key = (e.get("group"), e.get("signature"))
-                seen = key in programs
-                programs.setdefault(key, len(programs) + 1)
-                made.append((programs[key], seen))
-        state = "traced" if traces else "compiled" if made else "cached"
-        same = next((m.number for m in marks if m.label == label), None) if state == "cached" else None
-        why = str(traces[0].get("reason") or "") if traces else ""
-        marks.append(CallMark(number_, str(label), state, tuple(made), same, why))
-    return marks
-
-
-def drawing_key(details: dict) -> tuple:
-    """Two drawings with the same key look the same (the class report draws it once)."""
-    return tuple((m.label, m.state, m.programs) for m in script_marks(details))
-
-
-def script_drawing(details: dict, per_row: int = 6) -> str:
-    marks = script_marks(details)
-    if not marks:
-        return ""
-    width, height, gap = 168, 96, 12
-    cols = min(per_row, len(marks))
-    rows = -(-len(marks) // cols)
-    svg_w, svg_h = cols * (width + gap), rows * (height + gap)
-    parts = [f"<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"script\" width=\"{svg_w}\" "
-             f"height=\"{svg_h}\" viewBox=\"0 0 {svg_w} {svg_h}\" role=\"img\" "
-             f"aria-label=\"scripted calls\">"]
-    for i, m in enumerate(marks):
-        x, y = (i % cols) * (width + gap), (i // cols) * (height + gap)
-        what, which = _state_lines(m)
-        lines = [f"call {m.number}"] + m.label.split(", ")[:2] + [what, which]
-        tip = f"call {m.number}: {m.label}: {what} {which}" + (f" ({m.why})" if m.why else "")
-        look = _look(m)
-        parts.append(f"<g class=\"call {m.state}\" data-call=\"{m.number}\" data-state=\"{m.state}\">"
-                     f"<title>{escape(tip)}</title>"
-                     f"<rect x=\"{x + 1}\" y=\"{y + 1}\" width=\"{width - 2}\" height=\"{height - 2}\" "
-                     f"rx=\"6\" fill=\"{FILL[look]}\" stroke=\"{STROKE[look]}\"/>")
-        for j, line in enumerate(lines):
-            weight = " font-weight=\"600\"" if j in (0, len(lines) - 2) else ""
-            parts.append(f"<text x=\"{x + 8}\" y=\"{y + 18 + j * 17}\" font-size=\"12\" "
-                         f"font-family=\"ui-monospace, monospace\"{weight}>"
-                         f"{escape(_fit(line, 22))}</text>")
-        parts.append("</g>")
-    parts.append("</svg>")
-    return (f"<figure class=\"script\">{''.join(parts)}<figcaption>{escape(script_caption(marks))}"
-            f"</figcaption></figure>")
-
-
-def script_caption(marks: list[CallMark]) -> str:
-    compiles = sum(len(m.programs) for m in marks)
-    distinct = len({p for m in marks for p, _ in m.programs})
-    cached = sum(m.state == "cached" for m in marks)
-    traced = sum(m.state == "traced" for m in marks)
-    calls = f"{len(marks)} scripted call{'s' if len(marks) != 1 else ''}"
-    made = f"{distinct} program{'s' if distinct != 1 else ''}"
-    if compiles > distinct:
-        made += f", compiled {compiles} times"
-    return (f"{calls}: {made}; {traced} traced, {cached} served from the cache "
-            "(blue: a new program, red: one made before made again, green: reused)")
-
-
-def _look(m: CallMark) -> str:
-    if m.state == "cached":
-        return "cached"
-    return "again" if not m.programs or any(seen for _, seen in m.programs) else "new"
-
-
-def _state_lines(m: CallMark) -> tuple[str, str]:
-    if m.state == "cached":
-        return "served from cache", f"(as call {m.same_as})" if m.same_as else ""
-    what = "traced + compiled" if m.state == "traced" and m.programs else m.state
-    if not m.programs:
-        return what, "(nothing compiled)"
-    which = ", ".join(f"#{p}" for p, _ in m.programs)
-    again = any(seen for _, seen in m.programs)
-    return what, (f"program {which} again" if again else f"new program {which}")
-
-
-def _fit(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -3,5 +3,8 @@
 import json
 
 
+NAME = "json"
+
+
 def write(report, stream, *, color: bool = False) -> None:
     stream.write(json.dumps(report.to_dict(), ensure_ascii=False, allow_nan=False) + "\n")

@@ -67,6 +67,13 @@ def testsuite(report) -> ET.Element:
     return suite
 
 
+NAME = "junit"
+
+
+def emit_path(learner: str, task_id: str) -> str:
+    return f"{learner}/{task_id}.xml"
+
+
 def write(report, stream, *, color: bool = False) -> None:
     suite = testsuite(report)
     root = ET.Element("testsuites", {"name": "jax-judge", **{

@@ -36,6 +36,9 @@ def strict_note(report) -> str:
     return f"would be {shout(strict)} with --strict" if strict != report.verdict else ""
 
 
+NAME = "text"
+
+
 def write(report, stream, *, color: bool = False) -> None:
     from ..scoring import number, score
 

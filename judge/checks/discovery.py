@@ -1,0 +1,54 @@
+"""Where the check kinds come from: every module of this package (a new kind is a new
+module; nothing lists it), then the modules or classes named by the installed entry
+points of the group ``jax_judge.checks`` (a course's own package).  A module registers
+its kinds with ``@check_kind`` when it is imported; an entry point may also name a
+``CheckSpec`` subclass that is not registered yet, which then registers under the entry
+point's name.  Each kind is checked as it registers (``base.register_kind``)."""
+
+from __future__ import annotations
+
+import threading
+
+from ..plugins import entry_points, package_modules
+from .base import CHECK_KINDS, CheckSpec, PluginError, register_kind
+
+GROUP = "jax_judge.checks"
+# the modules of this package that hold no kind, only what kinds share
+SHARED_MODULES = frozenset({"base", "discovery", "outcome", "script_drawing", "hlo"})
+
+_lock = threading.Lock()
+_done = False
+
+
+def discover_kinds() -> None:
+    """Import every kind, once per process (and at once in every thread that asks)."""
+    global _done
+    if _done:
+        return
+    with _lock:
+        if _done:
+            return
+        package_modules(__package__, SHARED_MODULES)
+        for ep in entry_points(GROUP):
+            load_entry_point(ep)
+        _done = True
+
+
+def load_entry_point(ep) -> None:
+    try:
+        loaded = ep.load()
+    except Exception as exc:
+        raise PluginError(f"the check kind of the {ep.where()} does not load: "
+                          f"{type(exc).__name__}: {exc}") from exc
+    if isinstance(loaded, type):
+        if not issubclass(loaded, CheckSpec):
+            raise PluginError(f"the {ep.where()} names {loaded.__qualname__}, which is not "
+                              f"a check kind (a subclass of judge.checks.base.CheckSpec)")
+        if CHECK_KINDS.get(str(getattr(loaded, "kind", ""))) is not loaded:
+            register_kind(ep.name, loaded, origin=ep.where())
+        return
+    registered = [k for k, cls in CHECK_KINDS.items()
+                  if cls.__module__ == getattr(loaded, "__name__", None)]
+    if not registered:
+        raise PluginError(f"the {ep.where()} registers no check kind: decorate a CheckSpec "
+                          f"subclass of that module with @check_kind(name)")
