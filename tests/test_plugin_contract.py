@@ -102,7 +102,7 @@ def test_the_html_page_and_the_class_report_ask_the_kind_to_draw_itself(tmp_path
     assert "<figure class=\"drawn\">7</figure>" in fragment(report.finish())
 
     class Cell:
-        graded, learner, task_id = True, "ann", "t"
+        graded, learner, task_id, charge = True, "ann", "t", None
         record = report.to_dict()
     book = types.SimpleNamespace(cells={("ann", "t"): Cell()})
     drawn = _drawings(book)

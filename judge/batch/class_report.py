@@ -181,7 +181,7 @@ def _drawings(book: Gradebook) -> str:
     for cell in book.cells.values():
         if not cell.graded:
             continue
-        for c in Report.from_dict(cell.record).checks:
+        for c in cell_report(cell).checks:
             kind = kind_of(c.kind)
             key = kind.class_key(c) if kind is not None and kind.CLASS_SECTION else None
             if key is None:
