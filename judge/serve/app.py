@@ -220,6 +220,13 @@ def create_app(service: Service, *, start: bool = True, close: bool = True,
         return JSONResponse({"error": exc.message, **exc.extra}, status_code=exc.status,
                             headers=headers)
 
+    async def not_found(request: Request, exc) -> Response:
+        # JSON like every other error (Starlette's own answer is plain text)
+        status = getattr(exc, "status_code", 404)
+        return JSONResponse({"error": "no such resource here" if status == 404 else
+                             str(getattr(exc, "detail", "")) or "refused"},
+                            status_code=status)
+
     routes = [
         Route("/", page),
         Route("/v1/submissions", submit, methods=["POST"]),
@@ -237,7 +244,8 @@ def create_app(service: Service, *, start: bool = True, close: bool = True,
         Route("/metrics", metrics),
         Mount("/static", StaticFiles(directory=PAGE), name="static"),
     ]
-    return Starlette(routes=routes, lifespan=lifespan, exception_handlers={Refused: refused},
+    handlers = {Refused: refused, 404: not_found, 405: not_found}
+    return Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers,
                      middleware=service.doors.middleware())
 
 
