@@ -263,3 +263,18 @@ def test_the_serve_extra_installs_what_a_notebook_needs():
     project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
     serve = " ".join(project["project"]["optional-dependencies"]["serve"])
     assert "nbformat" in serve and "ipython" in serve
+
+
+def test_past_the_bound_the_least_recently_used_reference_goes(root, tmp_path):
+    other_right = (root / "bank" / "reference" / f"{OTHER}.py").read_text()
+    server = Server(root / "bank", tmp_path / "state.sqlite", "--workers", "1", "--warm", "0",
+                    "--keep-references", "1")
+    try:
+        assert "at most 1 kept" in server.log
+        for task, source in ((TASK, RIGHT), (OTHER, other_right)):
+            sub = server.http.post("/v1/submissions", json={"task": task, "source": source})
+            assert server.result(sub.json()["id"])["verdict"] == "accepted"
+        h = server.health()
+        assert h["oracles_released"] == 1 and h["oracles_warm_target"] == 1, h
+    finally:
+        server.close()
