@@ -363,9 +363,18 @@ def _names_a_zone(text: str) -> bool:
               metavar="NAME|ADDRESS|NETWORK",
               help="Let callback_url reach this name, address or network although it is "
                    "not public (e.g. 127.0.0.1 for a site on this machine); repeatable.")
+@click.option("--keep-references", type=click.IntRange(1, 1000), default=8, show_default=True,
+              help="Reference workers kept warm at most (each warms when its task is first "
+                   "graded; past this, the least recently used idle one is given back).")
+@click.option("--reference-idle", "reference_idle_s", type=click.FloatRange(1, 86400),
+              default=300, show_default=True, metavar="SECONDS",
+              help="A reference idle this long gives its memory back.")
+@click.option("--gradebook", "gradebook", type=click.Choice(["best", "last"]), default="best",
+              show_default=True, help="The attempt a learner's gradebook cell shows.")
 @click.pass_context
 def serve(ctx, host, port, workers, warm, queue_limit, state, tokens, scheduler, log_level,
-          allow_hosts, allow_origins, allow_callback_hosts):
+          allow_hosts, allow_origins, allow_callback_hosts, keep_references, reference_idle_s,
+          gradebook):
     """Serve the grading API (/v1), its metrics and a page for people at /.
 
     POST /v1/submissions {"task": ID, "source": TEXT} answers 202 {"id": ...} at once;
@@ -380,7 +389,9 @@ def serve(ctx, host, port, workers, warm, queue_limit, state, tokens, scheduler,
     request = ServeRequest(host=host, port=port, workers=workers, warm=warm, queue=queue_limit,
                            state=state, tokens=tokens, scheduler=scheduler, log_level=log_level,
                            allow_hosts=allow_hosts, allow_origins=allow_origins,
-                           allow_callback_hosts=allow_callback_hosts)
+                           allow_callback_hosts=allow_callback_hosts,
+                           keep_references=keep_references, reference_idle_s=reference_idle_s,
+                           gradebook=gradebook)
     try:
         status = run_service(bank, request, lambda text: click.echo(f"judge serve: {text}",
                                                                     err=True))

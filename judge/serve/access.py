@@ -9,6 +9,12 @@ The tokens file (YAML)::
       - name: course-site          # shown in the logs and the metrics
         token: 3f9a...             # at least 16 characters; `openssl rand -hex 24`
         per_minute: 120            # optional: submissions a minute (429 beyond)
+        role: instructor           # optional: also reads learners' histories, the class
+                                   # view and the gradebook (default: site, which does not)
+
+The learners' histories and the class views are never open to any caller: only a token
+of role ``instructor`` reads them, and without a tokens file nobody does (any process on
+a lab machine is a loopback caller).
 """
 
 from __future__ import annotations
@@ -32,10 +38,18 @@ class TokensError(Exception):
     """The tokens file cannot be used; the message names the file and the entry."""
 
 
+ROLES = ("site", "instructor")
+
+
 @dataclass(frozen=True)
 class Client:
     name: str
     per_minute: int | None = None
+    role: str = "site"
+
+    @property
+    def instructor(self) -> bool:
+        return self.role == "instructor"
 
 
 LOOPBACK = Client("loopback")
@@ -60,11 +74,12 @@ def load_tokens(path: str | Path) -> dict[bytes, Client]:
         where = f"{path}: token {i}"
         if not isinstance(entry, dict):
             raise TokensError(f"{where}: expected a mapping with name, token, per_minute")
-        unknown = set(entry) - {"name", "token", "per_minute"}
+        unknown = set(entry) - {"name", "token", "per_minute", "role"}
         if unknown:
             raise TokensError(f"{where}: unknown field {', '.join(sorted(map(str, unknown)))} "
-                              "(known: name, token, per_minute)")
+                              "(known: name, token, per_minute, role)")
         name, token, limit = entry.get("name"), entry.get("token"), entry.get("per_minute")
+        role = entry.get("role", "site")
         if not isinstance(name, str) or not name.strip():
             raise TokensError(f"{where}: 'name' must be a non-empty string")
         where = f"{path}: token '{name}'"
@@ -76,11 +91,14 @@ def load_tokens(path: str | Path) -> dict[bytes, Client]:
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
                                   or limit < 1):
             raise TokensError(f"{where}: 'per_minute' must be a whole number of at least 1")
+        if role not in ROLES:
+            raise TokensError(f"{where}: 'role' must be one of {', '.join(ROLES)} "
+                              f"(not {str(role)[:40]!r})")
         digest = hashlib.sha256(token.encode()).digest()
         if digest in found:
             raise TokensError(f"{where}: the same token as '{found[digest].name}'")
         names.add(name)
-        found[digest] = Client(name, limit)
+        found[digest] = Client(name, limit, role)
     return found
 
 

@@ -8,6 +8,12 @@
     GET  /v1/submissions/{id}/report.html   the report as an HTML fragment (writers/html.py)
     GET  /v1/tasks, /v1/tasks/{id}     the bank: statement, signature, starter, checks
     GET  /v1/tasks/{id}/hints/{n}      the n-th hint (hints.py)
+    GET  /v1/learners/{id}/submissions a learner's history, newest first    (instructor)
+    GET  /v1/class, /v1/class.html     the live class report: summary.json's numbers, and
+                                       the batch's class page                (instructor)
+    GET  /v1/gradebook.csv             the batch's gradebook.csv, best or last attempt
+                                                                             (instructor)
+    GET  /instructor                   the instructor's page (page/instructor.html)
     GET  /healthz, /metrics            for people and for Prometheus
     GET  /                             the page for people (page/)
 
@@ -37,7 +43,9 @@ from ..catalog import task_summary
 from .access import Client
 from .answers import JSONResponse
 from .doors import Refusal, parse_json
+from . import learners as class_views
 from .hints import hint_routes
+from .learners import MAX_HISTORY, BadLearner, history, learner_id
 from .service import MAX_SOURCE_BYTES, Refused, Service
 
 PAGE = Path(__file__).parent / "page"
@@ -86,6 +94,49 @@ def create_app(service: Service, *, start: bool = True, close: bool = True,
         if who == "unauthorized":
             raise Refused(401, "a bearer token is required: Authorization: Bearer TOKEN")
         return who
+
+    def instructor(request: Request) -> Client:
+        who = caller(request)
+        if not who.instructor:
+            raise Refused(403, "learners' submissions and the class views need an instructor "
+                               "token (an entry of --tokens with role: instructor)")
+        return who
+
+    async def learner_history(request: Request) -> Response:
+        instructor(request)
+        try:
+            learner = learner_id(request.path_params["learner"])
+        except BadLearner as exc:
+            raise Refused(400, str(exc)) from None
+        limit = _limit(request.query_params.get("limit"))
+        answer = await anyio.to_thread.run_sync(history, service.store, learner, limit)
+        return JSONResponse(answer, headers={"Cache-Control": "no-store"})
+
+    async def class_summary(request: Request) -> Response:
+        instructor(request)
+        answer = await anyio.to_thread.run_sync(
+            class_views.summary, service.bank, service.store, service.attempt)
+        return JSONResponse(answer, headers={"Cache-Control": "no-store"})
+
+    async def class_html(request: Request) -> Response:
+        instructor(request)
+        page = await anyio.to_thread.run_sync(
+            class_views.class_page, service.bank, service.store, service.attempt)
+        # the page is shown in a sandboxed frame: no script of its own, nothing fetched
+        return HTMLResponse(page, headers={"Cache-Control": "no-store",
+                                           "Content-Security-Policy": "default-src 'none'; "
+                                           "style-src 'unsafe-inline'; img-src data:"})
+
+    async def gradebook(request: Request) -> Response:
+        instructor(request)
+        text = await anyio.to_thread.run_sync(
+            class_views.gradebook_csv, service.bank, service.store, service.attempt)
+        return Response(text, media_type="text/csv; charset=utf-8",
+                        headers={"Cache-Control": "no-store",
+                                 "Content-Disposition": 'attachment; filename="gradebook.csv"'})
+
+    async def instructor_page(request: Request) -> Response:
+        return FileResponse(PAGE / "instructor.html", headers={"Cache-Control": "no-cache"})
 
     async def submit(request: Request) -> Response:
         client = caller(request)
@@ -169,6 +220,13 @@ def create_app(service: Service, *, start: bool = True, close: bool = True,
         return JSONResponse({"error": exc.message, **exc.extra}, status_code=exc.status,
                             headers=headers)
 
+    async def not_found(request: Request, exc) -> Response:
+        # JSON like every other error (Starlette's own answer is plain text)
+        status = getattr(exc, "status_code", 404)
+        return JSONResponse({"error": "no such resource here" if status == 404 else
+                             str(getattr(exc, "detail", "")) or "refused"},
+                            status_code=status)
+
     routes = [
         Route("/", page),
         Route("/v1/submissions", submit, methods=["POST"]),
@@ -177,11 +235,17 @@ def create_app(service: Service, *, start: bool = True, close: bool = True,
         Route("/v1/tasks", tasks),
         Route("/v1/tasks/{task_id}", task),
         *hint_routes(service, caller),
+        Route("/v1/learners/{learner}/submissions", learner_history),
+        Route("/v1/class", class_summary),
+        Route("/v1/class.html", class_html),
+        Route("/v1/gradebook.csv", gradebook),
+        Route("/instructor", instructor_page),
         Route("/healthz", healthz),
         Route("/metrics", metrics),
         Mount("/static", StaticFiles(directory=PAGE), name="static"),
     ]
-    return Starlette(routes=routes, lifespan=lifespan, exception_handlers={Refused: refused},
+    handlers = {Refused: refused, 404: not_found, 405: not_found}
+    return Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers,
                      middleware=service.doors.middleware())
 
 
@@ -212,6 +276,14 @@ def _wait_s(value: str | None) -> float:
     if not 0 <= wait < float("inf"):
         raise Refused(400, "'wait' must be a number of seconds, at least 0")
     return min(wait, MAX_WAIT_S)
+
+
+def _limit(value: str | None) -> int:
+    if value is None:
+        return 100
+    if not value.isdigit() or not 1 <= int(value) <= MAX_HISTORY:
+        raise Refused(400, f"'limit' must be a whole number from 1 to {MAX_HISTORY}")
+    return int(value)
 
 
 def _task_detail(task) -> dict:

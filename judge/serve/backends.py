@@ -24,10 +24,12 @@ from .warm import LearnerPool, WarmOracles
 class LocalBackend:
     name = "local"
 
-    def __init__(self, bank: Bank, warm_workers: int, retire_oracles_after: int = 200):
+    def __init__(self, bank: Bank, warm_workers: int, retire_oracles_after: int = 200, *,
+                 keep_references: int = 8, reference_idle_s: float = 300.0):
         self.bank = bank
         self.pool = LearnerPool(bank, warm_workers)
-        self.oracles = WarmOracles(bank, retire_oracles_after)
+        self.oracles = WarmOracles(bank, retire_oracles_after, keep=keep_references,
+                                   idle_s=reference_idle_s)
 
     def start(self) -> None:
         self.pool.start()
@@ -60,7 +62,10 @@ class LocalBackend:
         return {"scheduler": self.name,
                 "workers_warm": self.pool.warm, "workers_warm_target": self.pool.target,
                 "warm_workers_used": self.pool.taken, "warm_workers_missed": self.pool.missed,
-                "oracles_warm": self.oracles.warm, "oracles_warm_target": self.oracles.target}
+                "oracles_warm": self.oracles.warm, "oracles_warm_target": self.oracles.target,
+                "oracles_kept_at_most": self.oracles.keep,
+                "oracles_idle_s": self.oracles.idle_s,
+                "oracles_released": self.oracles.released}
 
     def close(self) -> None:
         self.pool.close()

@@ -32,6 +32,9 @@ class ServeRequest:
     allow_hosts: tuple[str, ...] = ()          # Host names served besides the listen address
     allow_origins: tuple[str, ...] = ()        # pages of other origins that may call
     allow_callback_hosts: tuple[str, ...] = ()  # callback targets that are not public
+    keep_references: int = 8           # reference workers kept warm at most
+    reference_idle_s: float = 300.0    # an idle reference gives its memory back after this
+    gradebook: str = "best"            # the gradebook's cell: the best or the last attempt
 
 
 def _end_by(signum, frame):
@@ -89,8 +92,12 @@ def _serve(bank: Bank, request: ServeRequest, say: Callable[[str], None]) -> int
         backend.close()
         raise UsageError(f"cannot listen on {request.host}:{request.port}: "
                          f"{exc.strerror or exc}") from None
+    from .service import notebook_support
+
+    notebooks_missing = notebook_support()
     service = Service(bank, backend, state=request.state, workers=workers,
-                      queue_limit=request.queue, access=access, doors=doors)
+                      queue_limit=request.queue, access=access, doors=doors,
+                      attempt=request.gradebook, notebooks_missing=notebooks_missing)
     try:
         service.start()
     except StoreError as exc:
@@ -112,16 +119,29 @@ def _serve(bank: Bank, request: ServeRequest, say: Callable[[str], None]) -> int
         + (", ".join(doors.origins) if doors.origins else "no other origin")
         + "; callbacks to public addresses"
         + (f" and {', '.join(doors.callback_hosts)}" if doors.callback_hosts else ""))
-    where = f"on {request.scheduler}" if request.scheduler else \
-        f"here, {backend.pool.size} learner workers kept warm"
+    if request.scheduler:
+        where = f"on {request.scheduler}"
+    else:           # the truth: the pool's whole size, whatever kinds of worker it holds
+        oracles = backend.oracles
+        where = (f"here; {backend.pool.target} learner workers kept warm in all; a task's "
+                 f"reference warms when it is first graded, at most {oracles.keep} kept, "
+                 f"each given back after {oracles.idle_s:g} s idle")
     say(f"{workers} gradings at once {where}; a queue of {request.queue}")
+    instructors = [c.name for c in (access.tokens or {}).values() if c.instructor]
+    say("learners' histories, the class view (/instructor) and gradebook.csv "
+        f"({request.gradebook} attempt): "
+        + (f"for the instructor tokens {', '.join(instructors)}" if instructors else
+           "nobody (no --tokens entry has role: instructor)"))
+    say("notebook submissions: " + (f"refused with 422: {notebooks_missing}"
+                                     if notebooks_missing else "accepted"))
     host, port = sock.getsockname()[:2]
     say(f"listening on http://{f'[{host}]' if ':' in host else host}:{port}")
 
     stopping = lambda: say("stopping: what is still grading is graded again at the next start")
     app = create_app(service, start=False, on_stop=stopping)     # closed by its lifespan
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
-                            http="h11", loop="asyncio", timeout_graceful_shutdown=3)
+    config = uvicorn.Config(app, log_config=_log_config(), log_level=None, access_log=True,
+                            lifespan="on", http="h11", loop="asyncio",
+                            timeout_graceful_shutdown=3)
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:
@@ -140,7 +160,26 @@ def _backend(bank: Bank, request: ServeRequest):
     from .backends import LocalBackend
 
     workers = request.workers or os.cpu_count() or 1
-    return LocalBackend(bank, workers if request.warm is None else request.warm), workers
+    return LocalBackend(bank, workers if request.warm is None else request.warm,
+                        keep_references=request.keep_references,
+                        reference_idle_s=request.reference_idle_s), workers
+
+
+def _log_config() -> dict:
+    """uvicorn's own logging, its access log in its standard format (``ADDRESS:PORT -
+    "GET /v1/... HTTP/1.1" 200``, one line a request, on standard output) and its other
+    messages at warnings only (the start-up lines above are the service's)."""
+    import copy
+
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config["loggers"]["uvicorn"]["level"] = "WARNING"
+    config["loggers"]["uvicorn.error"]["level"] = "WARNING"
+    config["loggers"]["uvicorn.access"]["level"] = "INFO"
+    config["formatters"]["access"]["use_colors"] = False
+    config["formatters"]["default"]["use_colors"] = False
+    return config
 
 
 def _listen(host: str, port: int) -> socket.socket:

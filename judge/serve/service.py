@@ -14,6 +14,7 @@ from ..bank import Bank, UnknownTask
 from .access import Access, Client, RateLimiter
 from .callbacks import Callbacks
 from .doors import Doors, Refusal, parse_json
+from .learners import BadLearner, learner_id
 from .metrics import Metrics
 from .queue import GradingQueue
 from .store import Store
@@ -42,12 +43,34 @@ class Submission:
     seed: int
     strict: bool
     callback_url: str | None
+    learner: str | None = None
+
+
+NOTEBOOK_MODULES = ("nbformat", "IPython.core.inputtransformer2")
+
+
+def notebook_support() -> str | None:
+    """Why this service cannot grade a notebook (a module the serve extra installs is
+    missing), or None.  Imported, not only looked up: a module that is there but broken
+    cannot grade either."""
+    import importlib
+
+    for name in NOTEBOOK_MODULES:
+        try:
+            importlib.import_module(name)
+        except Exception as exc:         # ImportError, or a broken install raising anything
+            return (f"{name.split('.')[0]} cannot be imported ({type(exc).__name__}: "
+                    f"{str(exc)[:200]}); pip install 'jax-judge[serve]' installs it")
+    return None
 
 
 class Service:
     def __init__(self, bank: Bank, backend, *, state: str | Path, workers: int,
-                 queue_limit: int, access: Access, doors: Doors | None = None):
+                 queue_limit: int, access: Access, doors: Doors | None = None,
+                 attempt: str = "best", notebooks_missing: str | None = None):
         self.bank, self.backend, self.access = bank, backend, access
+        self.attempt = attempt                  # the gradebook's cell: best or last attempt
+        self.notebooks_missing = notebooks_missing   # why notebooks are refused, or None
         self.doors = doors or Doors()
         self.store = Store(state)
         self.limiter = RateLimiter()
@@ -83,11 +106,11 @@ class Service:
         if not isinstance(body, dict):
             raise Refused(400, "the body must be a JSON object: {\"task\": ..., \"source\": ...}")
         unknown = sorted(set(body) - {"task", "source", "notebook", "seed", "strict",
-                                      "callback_url"})
+                                      "callback_url", "learner"})
         if unknown:
             named = ", ".join(str(k)[:40] for k in unknown[:5]) + (", ..." if unknown[5:] else "")
             raise Refused(422, f"unknown field {named} (known: task, source, "
-                               "notebook, seed, strict, callback_url)")
+                               "notebook, seed, strict, callback_url, learner)")
         task_id = body.get("task")
         if not isinstance(task_id, str) or len(task_id) > MAX_TASK_ID_CHARS:
             raise Refused(422, "'task' must be a task id (GET /v1/tasks lists them)")
@@ -100,6 +123,10 @@ class Service:
                 raise Refused(422, "'source' must be the Python file's text, as a string")
             filename, source = "submission.py", body["source"].encode("utf-8", "surrogatepass")
         else:
+            if self.notebooks_missing:
+                raise Refused(422, "this service cannot grade notebooks: "
+                                   f"{self.notebooks_missing}; hand in the .py file as "
+                                   "'source' instead")
             filename, source = "submission.ipynb", _notebook_bytes(body["notebook"])
         if len(source) > MAX_SOURCE_BYTES:
             raise Refused(413, f"the submission is {len(source)} bytes; at most "
@@ -121,7 +148,13 @@ class Service:
         if refusal:
             raise Refused(422, f"'callback_url' may not point at this machine or its network: "
                                f"{refusal} (judge serve --allow-callback-host allows it)")
-        return Submission(task.id, filename, source, seed, strict, url)
+        learner = body.get("learner")
+        if learner is not None:
+            try:
+                learner = learner_id(learner)
+            except BadLearner as exc:
+                raise Refused(422, str(exc)) from None
+        return Submission(task.id, filename, source, seed, strict, url, learner)
 
     def task(self, task_id: str, status: int = 404):
         """The bank's task, or the refusal naming the closest ids (404 for a task asked for
@@ -146,7 +179,7 @@ class Service:
                                f"minute; try again in {wait} s", retry_after=wait)
         fields = dict(key=self.key(sub), task=sub.task, seed=sub.seed, strict=sub.strict,
                       filename=sub.filename, source=sub.source, client=client.name,
-                      callback_url=sub.callback_url)
+                      callback_url=sub.callback_url, learner=sub.learner)
         added = self.store.add(**fields, create=False)     # a repeat needs no place
         if added is None:
             if not self.queue.reserve(client.name):
@@ -171,8 +204,11 @@ class Service:
     def key(self, sub: Submission) -> str:
         """The content key: the same task (as the bank defines it now), source, seed and
         options give the same report."""
-        h = hashlib.sha256(json.dumps([__version__, self._fingerprints[sub.task], sub.task,
-                                       sub.seed, sub.strict, sub.filename]).encode())
+        named = [__version__, self._fingerprints[sub.task], sub.task, sub.seed, sub.strict,
+                 sub.filename]
+        if sub.learner is not None:      # each learner's attempt is in their own history
+            named.append(sub.learner)
+        h = hashlib.sha256(json.dumps(named).encode())
         h.update(sub.source)
         return h.hexdigest()
 
@@ -200,6 +236,7 @@ class Service:
                 "tasks": len(self.bank.tasks), "queue": self.queue.depth,
                 "queue_limit": self.queue.limit, "running": self.queue.running,
                 "grading_slots": self.queue.workers, "graded": counts["done"],
+                "notebooks": "refused" if self.notebooks_missing else "accepted",
                 **self.backend.status()}
 
 

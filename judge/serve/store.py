@@ -11,6 +11,11 @@ stored report is a ``judge_error``: that is the judge's fault, never the learner
 stands only until the next submission of the same content is graded again.
 
 Callbacks have their own rows, so a report owed to a site is still owed after a restart.
+
+A submission may name its ``learner`` (the course site's opaque id): the learner's
+history, the class view and the gradebook are queries over these rows, so they survive
+a restart (and SIGKILL) as the reports do.  A state file from before the column is
+given it when opened (its submissions have no learner).
 """
 
 from __future__ import annotations
@@ -42,7 +47,8 @@ CREATE TABLE IF NOT EXISTS submissions (
     finished_at REAL,
     attempts INTEGER NOT NULL DEFAULT 0,
     verdict TEXT,
-    report TEXT
+    report TEXT,
+    learner TEXT                             -- the course site's id, or NULL
 );
 CREATE INDEX IF NOT EXISTS submissions_by_key ON submissions (key);
 CREATE INDEX IF NOT EXISTS submissions_by_state ON submissions (state, seq);
@@ -105,6 +111,11 @@ class Store:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")     # committed means on disk
             db.executescript(SCHEMA)
+            columns = {r[1] for r in db.execute("PRAGMA table_info(submissions)")}
+            if "learner" not in columns:     # a state file written before learners
+                db.execute("ALTER TABLE submissions ADD COLUMN learner TEXT")
+            db.execute("CREATE INDEX IF NOT EXISTS submissions_by_learner "
+                       "ON submissions (learner, seq)")
             with _transaction(db):
                 self.requeued = db.execute(
                     "UPDATE submissions SET state='queued', started_at=NULL "
@@ -124,7 +135,7 @@ class Store:
     # ------------------------------------------------------------ submissions
     def add(self, *, key: str, task: str, seed: int, strict: bool, filename: str,
             source: bytes, client: str, callback_url: str | None,
-            create: bool = True) -> Added | None:
+            learner: str | None = None, create: bool = True) -> Added | None:
         """The stored submission with the same key, or a new one (None if ``create`` is
         false); either way its callback (if any) is owed from now on.  Durable when this
         returns."""
@@ -142,8 +153,10 @@ class Store:
                 added = Added(uuid.uuid4().hex, "queued", False)
                 db.execute(
                     "INSERT INTO submissions (id, key, task, seed, strict, filename, source, "
-                    "client, state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?)",
-                    (added.id, key, task, seed, int(strict), filename, source, client, now))
+                    "client, state, created_at, learner) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)",
+                    (added.id, key, task, seed, int(strict), filename, source, client, now,
+                     learner))
             if callback_url:
                 db.execute("INSERT INTO callbacks (submission, url, state, next_at) "
                            "VALUES (?, ?, 'pending', ?)", (added.id, callback_url, now))
@@ -196,6 +209,27 @@ class Store:
             rows = self._db.execute("SELECT state, COUNT(*) FROM submissions GROUP BY state")
             found = dict(rows.fetchall())
         return {s: found.get(s, 0) for s in ("queued", "running", "done")}
+
+    # ------------------------------------------------------------ learners
+    def history(self, learner: str, limit: int) -> list[dict]:
+        """The learner's submissions, newest first (the report's JSON text when done)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, task, state, created_at, finished_at, verdict, report "
+                "FROM submissions WHERE learner=? ORDER BY seq DESC LIMIT ?",
+                (learner, limit)).fetchall()
+        return [dict(zip(("id", "task", "state", "created_at", "finished_at", "verdict",
+                          "report"), r)) for r in rows]
+
+    def class_rows(self) -> list[dict]:
+        """Every submission that names a learner, oldest first: what the class view and
+        the gradebook are built from (the source for its sha256 and code fingerprint)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, learner, task, state, created_at, filename, source, report "
+                "FROM submissions WHERE learner IS NOT NULL ORDER BY seq").fetchall()
+        return [dict(zip(("id", "learner", "task", "state", "created_at", "filename",
+                          "source", "report"), r)) for r in rows]
 
     # ------------------------------------------------------------ callbacks
     def callbacks_due(self, now: float, exclude: set[int], limit: int = 32) -> list[Callback]:

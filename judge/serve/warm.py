@@ -1,14 +1,20 @@
 """Warm, not shared: what the service keeps started so a grading need not wait for it.
 
-``LearnerPool``: learner workers spawned ahead of need, each already importing numpy and
-jax, each waiting for its one submission.  A worker is handed to one grading and closed
-with it (``Grading`` closes its learner): one that ran a learner's code never serves
-another.  The pool refills in the background, one spawn at a time.
+``LearnerPool``: ``size`` learner workers spawned ahead of need, each already importing
+numpy and jax, each waiting for its one submission.  A worker is handed to one grading
+and closed with it (``Grading`` closes its learner): one that ran a learner's code never
+serves another.  The pool refills in the background, one spawn at a time.  ``size`` is
+the whole pool, whatever the bank's tasks ask of their workers (their limits and
+devices): the pool holds workers of the kinds the last ``size`` gradings asked for (at
+start, of the kinds most tasks use), so a class working on one task gets its kind, and a
+kind nobody asks for any more gives its worker back.
 
-``WarmOracles``: one reference worker per task for the task's own seed, warmed once in
-the background by grading the reference itself through it, so the inputs are drawn and
-every reference value a grading asks for is memoised before the first learner comes.
-A warm oracle is retired after ``retire_after`` gradings (its memo grows with every new
+``WarmOracles``: a reference worker per task for the task's own seed, started when the
+task is first graded (not all at start: a bank of 28 references takes minutes to warm
+and holds gigabytes), memoising every reference value a grading asks for.  At most
+``keep`` are kept; one idle for ``idle_s`` gives its memory back (its next grading
+starts it again), and past ``keep`` the least recently used idle one goes.  A warm
+oracle is retired after ``retire_after`` gradings (its memo grows with every new
 counterexample a wrong submission shrinks to, and its worker has a lifetime limit) and
 replaced by one warmed in the background; the old one is closed once no grading uses it.
 """
@@ -17,7 +23,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import deque
+import time
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,7 +48,8 @@ def pool_key(task: Task) -> tuple:
 
 
 class LearnerPool:
-    """``size`` started learner workers per distinct set of task limits and devices."""
+    """``size`` started learner workers in all, of the kinds (task limits and devices)
+    the last ``size`` gradings asked for."""
 
     def __init__(self, bank: Bank, size: int):
         self.bank, self.size = bank, size
@@ -50,6 +58,12 @@ class LearnerPool:
         for task in bank.tasks.values():
             self._limits.setdefault(pool_key(task), sandbox_limits(task))
         self._idle: dict[tuple, deque[Worker]] = {k: deque() for k in self._limits}
+        # the kinds wanted, one entry per place: the kinds of the last `size` gradings,
+        # at start the kinds most of the bank's tasks share
+        common = Counter(pool_key(t) for t in bank.tasks.values())
+        order = [k for k, _ in common.most_common()] or list(self._limits)
+        self._wanted: deque[tuple] = deque((order[i % len(order)] for i in range(size))
+                                           if order else (), maxlen=max(size, 1))
         self._cond = threading.Condition()
         self._closed = False
         self.taken = 0           # gradings that got a warm worker
@@ -64,7 +78,10 @@ class LearnerPool:
     def take(self, task: Task) -> Worker | None:
         """A started worker for this task's limits, or None (the grading starts one)."""
         with self._cond:
-            idle = self._idle.get(pool_key(task))
+            key = pool_key(task)
+            idle = self._idle.get(key)
+            if self.size > 0 and key in self._limits:
+                self._wanted.append(key)        # its refill is of the kind asked for
             dead = []
             while idle and not _running(idle[0]):
                 dead.append(idle.popleft())      # died while it waited (the OOM killer, ...)
@@ -86,7 +103,7 @@ class LearnerPool:
 
     @property
     def target(self) -> int:
-        return self.size * len(self._limits)
+        return self.size
 
     def _refill(self) -> None:
         while True:
@@ -95,7 +112,12 @@ class LearnerPool:
                     self._cond.wait()
                 if self._closed:
                     return
-                key = next(k for k, q in self._idle.items() if len(q) < self.size)
+                surplus = self._surplus()
+                key = None if surplus else self._short()
+            if surplus:                        # a kind nobody asked for lately
+                surplus.stop()
+                surplus.close()
+                continue
             worker = Worker(self._limits[key], hidden_paths=self.hidden, devices=key[1])
             try:
                 worker.start()
@@ -112,7 +134,20 @@ class LearnerPool:
                 self._idle[key].append(worker)
 
     def _full(self) -> bool:
-        return all(len(q) >= self.size for q in self._idle.values())
+        want = Counter(self._wanted)
+        return all(len(q) == want[k] for k, q in self._idle.items())
+
+    def _surplus(self) -> Worker | None:
+        """An idle worker of a kind held beyond what is wanted (taken out of the pool)."""
+        want = Counter(self._wanted)
+        for k, q in self._idle.items():
+            if len(q) > want[k]:
+                return q.pop()
+        return None
+
+    def _short(self) -> tuple:
+        want = Counter(self._wanted)
+        return next(k for k, q in self._idle.items() if len(q) < want[k])
 
     def close(self) -> None:
         with self._cond:
@@ -147,6 +182,7 @@ class _Warm:
     served: int = 0              # gradings it has served
     retired: bool = False
     ready: bool = False          # inputs drawn and values memoised (a grading went through)
+    last_used: float = field(default_factory=time.monotonic)
 
 
 @dataclass
@@ -157,27 +193,58 @@ class _Slot:
 
 
 class WarmOracles:
-    """One warm Oracle per task for the task's own seed (other seeds get their own,
-    closed with their grading: a client choosing seeds cannot fill the machine)."""
+    """A warm Oracle per task for the task's own seed, started by the task's first
+    grading, at most ``keep`` of them, each given back after ``idle_s`` unused (other
+    seeds get their own, closed with their grading: a client choosing seeds cannot fill
+    the machine)."""
 
-    def __init__(self, bank: Bank, retire_after: int = 200):
+    def __init__(self, bank: Bank, retire_after: int = 200, *, keep: int = 8,
+                 idle_s: float = 300.0):
         self.bank, self.retire_after = bank, retire_after
+        self.keep, self.idle_s = max(1, keep), idle_s
         self._slots = {task_id: _Slot() for task_id in bank.tasks}
         self._closed = False
+        self._stop = threading.Event()
+        self.released = 0            # oracles given back (idle, or past `keep`)
 
     def start(self) -> None:
-        """Warm every task's oracle, one after another, in the background."""
-        threading.Thread(target=self._warm_all, name="serve-warm-oracles", daemon=True).start()
+        """Nothing is warmed now; a reaper gives idle oracles' memory back."""
+        threading.Thread(target=self._reap, name="serve-oracle-reaper", daemon=True).start()
 
-    def _warm_all(self) -> None:
-        for task in self.bank.tasks.values():
-            if self._closed:
-                return
-            slot = self._slots[task.id]
+    def _reap(self) -> None:
+        while not self._stop.wait(min(5.0, max(0.2, self.idle_s / 4))):
+            self.release_idle()
+
+    def release_idle(self, now: float | None = None) -> int:
+        """Close every oracle no grading uses that has been idle ``idle_s``, and the
+        least recently used idle ones past ``keep``; how many were closed."""
+        now = time.monotonic() if now is None else now
+        live = []
+        for task_id, slot in self._slots.items():
             with slot.lock:
                 if slot.current is not None:
-                    continue                 # a grading got there first
-            self._install(task, self._warmed(task))
+                    live.append((slot.current.last_used, task_id))
+        live.sort()
+        over = len(live) - self.keep
+        closed = 0
+        for last_used, task_id in live:
+            if now - last_used < self.idle_s and over <= 0:
+                continue
+            slot = self._slots[task_id]
+            with slot.lock:
+                warm = slot.current
+                if warm is None or warm.users or slot.replacing:
+                    continue
+                slot.current = None
+                warm.retired = True
+            warm.oracle.close()
+            closed += 1
+            over -= 1
+            self.released += 1
+            log.info("task %s: its reference was given back (%s)", task_id,
+                     f"idle {now - last_used:.0f} s" if now - last_used >= self.idle_s
+                     else f"more than {self.keep} kept")
+        return closed
 
     def _warmed(self, task: Task) -> _Warm:
         oracle = Oracle(task, task.seed)
@@ -220,13 +287,19 @@ class WarmOracles:
                 oracle = Oracle(task, task.seed)
                 oracle.start()
                 warm = slot.current = _Warm(oracle)
+                started = True
+            else:
+                started = False
             warm.users += 1
+            warm.last_used = time.monotonic()
             warm.served += 1
             replace = warm.served >= self.retire_after and not slot.replacing
             slot.replacing |= replace
         if replace:
             threading.Thread(target=lambda: self._install(task, self._warmed(task)),
                              name=f"serve-rewarm-{task.id}", daemon=True).start()
+        if started:
+            self.release_idle()           # past `keep`: the least recently used idle one
         return warm
 
     def release(self, task: Task, warm: _Warm) -> None:
@@ -234,6 +307,7 @@ class WarmOracles:
         with slot.lock:
             warm.users -= 1
             warm.ready = True
+            warm.last_used = time.monotonic()
             done = warm.retired and not warm.users
         if done:
             warm.oracle.close()
@@ -245,10 +319,13 @@ class WarmOracles:
 
     @property
     def target(self) -> int:
-        return len(self._slots)
+        """The oracles started and kept now (warm or warming): the others warm when their
+        task is first graded."""
+        return sum(1 for s in self._slots.values() if s.current is not None)
 
     def close(self) -> None:
         self._closed = True
+        self._stop.set()
         for slot in self._slots.values():
             with slot.lock:
                 warm, slot.current = slot.current, None
