@@ -110,3 +110,9 @@ def notebook(*cells: tuple[str, str]) -> str:
     make = {"code": nbformat.v4.new_code_cell, "markdown": nbformat.v4.new_markdown_cell}
     nb.cells = [make[kind](src) for kind, src in cells]
     return nbformat.writes(nb)
+
+
+def pytest_addoption(parser):
+    parser.addoption("--update-goldens", action="store_true", default=False,
+                     help="rewrite tests/golden/ from this run instead of comparing with it "
+                          "(or JUDGE_UPDATE_GOLDENS=1); read git diff tests/golden after")
