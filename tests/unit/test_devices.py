@@ -1,0 +1,269 @@
+"""Tasks on several devices: `devices: N` workers, arguments placed on a mesh, results
+that say what landed on each device."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from judge.bank import BankError, Limits, load_bank
+from judge.sandbox import Worker
+from judge.session import Session
+from judge.specs import Dim, draw_size
+from judge.worker import wire
+
+from helpers.isolation_modes import MODES
+
+ROOT = Path(__file__).resolve().parents[2]
+MESH = {"mesh": {"axes": ["data"], "sizes": [8], "types": ["explicit"]}, "spec": [["data"], []]}
+
+
+# ---------------------------------------------------------------- the wire
+
+def test_layouts_cross_the_channel_both_ways():
+    blobs: list[bytes] = []
+    result = dict(MESH, shards=[[0, [[0, 2], [0, 3]]], [1, [[2, 4], [0, 3]]]], platform="cpu")
+    node = wire.encode([wire.Leaf(np.ones((4, 3), np.float32), "jax", sharding=result)], blobs)
+    back = wire.decode(node, blobs)[0]
+    assert back.sharding == result
+    assert wire.decode(wire.encode(np.ones(2), blobs), blobs).sharding is None
+
+
+@pytest.mark.parametrize("layout", [
+    {"mesh": {"axes": ["data"], "sizes": [8]}},                                  # no types
+    {"mesh": {"axes": ["data"], "sizes": [0], "types": ["explicit"]}},           # 0 devices
+    {"mesh": {"axes": ["da ta"], "sizes": [8], "types": ["explicit"]}},          # not a name
+    dict(MESH, spec=[["other"]]),                                                # unknown axis
+    {"shards": [[0, [[3, 1]]]]},                                                 # stop < start
+    {"shards": [[0, [[0, 2]]]] * (wire.MAX_SHARDS + 1)},                          # too many
+    {"shards": [[True, [[0, 2]]]]},                                              # a bool id
+    {"extra": 1},
+])
+def test_forged_layouts_are_refused(layout):
+    blobs: list[bytes] = []
+    node = wire.encode(np.ones(2, np.float32), blobs)
+    node["sharding"] = layout
+    with pytest.raises(wire.WireError):
+        wire.decode(node, blobs)
+
+
+# ---------------------------------------------------------------- specs and tasks.yaml
+
+def test_a_dimension_split_over_devices_takes_multiples_of_their_count():
+    dim = Dim("n", 0, 64, step=8)
+    assert dim.candidates() == [0, 8, 64]
+    rng = np.random.default_rng(0)
+    drawn = {dim.draw(rng) for _ in range(200)}
+    assert drawn <= set(range(0, 65, 8)) and {0, 64} <= drawn
+    plain = Dim("n", 0, 64)         # a step of one: the plain (log-uniform) draws
+    mine, before = np.random.default_rng(5), np.random.default_rng(5)
+    assert [plain.draw(mine) for _ in range(9)] == [draw_size(before, 0, 64) for _ in range(9)]
+
+
+TASK = """
+tasks:
+  - id: twice
+    title: twice
+    step: 23
+    devices: 8
+    mesh: {axes: {data: 8}, axis_types: explicit}
+    dims: {n: [0, 64], d: [1, 4]}
+    args:
+      x: {type: array, dtype: float32, shape: [n, d], sharding: [data, null]}
+      s: {type: scalar, dtype: float32, sharding: []}
+    result: {type: array, dtype: float32}
+    examples:
+      - args: {x: {$array: [[1], [2], [3], [4], [5], [6], [7], [8]], dtype: float32},
+               s: {$scalar: 2.0, dtype: float32}}
+    scripts:
+      one: [{args: {x: {$random: {shape: [16, 2]}}, s: {$scalar: 1.0, dtype: float32}}}]
+    checks:
+      - {id: property, kind: property, examples: 3}
+"""
+
+
+def bank_with(tmp_path: Path, text: str = TASK, reference: str = "def twice(x, s):\n    return x * s\n"):
+    (tmp_path / "reference").mkdir(exist_ok=True)
+    (tmp_path / "tasks" / "twice").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "reference" / "twice.py").write_text(reference)
+    (tmp_path / "tasks.yaml").write_text(text)
+    return load_bank(tmp_path)
+
+
+def test_sharded_arguments_are_placed_everywhere_they_are_given(tmp_path):
+    task = bank_with(tmp_path).get("twice")
+    assert task.devices == 8 and task.mesh.axes == ("data",)
+    assert task.dims["n"].step == 8 and task.dims["d"].step == 1
+    want = {"mesh": {"axes": ["data"], "sizes": [8], "types": ["explicit"]},
+            "spec": [["data"], []]}
+    assert task.examples[0].args["x"].sharding == want
+    assert task.examples[0].args["s"].sharding == dict(want, spec=[])
+    assert task.scripts["one"][0]["x"].sharding == want
+    assert task.args["x"].sample({"n": 8, "d": 2}, {}, np.random.default_rng(0)).sharding == want
+
+
+@pytest.mark.parametrize("change, words", [
+    (("    devices: 8\n", ""), "needs the task's `devices: N`"),
+    (("    mesh: {axes: {data: 8}, axis_types: explicit}\n", ""), "needs the task's `mesh`"),
+    (("sharding: [data, null]", "sharding: [model, null]"), "'model' is not an axis"),
+    (("sharding: [data, null]", "sharding: [data]"), "rank 2"),
+    (("n: [0, 64]", "n: [0, 61]"), "multiples of 8"),
+    (("axis_types: explicit", "axis_types: spmd"), "an axis type is one of"),
+    (("devices: 8", "devices: 4"), "need 8 devices and the task has 4"),
+    (("shape: [n, d], sharding", "kind: numpy, shape: [n, d], sharding"), "only a JAX array"),
+    (("[[1], [2], [3], [4], [5], [6], [7], [8]]", "[[1], [2], [3]]"), "3 cannot be split over 8"),
+])
+def test_mesh_mistakes_name_the_field(tmp_path, change, words):
+    with pytest.raises(BankError, match=words.replace("(", r"\(").replace(")", r"\)")):
+        bank_with(tmp_path, TASK.replace(*change))
+
+
+# ---------------------------------------------------------------- the worker
+
+def session(tmp_path: Path, source: str, devices: int | None, isolation: str = "process"):
+    """A learner's session in a worker of that isolation mode."""
+    path = tmp_path / "learner.py"
+    path.write_text(textwrap.dedent(source))
+    s = Session(path, "learner.py", "f", Limits(), devices=devices)
+    s.worker = Worker(s.limits, isolation=isolation, devices=devices)
+    s.worker.start()
+    return s
+
+
+def sharded(n: int, d: int) -> wire.Leaf:
+    return wire.Leaf(np.arange(n * d, dtype=np.float32).reshape(n, d), "jax", sharding=MESH)
+
+
+@pytest.mark.parametrize("isolation", MODES)
+def test_a_worker_with_devices_places_arguments_and_reports_where_results_landed(tmp_path, isolation):
+    s = session(tmp_path, """
+        import jax
+
+        def f(x):
+            return x * 2, str(x.sharding.spec), len(x.sharding.device_set)
+    """, 8, isolation)
+    try:
+        assert s.load().ok
+        out = s.call({"x": sharded(16, 3)}, "call")
+        assert out.ok, out.message
+        doubled, spec, count = out.value
+        assert (spec, count) == ("P('data', None)", 8)
+        assert doubled.sharding["shards"][:2] == [[0, [[0, 2], [0, 3]]], [1, [[2, 4], [0, 3]]]]
+        assert len(doubled.sharding["shards"]) == 8 and doubled.sharding["spec"] == [["data"], []]
+        assert s.device_info == {"count": 8, "platform": "cpu"}
+    finally:
+        s.close()
+
+
+def test_a_worker_without_devices_pays_nothing(tmp_path):
+    s = session(tmp_path, """
+        import sys
+        import jax.numpy as jnp
+
+        def f(x):
+            return x + 1, any(name.endswith(".devices") for name in sys.modules if "_jj" in name)
+    """, None)
+    try:
+        assert s.load().ok
+        out = s.call({"x": wire.Leaf(np.ones(3, np.float32), "jax")}, "call")
+        value, imported = out.value
+        assert not imported and value.sharding is None
+        assert s.device_info == {"count": 1, "platform": "cpu"}
+        placed = s.call({"x": sharded(8, 1)}, "call")      # nobody to place it: the judge's fault
+        assert not placed.ok and placed.verdict == "judge_error"
+    finally:
+        s.close()
+
+
+@pytest.mark.parametrize("isolation", MODES)
+def test_a_learner_who_patches_jax_cannot_misplace_arguments(tmp_path, isolation):
+    # their device_put puts everything on device 0: the worker placed with its own
+    s = session(tmp_path, """
+        import jax
+
+        _put = jax.device_put
+        jax.device_put = lambda x, *a, **k: _put(x, jax.devices()[0])
+
+        def f(x):
+            return x + 1
+    """, 8, isolation)
+    try:
+        assert s.load().ok
+        out = s.call({"x": sharded(8, 2)}, "call")
+        assert out.ok, out.message
+        assert len(out.value.sharding["shards"]) == 8
+        assert out.value.sharding["shards"][7] == [7, [[7, 8], [0, 2]]]
+    finally:
+        s.close()
+
+
+@pytest.mark.parametrize("isolation", MODES)
+def test_a_learner_who_breaks_jaxs_placement_gets_a_runtime_error_not_a_fake_layout(tmp_path, isolation):
+    # every sharding now claims device 0 holds all: placing arguments runs their code,
+    # so the failure is theirs, and no layout is read through it
+    s = session(tmp_path, """
+        import jax
+
+        def whole_on_device_0(self, shape):
+            return {jax.devices()[0]: tuple(slice(None) for _ in shape)}
+        jax.sharding.Sharding.devices_indices_map = whole_on_device_0
+        jax.sharding.NamedSharding.devices_indices_map = whole_on_device_0
+
+        def f(x):
+            return x + 1
+    """, 8, isolation)
+    try:
+        assert s.load().ok
+        out = s.call({"x": sharded(8, 2)}, "call")
+        assert not out.ok and out.verdict == "runtime_error", out.message
+        assert "replaced part of jax" in out.message
+    finally:
+        s.close()
+
+
+@pytest.mark.parametrize("isolation", MODES)
+def test_a_learner_who_patches_jax_during_the_call_cannot_misreport_the_layout(tmp_path, isolation):
+    # after the arguments are placed, their function makes every sharding claim that
+    # device 0 holds everything: the worker reads layouts with what it bound at start
+    s = session(tmp_path, """
+        import jax
+
+        def whole_on_device_0(self, shape):
+            return {jax.devices()[0]: tuple(slice(None) for _ in shape)}
+
+        def f(x):
+            y = x + 1
+            jax.sharding.Sharding.devices_indices_map = whole_on_device_0
+            jax.sharding.NamedSharding.devices_indices_map = whole_on_device_0
+            return y
+    """, 8, isolation)
+    try:
+        assert s.load().ok
+        out = s.call({"x": sharded(8, 2)}, "call")
+        assert out.ok, out.message
+        assert [d for d, _ in out.value.sharding["shards"]] == list(range(8))
+        assert out.value.sharding["shards"][3] == [3, [[3, 4], [0, 2]]]
+    finally:
+        s.close()
+
+
+def test_the_device_count_is_set_before_jaxs_first_operation_or_refused():
+    # jax_num_cpu_devices raises when it comes too late, where XLA_FLAGS would be ignored
+    code = textwrap.dedent("""
+        import jax, jax.numpy as jnp
+        sys_path = __import__("sys").path.insert(0, %r)
+        from judge.worker.devices import Devices
+        jnp.zeros(1)
+        try:
+            Devices(jax, 8)
+        except RuntimeError as exc:
+            print("refused:", len(jax.devices()))
+    """ % str(ROOT))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={"JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"})
+    assert "refused: 1" in out.stdout, out.stderr[-2000:]
