@@ -118,9 +118,13 @@ def test_every_submission_gets_the_verdict_its_label_says(world):
         mine = [r for r in records if r["learner"] == learner]
         assert float(book[learner]["score"]) == sum(r["score"]["points"] for r in mine)
         assert book[learner]["max_score"] == "8"        # examples 2 + property 2, twice
-        for r in mine:
-            if r["verdict"] == "accepted":
-                assert r["score"] == {"points": 4, "max_points": 4}
+        for r in mine:     # every record's score follows its verdict, none left unchecked
+            want_score = {"points": 4, "max_points": 4} if r["verdict"] == "accepted" else None
+            assert want_score is None or r["score"] == want_score, (learner, r["task"])
+            assert r["score"]["max_points"] == 4 and 0 <= r["score"]["points"] <= 4
+    # the class holds accepted submissions, so the rule for them above was exercised
+    accepted = [r for r in records if r["verdict"] == "accepted"]
+    assert accepted and all(r["score"] == {"points": 4, "max_points": 4} for r in accepted)
 
 
 def test_results_jsonl_holds_the_json_report_plus_learner_and_hash(world):

@@ -194,12 +194,15 @@ def test_import_time_compiles_are_seen():
 
 
 def test_events_are_json_shaped():
-    for call in scenario("seed_chapter")["calls"]:
-        for event in call:
-            assert set(event) == EVENT_KEYS
-            assert event["origin"] in ("learner", "eager")
-            assert event["stage"] in ("trace", "compile")
-            assert isinstance(event["seconds"], float)
+    events = [event for call in scenario("seed_chapter")["calls"] for event in call]
+    # the seed chapter traces and compiles: a scenario that recorded nothing must fail
+    # here, not pass with nothing to look at
+    assert {e["stage"] for e in events} == {"trace", "compile"}
+    for event in events:
+        assert set(event) == EVENT_KEYS
+        assert event["origin"] in ("learner", "eager")
+        assert event["stage"] in ("trace", "compile")
+        assert isinstance(event["seconds"], float)
 
 
 # ---------------------------------------------------------------- in this process

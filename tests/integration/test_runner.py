@@ -145,23 +145,3 @@ def test_a_timeout_in_an_advisory_script_is_reported_where_it_happened(tmp_path)
             continue
         assert c.message == ("not run: your code already ran out of time in the retrace check "
                              "above, and code that looped once would loop again"), c
-
-
-def test_a_shared_reference_outlives_one_gradings_time_limit(tmp_path):
-    # a validation or a batch keeps one reference worker for all its gradings: it must
-    # not die when one grading's run_timeout_s has passed since it started
-    import dataclasses
-    import time
-
-    task = one_task_bank(tmp_path, "import jax.numpy as jnp\n\ndef cache_independent_count(x_a, x_b):\n"
-                                   "    return jnp.sum(x_a) + jnp.sum(x_b)\n")
-    task.limits = dataclasses.replace(task.limits, run_timeout_s=1.0)
-    oracle = Oracle(task, task.seed)
-    oracle.start()
-    try:
-        first = oracle.value(inputs([(3, 1)])[0])
-        time.sleep(1.5)
-        later = oracle.value(inputs([(5, 2)])[0])
-    finally:
-        oracle.close()
-    assert first.array.shape == () and later.array.shape == ()

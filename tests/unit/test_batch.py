@@ -10,7 +10,6 @@ import json
 import os
 
 import pytest
-from click.testing import CliRunner
 
 from judge.batch.command import UsageError, select
 from judge.batch.discovery import DiscoveryError, Submission, discover
@@ -18,7 +17,6 @@ from judge.batch.gradebook import build, failure_pattern, gradebook_csv, summary
 from judge.batch.progress import Progress
 from judge.batch.store import FILE, ResultStore, StoreBusy
 from helpers import put
-from judge.cli import main
 
 TASKS = {"alpha", "beta"}
 
@@ -444,26 +442,6 @@ def test_progress_one_status_line_on_a_terminal():
 
 # ---------------------------------------------------------------- usage errors
 
-@pytest.mark.parametrize("args, says", [
-    (["--tasks", "cache_independent_cont"], "Did you mean: cache_independent_count"),
-    (["--emit", "tap"], "--emit: unknown format tap"),
-])
-def test_usage_errors_exit_2(tmp_path, args, says):
-    put(tmp_path / "class" / "ann" / "cache_independent_count.py")
-    result = CliRunner().invoke(main, ["batch", str(tmp_path / "class"), "--out",
-                                       str(tmp_path / "out"), *args])
-    assert result.exit_code == 2 and says in result.output
-
-
-def test_an_empty_class_says_it_found_nothing(tmp_path):
-    (tmp_path / "class").mkdir()
-    result = CliRunner().invoke(main, ["batch", str(tmp_path / "class"), "--out", str(tmp_path / "out")])
-    assert result.exit_code == 2 and "found no submissions in" in result.output
-    put(tmp_path / "class" / "ann" / "cache_independant_count.py")
-    result = CliRunner().invoke(main, ["batch", str(tmp_path / "class"), "--out", str(tmp_path / "out")])
-    assert result.exit_code == 2 and "did you mean cache_independent_count?" in result.output
-    assert "none of the 1 files above is named after a task" in result.output
-
 
 def test_only_picks_a_learner_or_one_grading_and_names_the_closest_learner():
     plan = [sub("alice", "alpha"), sub("alice", "beta"), sub("bob", "alpha")]
@@ -479,9 +457,3 @@ def test_only_picks_a_learner_or_one_grading_and_names_the_closest_learner():
         select(plan, ["bob/beta"], found)
 
 
-def test_a_folder_in_use_is_a_usage_error(tmp_path):
-    put(tmp_path / "class" / "ann" / "cache_independent_count.py")
-    held = ResultStore(tmp_path / "out").open()
-    result = CliRunner().invoke(main, ["batch", str(tmp_path / "class"), "--out", str(tmp_path / "out")])
-    held.close()
-    assert result.exit_code == 2 and "another judge batch" in result.output

@@ -1,11 +1,12 @@
 """Random keys as arguments: the ``key`` spec type and the ``$key`` literal.  A key crosses
 the channel as its raw threefry2x32 data and reaches the function as the typed key
-``jax.random.key(seed)`` would be; its bits are not data (no tolerance scales with them)."""
+``jax.random.key(seed)`` would be; its bits are not data (no tolerance scales with them).
+
+Here: the tests that start no process; tests/integration/test_keys.py has those that
+grade in a worker."""
 
 from __future__ import annotations
 
-import io
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -13,12 +14,9 @@ import pytest
 
 from judge.bank import BankError, load_bank
 from judge.compare import Tolerance
-from judge.runner import grade
 from judge.specs import Inputs, key_leaf
 from judge.values import display, numeric_leaves, render
-from judge.verdicts import Status, Verdict
 from judge.worker import wire
-from judge.writers.text import write as write_text
 
 BANK = """
 tasks:
@@ -62,14 +60,6 @@ def bank_with(tmp_path: Path, key_fields: str = "", body: str = BANK):
     return load_bank(tmp_path)
 
 
-def run(tmp_path: Path, submission: str):
-    task = bank_with(tmp_path).get("noisy")
-    path = tmp_path / "submission.py"
-    path.write_text(textwrap.dedent(submission))
-    report = grade(task, path)
-    return report, {c.id: c for c in report.checks}
-
-
 def test_a_key_is_its_seed_as_jax_stores_it():
     leaf = key_leaf(42)
     assert leaf.kind == "key" and leaf.array.dtype == np.uint32
@@ -97,38 +87,6 @@ def test_drawn_keys_are_seeded_and_within_the_declared_seeds(tmp_path):
     again = [inputs.sample(a, np.random.default_rng(1))["key"].array.tolist() for a in pool]
     assert first == again
     assert all(hi == 0 and 5 <= lo <= 9 for hi, lo in first)
-
-
-def test_the_function_gets_a_typed_key_equal_to_jax_random_key(tmp_path):
-    report, checks = run(tmp_path, """
-        import jax
-        import jax.numpy as jnp
-
-        def noisy(key, x):
-            assert jnp.issubdtype(key.dtype, jax.dtypes.prng_key), key.dtype
-            assert (jax.random.key_data(key) == jax.random.key_data(
-                jax.random.key(int(jax.random.key_data(key)[1])))).all()
-            return x + jax.random.normal(key, x.shape)
-    """)
-    assert report.verdict == Verdict.ACCEPTED, [c.message for c in report.checks]
-    assert checks["retrace"].status == Status.PASSED
-
-
-def test_another_stream_is_a_wrong_answer_shown_with_the_key_as_code(tmp_path):
-    report, checks = run(tmp_path, """
-        import jax
-
-        def noisy(key, x):
-            _, sub = jax.random.split(key)
-            return x + jax.random.normal(sub, x.shape)
-    """)
-    assert report.verdict == Verdict.WRONG_ANSWER
-    assert "noisy(key=jax.random.key(42)" in checks["examples"].message
-    assert checks["examples"].counterexample["args"]["key"] == {
-        "kind": "key", "key": "jax.random.key(42)"}
-    text = io.StringIO()
-    write_text(report, text)
-    assert "key = jax.random.key(42)\n" in text.getvalue()
 
 
 @pytest.mark.parametrize("fields, body, words", [

@@ -1,11 +1,12 @@
-"""Argument specs -> hypothesis strategies: edges always there, few distinct shapes."""
+"""Argument specs -> hypothesis strategies: edges always there, few distinct shapes.
 
-import os
+Here: the tests that start no process; tests/integration/test_specs.py has those that
+grade in a worker."""
+
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
 
-from helpers import ROOT
 from judge.bank import FieldReader
 from judge.specs import Dim, Inputs, parse_spec, shape_pool
 from judge.worker.wire import Leaf
@@ -123,46 +124,6 @@ def test_bfloat16_and_free_rank():
     assert dtypes == {"bfloat16", "float16"}
 
 
-DRAW = """
-import hashlib, sys
-sys.path.insert(0, sys.argv[1])
-import local_module                 # hypothesis would mine a local module's constants
-from judge.bank import load_bank
-from judge.runner import Grading, args_key
-for task_id in sys.argv[2:]:
-    task = load_bank().get(task_id)
-    check = next(c for c in task.checks if c.kind == "property")
-    drawn = check.prepare(Grading(task, "x.py"))
-    print(task_id, hashlib.sha256("".join(args_key(a) for a in drawn).encode()).hexdigest())
-"""
-
-
-def test_a_seed_draws_the_same_inputs_in_every_process(tmp_path):
-    """Same task and seed, same inputs: whatever the process's hash seed, addresses, or
-    local modules (hypothesis mixes constants from local modules' source into its draws,
-    and groups what it mutates by strategy labels that can hash addresses)."""
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    root = ROOT
-    script = tmp_path / "draw.py"
-    script.write_text(DRAW)
-    digests = []
-    for i, constants in enumerate(["", "VALUES = [12.5, -33.25, 7.75, 41.0, 3, 17, 29]\n"] * 2):
-        local = tmp_path / f"local{i}"
-        local.mkdir()
-        (local / "local_module.py").write_text(constants)
-        env = dict(os.environ, PYTHONPATH=str(root), PYTHONHASHSEED=str(i))
-        out = subprocess.run([sys.executable, str(script), str(local), "cache_independent_count",
-                              "tree_sgd"], env=env, capture_output=True, text=True, timeout=120)
-        assert out.returncode == 0, out.stderr
-        digests.append(out.stdout)
-    assert len(digests[0].splitlines()) == 2
-    assert digests == [digests[0]] * 4
-
-
 def tree_inputs(key_orders=True):
     params = spec({"type": "tree", "depth": 2, "keys": [0, 3], "rank": 2, "size": 4,
                    "key_orders": key_orders})
@@ -226,32 +187,6 @@ def test_edge_cases_reach_value_ends_and_every_option():
     assert {type(e["s"]).__name__ if not isinstance(e["s"], Leaf) else "leaf" for e in edges} == \
         {"float", "int", "leaf"}
     assert inputs.unreached(edges) == {}
-
-
-def test_hypothesis_plugins_of_other_packages_do_not_run(tmp_path):
-    """A package may register a plugin that runs when hypothesis is imported (trio does:
-    it imports trio and pytest); the judge's draws must not depend on what else is
-    installed, so the judge imports hypothesis without them."""
-    import subprocess
-    import sys
-
-    dist = tmp_path / "spy_plugin-1.0.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: spy-plugin\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text("[hypothesis]\nspy = spy_plugin:_hypothesis_setup_hook\n")
-    (tmp_path / "spy_plugin.py").write_text(
-        "import os\ndef _hypothesis_setup_hook():\n    open(os.environ['SPY'], 'w').close()\n")
-    marker = tmp_path / "plugin-ran"
-    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}", "SPY": str(marker)}
-    env.pop("HYPOTHESIS_NO_PLUGINS", None)
-    plain = subprocess.run([sys.executable, "-c", "import hypothesis"], env=env)
-    assert plain.returncode == 0 and marker.exists(), "the spy plugin is not installed right"
-    marker.unlink()
-    judged = subprocess.run([sys.executable, "-c", "from judge.specs import import_hypothesis, st\n"
-                             "import_hypothesis(); st.integers()\nimport os\n"
-                             "assert 'HYPOTHESIS_NO_PLUGINS' not in os.environ"], env=env)
-    assert judged.returncode == 0
-    assert not marker.exists()
 
 
 def test_a_bool_array_is_described_without_a_number_range():

@@ -1,6 +1,9 @@
 """The Exercism v3, Gradescope and JUnit writers: every output has the published shape
-(validators below, written from ../shared/notes/peers.md and the platforms' docs), and
-agrees with the verdict."""
+(validators in tests/helpers/platform_shapes.py), and
+agrees with the verdict.
+
+Here: the tests that start no process; tests/integration/test_writers.py has those that
+grade in a worker."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from helpers import ROOT, TASK, run_judge
+from helpers import TASK
 from judge.report import CheckResult, Report
 from judge.writers import FORMATS, writer
 
@@ -150,21 +153,6 @@ def test_a_stored_report_writes_the_same(fmt):
         assert written(fmt, Report.from_dict(json.loads(json.dumps(r.to_dict())))) == written(fmt, r)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("fmt", ["exercism", "gradescope", "junit"])
-def test_judge_run_writes_each_format(fmt):
-    sub = ROOT / "tasks" / TASK / "known" / "abs_sum.py"
-    proc = run_judge("run", TASK, sub, "--format", fmt, "--examples", "20")
-    assert proc.returncode == 1, proc.stderr
-    if fmt == "junit":
-        assert junit_problems(proc.stdout) == []
-        assert ET.fromstring(proc.stdout.encode()).find("testsuite/properties/property[@name='verdict']"
-                                                       ).get("value") == "wrong_answer"
-    else:
-        doc = json.loads(proc.stdout)
-        assert (exercism_problems if fmt == "exercism" else gradescope_problems)(doc) == []
-
-
 def test_the_validators_have_teeth():
     good = json.loads(written("exercism", WRONG))
     for broken in ({**good, "version": 2}, {**good, "status": "failed"},
@@ -279,18 +267,3 @@ def test_a_tree_counterexample_reads_as_the_learner_wrote_it():
     assert "{&#x27;dense&#x27;: {&#x27;w&#x27;: float32[3, 4]" in written("html", r)
 
 
-@pytest.mark.slow
-def test_the_script_drawing_shows_lengths_8_16_32_8_as_three_programs_and_a_cache_hit():
-    from judge.bank import load_bank
-    from judge.runner import grade
-    from judge.writers.html import script_caption, script_drawing, script_marks
-
-    graded = grade(load_bank().get(TASK), ROOT / "examples" / f"{TASK}.py", examples=5)
-    retrace = next(c for c in graded.checks if c.id == "retrace")
-    marks = script_marks(retrace.details)
-    assert [m.label for m in marks[:4]] == [f"x_a float32[{n}], x_b float32[{n}]" for n in (8, 16, 32, 8)]
-    assert [m.state for m in marks[:4]] == ["traced", "traced", "traced", "cached"]
-    assert marks[3].same_as == 1 and {p for m in marks for p, _ in m.programs} == {1, 2, 3}
-    assert script_caption(marks).startswith("8 scripted calls: 3 programs; 3 traced, 5 served from the cache")
-    drawing = script_drawing(retrace.details)
-    assert drawing.count('<g class="call') == 8 and drawing.count('data-state="cached"') == 5

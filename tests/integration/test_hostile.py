@@ -35,8 +35,6 @@ SLACK_S = 2.0           # kill + reap + a loaded 2-core machine
 X = np.arange(4, dtype=np.float32)
 
 
-
-
 # ---------------------------------------------------------------- processes
 
 def _proc_identity(pid: int) -> tuple[int, int] | None:
