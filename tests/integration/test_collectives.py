@@ -168,6 +168,7 @@ def test_a_reference_without_a_compiled_program_is_the_tasks_fault(tmp_path):
     assert "the task is at fault" in collectives_of(report).message
 
 
+@pytest.fixture(scope="module")
 def compiled_programs():
     out = subprocess.run([sys.executable, "-c", PROGRAMS], capture_output=True, text=True,
                          timeout=300, env={"JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"})
