@@ -9,7 +9,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from conftest import ROOT, bank_of, run_judge
+from helpers import ROOT, bank_of, run_judge
 from judge.bank import load_bank
 from judge.compare import ResultSpec, Tolerance, compare
 from judge.reference_checks import reference_checks

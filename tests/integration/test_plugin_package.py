@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import JUDGE, ROOT, double_it_bank, put
+from helpers import JUDGE, ROOT, double_it_bank, put
 
 PACKAGE = ROOT / "tests" / "plugins" / "jax_judge_memory"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, notebook, run_judge
+from helpers import ROOT, notebook, run_judge
 from judge.batch.discovery import discover
 from judge.notebooks import defined_names, dropped_notes, in_cells, notebook_submission, where
 

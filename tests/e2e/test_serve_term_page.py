@@ -9,8 +9,7 @@ import time
 
 import pytest
 
-from browser import browser  # noqa: F401  (the fixture)
-from serve_server import RIGHT, TASK, WRONG, Server, make_bank, unique
+from helpers.serve_server import RIGHT, TASK, WRONG, Server, make_bank, unique
 
 pytestmark = pytest.mark.slow
 PROF = "prof-token-0123456789abcdef"
@@ -57,7 +56,7 @@ def _enter(driver, token: str) -> None:
     driver.find_element(By.ID, "load").click()
 
 
-def test_the_instructor_sees_the_class(served, browser):  # noqa: F811
+def test_the_instructor_sees_the_class(served, browser):
     from selenium.webdriver.common.by import By
 
     browser.get(served.url + "/instructor")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from serve_server import RIGHT, TASK, WRONG, Server, alive, make_bank, unique
+from helpers.serve_server import RIGHT, TASK, WRONG, Server, alive, make_bank, unique
 
 OTHER = "safe_mean"               # its workers' limits differ from TASK's: another kind
 SITE, PROF = "site-token-0123456789abcdef", "prof-token-0123456789abcdef"
@@ -260,7 +260,7 @@ def test_notebooks_are_refused_with_422_where_nbformat_is_missing(tmp_path):
 def test_the_serve_extra_installs_what_a_notebook_needs():
     import tomllib
 
-    project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
     serve = " ".join(project["project"]["optional-dependencies"]["serve"])
     assert "nbformat" in serve and "ipython" in serve
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import JUDGE, ROOT, double_it_bank, put
+from helpers import JUDGE, ROOT, double_it_bank, put
 from judge.bank import load_bank
 from judge.checks import CHECK_KINDS, Phase, PluginError, check_kind, load_kinds
 from judge.checks.base import CheckSpec, ScriptMeasureCheck, instrument

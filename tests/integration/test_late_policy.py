@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from conftest import ROOT, run_judge
+from helpers import ROOT, run_judge
 from judge.scoring import LatePolicy, PolicyError
 
 DEADLINE = datetime(2026, 11, 20, 23, 59, tzinfo=timezone.utc)
