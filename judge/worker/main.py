@@ -105,7 +105,8 @@ def boot(config_json: str) -> None:
         # a worker that keeps the judge and the references out holds a learner's code:
         # its compiles are also counted by XLA where the judge watches
         Loop(token, cmd_fd, reply_fd, t0, cfg["lost_exit"], cfg.get("devices"),
-             confine_failed, compile_log=bool(cfg.get("deny"))).run()
+             confine_failed, compile_log=bool(cfg.get("deny")),
+             no_processes=bool((cfg.get("confine") or {}).get("no_processes"))).run()
     except BaseException:
         # Something the learner left behind (a thread's interrupt_main, a signal handler)
         # broke the loop itself: end quietly with the code the judge reads as that.
@@ -632,12 +633,13 @@ def _compile_instrument(spec: dict):
 class Loop:
     def __init__(self, token: bytes, cmd_fd: int, reply_fd: int, t0: float, lost_exit: int,
                  devices: int | None = None, confine_failed: list | None = None,
-                 compile_log: bool = False):
+                 compile_log: bool = False, no_processes: bool = False):
         self.token, self.cmd_fd, self.reply_fd, self.t0 = token, cmd_fd, reply_fd, t0
         self.lost_exit = lost_exit  # exit code telling the judge the channel broke
         self.device_count = devices  # a task's `devices: N`; None: jax's own default
         self.devices = None          # devices.Devices once warmed up, for such a task
         self.confine_failed = confine_failed or []
+        self.no_processes = no_processes   # refuse process creation once the learner's file runs
         self.pid = os.getpid()
         self.learner_ran = False    # once the learner's file runs, a broken worker is theirs
         self.module = self.entry = self.learner = None
@@ -780,6 +782,12 @@ class Loop:
                             for spec in header.get("instruments", [])}
         if header.get("probe"):
             self._arm(self.probe, self.syncs)
+        if self.no_processes:
+            from .confine import refuse_processes
+            try:
+                refuse_processes()
+            except OSError as exc:   # never run the learner's code weaker than planned
+                return _judge_error(f"the worker could not refuse process creation: {exc}"), []
         self.learner_ran = True
         error = self._import(path)
         _flush_learner_output()

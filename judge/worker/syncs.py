@@ -117,6 +117,7 @@ class _ThreadState(threading.local):
 _thread = _ThreadState()
 _current: "SyncCounter | None" = None
 _restore: list[tuple[object, str, object]] = []
+_compiled_outside: list[dict] = []   # custom-call records made between calls
 _sites: dict = {}  # fmt string or callback function -> learner line where it was traced
 
 
@@ -146,6 +147,10 @@ class SyncCounter:
     def begin(self) -> None:
         self._records = []
         self._appended = 0
+        # programs with a custom call of the learner's, compiled while no call ran
+        # (the file's load, an AOT compile at import): the next call's work
+        while _compiled_outside:
+            self._keep(_compiled_outside.pop(0))
         self._call_thread = threading.get_ident()
         self._active = True
 
@@ -219,6 +224,16 @@ class SyncCounter:
             if code is not None and self._source.owns(code.co_filename):
                 line = code.co_firstlineno
         self._keep(self._at(kind, "callback", line))
+
+    def _record_custom_calls(self, targets: list[str], frame) -> None:
+        near = self._source.nearest_frame(frame)
+        line = near.f_lineno if near is not None else None
+        for target in targets:
+            record = self._at(f"custom call `{target}`", "custom_call", line)
+            if self._active and not _thread.paused:
+                self._keep(record)
+            elif not _thread.paused:
+                _compiled_outside.append(record)
 
     def _keep(self, record: dict) -> None:
         self._records.append(record)
@@ -546,6 +561,22 @@ def _install() -> None:
            _method(jax.block_until_ready, "jax.block_until_ready", "wait"))
     _install_callbacks()
     _install_handovers()
+    _install_custom_calls()
+
+
+def _install_custom_calls() -> None:
+    """Every program compiled from now on is read for custom calls jax did not
+    register (custom_calls.py): a learner's FFI handler is work off the device."""
+    from .custom_calls import CustomCallWatch
+
+    def report(targets):
+        counter = _current
+        if counter is not None:
+            counter._record_custom_calls(targets, sys._getframe(1))
+
+    watch = CustomCallWatch(report)
+    from jax._src import compiler
+    _restore.append((compiler, "compile_or_get_cached", watch._original, watch.wrapper))
 
 
 # ---------------------------------------------------------------- host callbacks
