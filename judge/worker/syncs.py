@@ -87,7 +87,8 @@ from jax._src import callback as callback_mod
 from jax._src import debugging
 from jax._src.array import ArrayImpl
 
-from .probe import LearnerSource, is_jit_frame
+from .jax_frames import is_jit_frame
+from .probe import LearnerSource
 
 _ARRAY_TYPE = ArrayImpl  # jaxlib's C++ class, jax's Python methods attached
 
