@@ -541,7 +541,7 @@ class SyncCheck(ScriptedCheck):
                 key = (s.get("line"), s.get("kind"), s.get("code"))
                 seen.setdefault(key, []).append(i)
                 native = native or s.get("category") == "custom_call"
-        return "\n".join(f"  {f'line {line}' if line is not None else 'no line of your file'}: "
+        return "\n".join(f"  {f'line {line}' if line is not None else 'a compiled program' if 'custom call `' in str(kind) else 'no line of your file'}: "
                           f"{kind} x{len(where)}" + (f"  `{code}`" if code else "")
                           + (f" (first at {noun} {numbers[where[0] - 1] if numbers else where[0]}: "
                              f"{call_label(calls[where[0] - 1][0])})" if noun != "call" else "")

@@ -63,8 +63,10 @@ tanh`` in a module imported earlier, ``numpy.core.umath.tanh``) are not named, t
 the buffer read inside them still counts (as "buffer protocol"); a learner can restore
 or bypass the patched attributes (``type(x).__dict__``, the buffer slot, ``jaxlib``
 internals), which the worker's integrity check after every call reports; any transfer
-done inside C++ (sharding, dispatch) is invisible; a process the learner's code forks
-counts in its own copy of the counter, which nobody reads.  A runtime callback gets the line where its
+done inside C++ (sharding, dispatch) is invisible.  A process the learner's code would
+fork is refused (confine.py, ``refuse_processes``).  A compiled program's custom call
+to a handler the learner registered is recorded as ``custom call `name```, category
+``custom_call``, once per program (custom_calls.py).  A runtime callback gets the line where its
 ``jax.debug.print``/``callback`` call was traced, or the callback's ``def`` line, or
 none; a callback still running after ``end()`` has flushed effects would be lost.
 """
