@@ -91,3 +91,40 @@ def test_both_modes_plan_the_refusal(tmp_path, monkeypatch):
     trusted = policy.plan("process", trusted=True, scratch=str(tmp_path), hidden=[],
                           scratch_bytes=1 << 20, inner=lambda d, c: ["true"])
     assert "no_processes" not in trusted.confine     # the reference runs the bank's code
+
+
+_LEARNER_TARGET = '''
+import ctypes
+import jax
+import jax.numpy as jnp
+
+_PROTO = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p))
+_new = ctypes.pythonapi.PyCapsule_New
+_new.restype = ctypes.py_object
+_new.argtypes = (ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)
+_cb = _PROTO(lambda out, ins: None)
+jax.ffi.register_ffi_target("learner_noop", _new(ctypes.cast(_cb, ctypes.c_void_p).value,
+                                                 b"xla._CUSTOM_CALL_TARGET", None),
+                            platform="cpu", api_version=0)
+x = jnp.ones((4, 4)) + 3 * jnp.eye(4)
+jnp.linalg.solve(x, x).block_until_ready()          # jax's own LAPACK custom calls
+jnp.linalg.eigh(x)[0].block_until_ready()
+jax.jit(lambda v: jax.ffi.ffi_call("learner_noop", jax.ShapeDtypeStruct((4,), jnp.float32),
+                                   custom_call_api_version=1)(v)).lower(x[0]).compile()
+'''
+
+
+def test_the_reader_names_the_learners_targets_and_not_jaxs(tmp_path):
+    """In a fresh process, as the worker has it: jax's LAPACK kernels are jax's own, a
+    ctypes handler registered afterwards is not (the snapshot of jax's registrations
+    must be taken after they are all made)."""
+    import subprocess
+    import sys
+
+    code = ("import json, jax\nfrom judge.worker.custom_calls import CustomCallWatch\n"
+            "got = []\nwatch = CustomCallWatch(got.append)\n" + _LEARNER_TARGET +
+            "print(json.dumps(got))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, cwd=ROOT, env={"PYTHONPATH": str(ROOT), "JAX_PLATFORMS": "cpu"})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [["learner_noop"]]

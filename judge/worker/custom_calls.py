@@ -16,7 +16,8 @@ it is xla_records.py's), and each
 custom-call target in it that jax did not register itself is reported to the sync
 counter as a host round trip of the learner's (``custom call `name```).  jax's own
 targets are the ones registered before the learner's file loads (LAPACK's are
-registered when ``jax._src.lax.linalg`` is imported, done here first), kept with the
+registered when ``jax._src.lax.linalg`` is imported and the backend has started, both
+done here first), kept with the
 handler each held then: a learner's handler registered under one of jax's names is
 a different handler, and counts too.
 
@@ -80,8 +81,11 @@ class CustomCallWatch:
     with those jax did not register itself, as the program goes to the compiler."""
 
     def __init__(self, report):
-        import jax._src.lax.linalg  # noqa: F401  (jax's lazily registered LAPACK targets)
+        import jax
+        import jax._src.lax.linalg  # noqa: F401  (jax's LAPACK targets, registered on import)
         from jax._src import compiler
+
+        jax.devices()   # registrations made before the backend starts are held until it does
 
         self._report = report
         self._own = _registered()
