@@ -18,7 +18,12 @@ Every task counts host syncs by default (``DEFAULT_SYNC``, added by the bank to 
 that declares no sync check, unless ``host_syncs: allowed``): on the property check's
 generated inputs, against the reference's syncs on the same inputs (zero where it makes
 none), so a function that pulls its inputs to the host and computes there is
-inefficient, with the line that pulled named.
+inefficient, with the line that pulled named.  A compiled program that calls a
+custom-call target the learner's code registered (``jax.ffi.register_ffi_target`` with
+a ctypes handler, a native library's) counts as a sync too, named by its target: the
+work is on the host, where no pull shows it (judge/worker/custom_calls.py).  The
+worker starts no process once the learner's file runs (judge/worker/confine.py), so
+work done in a forked child is refused, not missed.
 """
 
 from __future__ import annotations
@@ -489,12 +494,20 @@ DEFAULT_SYNC = {"id": "host_sync", "kind": "sync", "points": 0,
                        "not counted)"}
 
 
+# a program's call into a handler the learner registered (judge/worker/custom_calls.py)
+CUSTOM_CALL_CAUSE = ("a custom call is a handler your code registered with XLA (jax.ffi, "
+                     "ctypes): it runs on the host, outside the program, so its work is off "
+                     "the device just as a pull of the inputs would take it; write the work "
+                     "with jax.numpy and jax.lax")
+
+
 @check_kind("sync")
 class SyncCheck(ScriptedCheck):
     FIELDS = ScriptedCheck.FIELDS + ("allow",)
     SCRIPT_OPTIONAL = True
-    # pulls made on any thread while the learner's code runs; inputs pulled to the host
-    DODGES = ("thread_sync", "host_compute")
+    # pulls made on any thread while the learner's code runs; inputs pulled to the host;
+    # a custom call of the learner's own (an FFI handler), counted as one per program
+    DODGES = ("thread_sync", "host_compute", "host_callback")
     ONCE_PER_INPUT = False
 
     def __init__(self, r, scripts):
@@ -546,12 +559,15 @@ class SyncCheck(ScriptedCheck):
         if passed:
             return ""
         seen: dict[tuple, list] = {}
+        native = False
         for i, (args, out) in enumerate(calls, 1):
             for s in self.counted(out):
                 key = (s.get("line"), s.get("kind"), s.get("code"))
                 seen.setdefault(key, []).append(i)
-        return "\n".join(f"  {f'line {line}' if line is not None else 'no line of your file'}: "
+                native = native or s.get("category") == "custom_call"
+        return "\n".join(f"  {f'line {line}' if line is not None else 'a compiled program' if 'custom call `' in str(kind) else 'no line of your file'}: "
                           f"{kind} x{len(where)}" + (f"  `{code}`" if code else "")
                           + (f" (first at {noun} {numbers[where[0] - 1] if numbers else where[0]}: "
                              f"{call_label(calls[where[0] - 1][0])})" if noun != "call" else "")
-                          for (line, kind, code), where in seen.items())
+                          for (line, kind, code), where in seen.items()) + (
+            "\n  " + CUSTOM_CALL_CAUSE if native else "")

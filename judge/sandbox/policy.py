@@ -14,6 +14,12 @@ Two modes (README, "Isolation", says what each protects against):
   runs as a uid of its own (when that uid can reach the Python installation) or keeps
   uid 0 with every capability dropped.
 
+In both modes the worker starts no process once the learner's file is about to run
+(``no_processes``, judge/worker/confine.py ``refuse_processes``): work done in a forked
+child or a subprocess is work no instrument of the worker sees.  Threads are allowed.
+``JUDGE_WORKER_PROCESSES=allowed`` lifts that, only for the tests of the backstops
+behind it (the process watch, the tree's memory, escapees killed at close).
+
 A trusted worker (the reference) gets neither: it runs the bank's own code.
 """
 
@@ -38,6 +44,7 @@ from . import procs
 
 MODES = ("auto", "bubblewrap", "process")
 ENV = "JUDGE_ISOLATION"
+PROCESSES_ENV = "JUDGE_WORKER_PROCESSES"
 WORKER_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "worker")
 JUDGE_DIR = os.path.dirname(WORKER_DIR)
 WORKER_MOUNT = "/opt/jax-judge/worker"   # where a sandboxed worker finds its own code
@@ -437,16 +444,29 @@ def base_env(home: str) -> dict:
             "OPENBLAS_NUM_THREADS": "1"}
 
 
+def refuses_processes() -> dict:
+    """The confine entry that makes a learner's worker refuse process creation (on the
+    architectures whose seccomp filter the worker knows), unless the tests of the
+    backstops behind it lifted it."""
+    if os.environ.get(PROCESSES_ENV, "").strip().lower() == "allowed":
+        return {}
+    if os.uname().machine not in ("x86_64", "aarch64"):
+        return {}
+    return {"no_processes": True}
+
+
 def plan(mode: str, *, trusted: bool, scratch: str, hidden: list[str], scratch_bytes: int,
          inner) -> Plan:
     """``inner(worker_dir, confine)`` is the worker's own command line."""
     if trusted:
         return Plan("process", inner(WORKER_DIR, {}), base_env(scratch), layers=["trusted"])
     if mode == "bubblewrap":
-        argv = bwrap_argv(scratch, hidden, scratch_bytes, inner(WORKER_MOUNT, {}))
+        confine = refuses_processes()
+        argv = bwrap_argv(scratch, hidden, scratch_bytes, inner(WORKER_MOUNT, confine))
         layers = ["namespaces", "no capabilities", "uid 65534" if is_root() else "own uid",
-                  "minimal read-only root", "no network", "private /tmp"]
-        return Plan("bubblewrap", argv, base_env("/tmp"), layers=layers,
+                  "minimal read-only root", "no network", "private /tmp"] + \
+            (["no processes"] if confine else [])
+        return Plan("bubblewrap", argv, base_env("/tmp"), layers=layers, confine=confine,
                     tmpfs=["/tmp", "/dev/shm"], wrapped=True)
     writable = os.path.join(scratch, "tmp")
     os.mkdir(writable, 0o700)
@@ -466,6 +486,9 @@ def plan(mode: str, *, trusted: bool, scratch: str, hidden: list[str], scratch_b
     if os.uname().machine in ("x86_64", "aarch64"):
         confine["seccomp"] = True
         layers.append("seccomp: no sockets, no System V IPC")
+    if refuses_processes():
+        confine.update(refuses_processes())
+        layers.append("no processes")
     abi = landlock_abi()
     if abi:
         confine["landlock"] = {"abi": abi, "rules": landlock_rules(scratch, writable, hidden)}

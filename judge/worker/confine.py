@@ -218,3 +218,72 @@ def apply(cfg: dict) -> list[str]:
     if cfg.get("seccomp"):
         attempt(seccomp)
     return failed
+
+
+# ---------------------------------------------------------------- no processes
+
+# Work done in another process of the worker is work nobody measures: a forked child's
+# sync counter is its own copy, a program it runs is not the learner's traced one, and
+# a subprocess is not jax at all.  So once the learner's file is about to run, the
+# worker makes no process: clone without CLONE_THREAD (fork, vfork, posix_spawn,
+# subprocess, multiprocessing: glibc makes all of them with clone), fork and vfork fail
+# with EPERM.  clone3 passes its flags in memory a seccomp filter cannot read, so it
+# answers ENOSYS, and glibc falls back to clone for threads (jax's own, the learner's).
+_CLONE_THREAD = 0x00010000
+_PROCESS_CALLS = {   # clone, fork, vfork, clone3, seccomp
+    0xC000003E: {"clone": 56, "fork": 57, "vfork": 58, "clone3": 435, "seccomp": 317},
+    0xC00000B7: {"clone": 220, "clone3": 435, "seccomp": 277},
+}
+_RET_ENOSYS = 0x00050000 | 38
+_JSET = 0x45
+_SECCOMP_SET_MODE_FILTER, _SECCOMP_FILTER_FLAG_TSYNC = 1, 1
+# the Python doors to a new process, refused with words before the kernel is asked
+PROCESS_EVENTS = ("os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.system",
+                  "os.exec", "subprocess.Popen", "pty.spawn")
+REFUSED = ("the judge does not let your code start a process ({what}): work done in "
+           "another process cannot be measured, and it is not what the lesson asks for. "
+           "Threads are allowed; better, do the work on the device with jax.numpy and jax.lax")
+
+
+class ProcessRefused(PermissionError):
+    """A learner's attempt to start a process, refused (a PermissionError, as the
+    kernel's own refusal would be, with words)."""
+
+
+def _process_filter(arch: int) -> list[tuple]:
+    calls = _PROCESS_CALLS[arch]
+    prog = [(_LD_ABS, 0, 0, 4), (_JEQ, 1, 0, arch), (_RET, 0, 0, _RET_KILL), (_LD_ABS, 0, 0, 0)]
+    if arch == 0xC000003E:
+        prog += [(_JGE, 0, 1, 0x40000000), (_RET, 0, 0, _RET_EPERM)]
+    prog += [(_JEQ, 0, 1, calls["clone3"]), (_RET, 0, 0, _RET_ENOSYS)]
+    for name in ("fork", "vfork"):
+        if name in calls:
+            prog += [(_JEQ, 0, 1, calls[name]), (_RET, 0, 0, _RET_EPERM)]
+    prog += [(_JEQ, 1, 0, calls["clone"]), (_RET, 0, 0, _RET_ALLOW),
+             (_LD_ABS, 0, 0, 16),                       # clone's flags (low 32 bits)
+             (_JSET, 1, 0, _CLONE_THREAD), (_RET, 0, 0, _RET_EPERM), (_RET, 0, 0, _RET_ALLOW)]
+    return prog
+
+
+def _refuse_in_python(event: str, args) -> None:
+    if event in PROCESS_EVENTS:
+        raise ProcessRefused(1, REFUSED.format(what=event))
+
+
+def refuse_processes() -> None:
+    """From now on no thread of this process may start a process (every thread at
+    once: XLA's and the learner's threads already running get the filter too).  An
+    audit hook refuses Python's own doors first, with a message that says why; the
+    filter holds for every other route (ctypes, a library's fork)."""
+    arch = _MACHINE_ARCH[os.uname().machine]
+    prog = _process_filter(arch)
+    filters = (_SockFilter * len(prog))(*[_SockFilter(*f) for f in prog])
+    fprog = _SockFprog(len(prog), filters)
+    no_new_privileges()
+    libc = _libc()
+    result = libc.syscall(_PROCESS_CALLS[arch]["seccomp"], ctypes.c_uint(_SECCOMP_SET_MODE_FILTER),
+                          ctypes.c_uint(_SECCOMP_FILTER_FLAG_TSYNC), ctypes.byref(fprog))
+    if result > 0:
+        raise OSError(0, f"no processes: thread {result} could not take the filter")
+    _check(result, "no processes (seccomp)")
+    sys.addaudithook(_refuse_in_python)

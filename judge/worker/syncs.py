@@ -63,8 +63,10 @@ tanh`` in a module imported earlier, ``numpy.core.umath.tanh``) are not named, t
 the buffer read inside them still counts (as "buffer protocol"); a learner can restore
 or bypass the patched attributes (``type(x).__dict__``, the buffer slot, ``jaxlib``
 internals), which the worker's integrity check after every call reports; any transfer
-done inside C++ (sharding, dispatch) is invisible; a process the learner's code forks
-counts in its own copy of the counter, which nobody reads.  A runtime callback gets the line where its
+done inside C++ (sharding, dispatch) is invisible.  A process the learner's code would
+fork is refused (confine.py, ``refuse_processes``).  A compiled program's custom call
+to a handler the learner registered is recorded as ``custom call `name```, category
+``custom_call``, once per program (custom_calls.py).  A runtime callback gets the line where its
 ``jax.debug.print``/``callback`` call was traced, or the callback's ``def`` line, or
 none; a callback still running after ``end()`` has flushed effects would be lost.
 """
@@ -87,7 +89,8 @@ from jax._src import callback as callback_mod
 from jax._src import debugging
 from jax._src.array import ArrayImpl
 
-from .probe import LearnerSource, is_jit_frame
+from .jax_frames import is_jit_frame
+from .probe import LearnerSource
 
 _ARRAY_TYPE = ArrayImpl  # jaxlib's C++ class, jax's Python methods attached
 
@@ -117,6 +120,7 @@ class _ThreadState(threading.local):
 _thread = _ThreadState()
 _current: "SyncCounter | None" = None
 _restore: list[tuple[object, str, object]] = []
+_compiled_outside: list[dict] = []   # custom-call records made between calls
 _sites: dict = {}  # fmt string or callback function -> learner line where it was traced
 
 
@@ -146,6 +150,10 @@ class SyncCounter:
     def begin(self) -> None:
         self._records = []
         self._appended = 0
+        # programs with a custom call of the learner's, compiled while no call ran
+        # (the file's load, an AOT compile at import): the next call's work
+        while _compiled_outside:
+            self._keep(_compiled_outside.pop(0))
         self._call_thread = threading.get_ident()
         self._active = True
 
@@ -219,6 +227,16 @@ class SyncCounter:
             if code is not None and self._source.owns(code.co_filename):
                 line = code.co_firstlineno
         self._keep(self._at(kind, "callback", line))
+
+    def _record_custom_calls(self, targets: list[str], frame) -> None:
+        near = self._source.nearest_frame(frame)
+        line = near.f_lineno if near is not None else None
+        for target in targets:
+            record = self._at(f"custom call `{target}`", "custom_call", line)
+            if self._active and not _thread.paused:
+                self._keep(record)
+            elif not _thread.paused:
+                _compiled_outside.append(record)
 
     def _keep(self, record: dict) -> None:
         self._records.append(record)
@@ -546,6 +564,22 @@ def _install() -> None:
            _method(jax.block_until_ready, "jax.block_until_ready", "wait"))
     _install_callbacks()
     _install_handovers()
+    _install_custom_calls()
+
+
+def _install_custom_calls() -> None:
+    """Every program compiled from now on is read for custom calls jax did not
+    register (custom_calls.py): a learner's FFI handler is work off the device."""
+    from .custom_calls import CustomCallWatch
+
+    def report(targets):
+        counter = _current
+        if counter is not None:
+            counter._record_custom_calls(targets, sys._getframe(1))
+
+    watch = CustomCallWatch(report)
+    from jax._src import compiler
+    _restore.append((compiler, "compile_or_get_cached", watch._original, watch.wrapper))
 
 
 # ---------------------------------------------------------------- host callbacks

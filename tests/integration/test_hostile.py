@@ -88,6 +88,20 @@ class Outcome:
     before_close: dict = field(default_factory=dict)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def processes_allowed():
+    """The worker refuses to start processes (judge/worker/confine.py); the forking
+    cases here test the backstops behind that refusal (the tree's memory, escapees
+    killed at close), so this module runs with it lifted."""
+    before = os.environ.get("JUDGE_WORKER_PROCESSES")
+    os.environ["JUDGE_WORKER_PROCESSES"] = "allowed"
+    yield
+    if before is None:
+        os.environ.pop("JUDGE_WORKER_PROCESSES", None)
+    else:
+        os.environ["JUDGE_WORKER_PROCESSES"] = before
+
+
 def grade(name: str, mode: str, kwargs: dict | None = None, hidden=(), inspect=None,
           limits: Limits = LIMITS) -> Outcome:
     """Load tests/hostile/NAME.py as a learner's file and call solve(X, **kwargs)."""

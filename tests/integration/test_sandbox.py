@@ -370,7 +370,10 @@ def test_output_is_captured_and_capped(make_worker, size, truncated):
 
 # ---------------------------------------------------------------- ending
 
-def test_close_is_idempotent_and_leaves_no_process(make_worker):
+def test_close_is_idempotent_and_leaves_no_process(make_worker, monkeypatch):
+    # a worker refuses to start processes (judge/worker/confine.py); this tests the
+    # backstop behind that refusal, so it runs with it lifted
+    monkeypatch.setenv("JUDGE_WORKER_PROCESSES", "allowed")
     before = set(_my_children())     # other tests' helpers (a dask cluster, ...) may live on
     w = make_worker()
     assert load(w, """

@@ -1,5 +1,5 @@
-# expect: inefficient via host_sync
-# why: the loss is computed in NumPy inside a ctypes function registered as an XLA custom-call target and called with jax.ffi.ffi_call under jit: work handed to Python on the host that neither the sync counter nor the retrace check sees (the cost and jaxpr kinds do name it), found by review-perf
+# expect: inefficient via host_sync; examples passed, property passed
+# why: the loss is computed in NumPy inside a ctypes function registered as an XLA custom-call target and called with jax.ffi.ffi_call under jit: work handed to Python on the host that neither the sync counter nor the retrace check sees (the cost and jaxpr kinds do name it), found by review-perf; counted since: every compiled program is read for custom-call targets jax did not register
 # dodge: host_callback
 import ctypes
 import numpy as np

@@ -1,6 +1,6 @@
-# expect: inefficient via sync
-# why: an os.fork child does np.asarray(n) and the whole loop in NumPy, sending the answer back over a pipe: the pull is counted in the child's copy of the counter, which nobody reads (0 syncs), found by review-perf
-# dodge: thread_sync
+# expect: runtime_error via examples
+# why: an os.fork child does np.asarray(n) and the whole loop in NumPy, sending the answer back over a pipe: the pull is counted in the child's copy of the counter, which nobody reads (0 syncs), found by review-perf; refused since: the worker starts no process once the learner's file runs (seccomp in both isolation modes), and says so
+# dodge: host_compute
 import os, pickle
 import numpy as np
 import jax.numpy as jnp

@@ -1,5 +1,5 @@
-# expect: inefficient via sync
-# why: the whole loop runs in NumPy inside a ctypes function registered as an XLA custom-call target (jax.ffi.register_ffi_target, ffi_call): a host callback that the sync counter (which wraps only jax's own callback impls) never sees, found by review-perf
+# expect: inefficient via sync; examples passed, property passed
+# why: the whole loop runs in NumPy inside a ctypes function registered as an XLA custom-call target (jax.ffi.register_ffi_target, ffi_call): a host callback that the sync counter (which wraps only jax's own callback impls) never sees, found by review-perf; counted since: every compiled program is read for custom-call targets jax did not register
 # dodge: host_callback
 import ctypes
 import numpy as np
