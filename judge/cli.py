@@ -132,8 +132,9 @@ def run_one(ctx, task_id, submission, fmt, strict, seed, examples, isolation,
 
     check_isolation_soon()             # while the bank loads
     path = Path(submission)
+    source = None                      # the bytes graded, read once here
     try:
-        read_submission(path)
+        source = read_submission(path)
     except SubmissionRefused:
         pass                           # graded: the report says invalid_submission, and why
     except OSError as exc:
@@ -150,16 +151,17 @@ def run_one(ctx, task_id, submission, fmt, strict, seed, examples, isolation,
     try:
         task = get_task(ctx, task_id, bank, fmt=fmt, submission=str(path), seed=seed,
                         strict=strict)
-        from .runner import grade, judge_error_report
-
-        try:
-            report = grade(task, path, seed=seed, examples=examples, strict=strict,
-                           isolation=isolation, worker=worker)
-        except Exception as exc:  # the judge's own fault: say so, never a traceback
-            report = judge_error_report(task, path, seed, strict, exc)
-    finally:
+    except BaseException:              # a usage error: no grading to hand the worker to
         if worker is not None:
             worker.close()
+        raise
+    from .runner import grade, judge_error_report
+
+    try:                               # the grading owns the worker from here, and closes it
+        report = grade(task, path, seed=seed, examples=examples, strict=strict,
+                       isolation=isolation, worker=worker, source_bytes=source)
+    except Exception as exc:  # the judge's own fault: say so, never a traceback
+        report = judge_error_report(task, path, seed, strict, exc)
     (show or emit)(report, fmt)
     return report.exit_code
 
@@ -188,19 +190,17 @@ def grade_each_task(ctx, task_ids: list[str], submission: str, fmt: str, strict:
 def learner_worker(bank, task_id: str, isolation: str):
     """A learner's worker for the task, started before the task is parsed; None where
     it cannot start here (the grading then starts one, and reports why it failed)."""
-    from .sandbox import Worker
+    from .session import start_learner_worker
 
     try:
         limits, devices = bank.worker_settings(task_id)
     except (BankError, UnknownTask):
         return None                    # said by get_task, as a usage error
-    worker = Worker(limits, hidden_paths=bank.hidden_paths(), isolation=isolation, devices=devices)
     try:
-        worker.start()
+        return start_learner_worker(limits, hidden_paths=bank.hidden_paths(),
+                                    isolation=isolation, devices=devices)
     except Exception:
-        worker.close()
         return None
-    return worker
 
 
 # Formats that a platform reads as its grader's results file: it shows a broken grader

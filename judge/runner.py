@@ -30,7 +30,7 @@ from .memo import ReferenceMemo
 from .checks.base import CheckView, Later, instruments_of
 from .checks.outcome import plural
 from .report import CheckResult, Report
-from .sandbox import Worker
+from .sandbox import WorkerHandle
 from .session import CallOutcome, Session
 from .worker import wire
 from .verdicts import Status, Verdict
@@ -302,13 +302,29 @@ def script_calls(task: Task, name: str, seed: int) -> list[dict[str, Any]]:
 class Grading:
     """One submission graded against one task.  ``oracle``: a started reference worker
     to share (a batch, a service); ``worker``: a learner worker already started (a warm
-    pool's), else one is started now; ``isolation``: auto, bubblewrap or process
-    (default: $JUDGE_ISOLATION, else auto)."""
+    pool's, ``session.start_learner_worker``), else one is started now; ``isolation``:
+    auto, bubblewrap or process (default: $JUDGE_ISOLATION, else auto); ``source_bytes``:
+    the submission's bytes where the caller read them already.
+
+    A worker handed in is the grading's from that moment, its only owner: it is closed
+    when the run ends, and also here when it cannot serve this task (other limits) or
+    the grading cannot be set up.  The caller never closes it."""
 
     def __init__(self, task: Task, submission: Path, *, seed: int | None = None,
                  examples: int | None = None, strict: bool = False,
                  oracle: Oracle | None = None, display_name: str | None = None,
-                 worker: Worker | None = None, isolation: str | None = None):
+                 worker: WorkerHandle | None = None, isolation: str | None = None,
+                 source_bytes: bytes | None = None):
+        try:
+            self._set_up(task, submission, seed, examples, strict, oracle, display_name,
+                         worker, isolation, source_bytes)
+        except BaseException:
+            if worker is not None:
+                worker.close()           # handed to us: nobody else will
+            raise
+
+    def _set_up(self, task, submission, seed, examples, strict, oracle, display_name,
+                worker, isolation, source_bytes) -> None:
         self.task = task
         self.submission = Path(submission)
         self.seed = task.seed if seed is None else seed
@@ -318,7 +334,7 @@ class Grading:
                                task.entrypoint, task.limits,
                                hidden_paths=task.bank.hidden_paths(),
                                instruments=task_instruments(task), devices=task.devices,
-                               isolation=isolation)
+                               isolation=isolation, source_bytes=source_bytes)
         if worker is not None and (worker.limits, worker.devices) != \
                 (self.learner.limits, self.learner.devices):
             raise ValueError("the warm worker was started with other limits or devices than "
@@ -381,7 +397,8 @@ class Grading:
         """One request to the learner's worker: a fresh worker if the last one died,
         and none at all once a call ran out of time."""
         if self.timed_out is not None:
-            where = f"in the {self.timed_out_in} check above" if self.timed_out_in else "earlier"
+            where = f"in the {self.timed_out_in} check {self._above_or_below(self.timed_out_in)}" \
+                if self.timed_out_in else "earlier"
             if self.timed_out.run_out:
                 self._clock_stopped.add(self._running)
                 return CallOutcome(False, verdict=Verdict.TIME_LIMIT_EXCEEDED, fatal=True,
@@ -411,6 +428,14 @@ class Grading:
             self.timed_out, self.timed_out_in = out, self._running
         self._check_instruments(out)
         return out
+
+    def _above_or_below(self, check_id: str) -> str:
+        """Where ``check_id`` sits in the report from the check running now: the report
+        lists the task's order, which is not the order the checks run in."""
+        listed = [c.id for c in self.task.checks]
+        if check_id not in listed or self._running not in listed:
+            return "earlier"
+        return "above" if listed.index(check_id) < listed.index(self._running) else "below"
 
     def _reply_limit(self, args: dict[str, Any]):
         """For a reply over 1 MB: at most 4x the expected result's size (+1 MB), once
@@ -597,7 +622,9 @@ class Grading:
                        for c in self.task.checks]
             return [load] + skipped
         results: dict[str, CheckResult | Later] = {}
-        ran = sorted(self.task.checks, key=lambda c: c.phase)   # the report's order too
+        # run in phase order (a phase-0 check reads a fresh worker); reported in the
+        # order the task declares them, the order `judge show` lists them
+        ran = sorted(self.task.checks, key=lambda c: c.phase)
         for i, check in enumerate(ran):
             if self.learner.time_left() <= 0:
                 self._clock_stopped.add(check.id)
@@ -613,8 +640,9 @@ class Grading:
                 self._running = check.id
                 results[check.id] = results[check.id].finish()
         self._running = ""
-        checked = self._when_the_clock_ran_out(ran, [results[c.id] for c in ran])
-        return said_once(ran, checked) + self._instruments_result()
+        listed = list(self.task.checks)
+        checked = self._when_the_clock_ran_out(listed, [results[c.id] for c in listed])
+        return one_cause_said_once(listed, checked, self.strict) + self._instruments_result()
 
     # -------------------------------------------------------------- the run's budget
     # One budget (run_timeout_s of the learner's own time) pays for every check.  A check
@@ -696,24 +724,36 @@ class Grading:
 VALUE_VERDICTS = (Verdict.WRONG_ANSWER, Verdict.RUNTIME_ERROR)
 
 
-def said_once(specs: list, results: list[CheckResult]) -> list[CheckResult]:
-    """One cause, said once: the value check's counterexample stands, and a performance
-    check that ran into the same wrong value (or the same exception) keeps its status
-    and points at it, without a counterexample or traceback of its own."""
+def one_cause_said_once(specs: list, results: list[CheckResult],
+                        strict: bool = False) -> list[CheckResult]:
+    """One cause, said once: where the values are wrong (or the code raised) and a value
+    check says so with the input that shows it, a performance check is ``skipped`` with
+    that reason, whatever its kind: one that ran into the same wrong value (or exception)
+    has no counterexample or traceback of its own, and one whose figures were fine is
+    not counted, since fast wrong code earns nothing.  One state for every kind, so every
+    writer shows the same (contract change log, 2026-12-02)."""
     out = list(results)
     for i, (spec, result) in enumerate(zip(specs, results)):
-        if not (spec.performance and result.status.bad and result.verdict in VALUE_VERDICTS):
+        if not spec.performance or result.status == Status.SKIPPED:
             continue
-        cause = next((j for j, (s, r) in enumerate(zip(specs, results)) if not s.performance
-                      and r.status.bad and r.verdict == result.verdict), None)
+        ran_into = result.status.bad and result.verdict in VALUE_VERDICTS
+        if not (ran_into or result.status == Status.PASSED):
+            continue                 # measured and found wanting: that stands
+        # a counted value check only: an advisory one decides neither verdict nor points
+        cause = next((j for j, (s, r) in enumerate(zip(specs, results))
+                      if not s.performance and r.counts(strict) and r.verdict in VALUE_VERDICTS
+                      and (r.verdict == result.verdict or not ran_into)), None)
         if cause is None:
             continue                 # its scripted calls are the only evidence: keep it
         where = "above" if cause < i else "below"
-        what = "the values are wrong" if result.verdict == Verdict.WRONG_ANSWER else \
-            "your code raised"
-        out[i] = spec.result(result.status, f"{what}, so its performance is not measured: the "
-                                            f"{specs[cause].id} check {where} shows where",
-                             verdict=result.verdict)
+        verdict = results[cause].verdict
+        what = "the values are wrong" if verdict == Verdict.WRONG_ANSWER else "your code raised"
+        shows = f"the {specs[cause].id} check {where} shows where"
+        if ran_into:
+            message = f"{what}, so its performance is not measured: {shows}"
+        else:
+            message = f"{what}, so its performance is not counted (fast wrong code earns nothing): {shows}"
+        out[i] = spec.result(Status.SKIPPED, message, details={"values_wrong": True})
     return out
 
 

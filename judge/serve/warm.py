@@ -23,8 +23,8 @@ from pathlib import Path
 
 from ..bank import Bank, Task
 from ..runner import Oracle, grade
-from ..sandbox import Worker
-from ..session import Session
+from ..sandbox import WorkerHandle
+from ..session import Session, start_learner_worker
 from ..verdicts import Verdict
 
 log = logging.getLogger("judge.serve")
@@ -49,7 +49,7 @@ class LearnerPool:
         self._limits: dict[tuple, object] = {}
         for task in bank.tasks.values():
             self._limits.setdefault(pool_key(task), sandbox_limits(task))
-        self._idle: dict[tuple, deque[Worker]] = {k: deque() for k in self._limits}
+        self._idle: dict[tuple, deque[WorkerHandle]] = {k: deque() for k in self._limits}
         self._cond = threading.Condition()
         self._closed = False
         self.taken = 0           # gradings that got a warm worker
@@ -61,7 +61,7 @@ class LearnerPool:
             self._thread = threading.Thread(target=self._refill, name="serve-pool", daemon=True)
             self._thread.start()
 
-    def take(self, task: Task) -> Worker | None:
+    def take(self, task: Task) -> WorkerHandle | None:
         """A started worker for this task's limits, or None (the grading starts one)."""
         with self._cond:
             idle = self._idle.get(pool_key(task))
@@ -96,12 +96,11 @@ class LearnerPool:
                 if self._closed:
                     return
                 key = next(k for k, q in self._idle.items() if len(q) < self.size)
-            worker = Worker(self._limits[key], hidden_paths=self.hidden, devices=key[1])
             try:
-                worker.start()
+                worker = start_learner_worker(self._limits[key], hidden_paths=self.hidden,
+                                              devices=key[1])
             except Exception as exc:           # the machine is out of processes, ...
                 log.warning("could not start a warm learner worker: %s", exc)
-                worker.close()
                 with self._cond:
                     self._cond.wait(1.0)
                 continue
@@ -127,7 +126,7 @@ class LearnerPool:
             w.close()
 
 
-def _running(worker: Worker) -> bool:
+def _running(worker: WorkerHandle) -> bool:
     """The worker's process is there and not a zombie (read from /proc, no wait)."""
     try:
         with open(f"/proc/{worker.pid}/stat", "rb") as f:
