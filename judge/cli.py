@@ -41,7 +41,7 @@ def get_task(ctx: click.Context, task_id: str, bank=None, fmt: str | None = None
         return bank.get(task_id)
     except (UnknownTask, BankError) as exc:
         if fmt in FILE_FORMATS:
-            from .runner import no_task_report
+            from .standin_reports import no_task_report
 
             emit(no_task_report(task_id, submission, str(exc), seed, strict), fmt)
         fail_usage(str(exc))
@@ -140,7 +140,7 @@ def run_one(ctx, task_id, submission, fmt, strict, seed, examples, isolation,
     except OSError as exc:
         problem = f"cannot read {submission}: {exc.strerror or exc}"
         if fmt in FILE_FORMATS:   # a platform reading results.json must find one (score 0)
-            from .runner import missing_report
+            from .standin_reports import missing_report
 
             task = get_task(ctx, task_id, fmt=fmt, submission=str(path), seed=seed, strict=strict)
             emit(missing_report(task, str(path), problem, seed, strict), fmt)
@@ -396,7 +396,7 @@ def show(ctx, task_id, starter):
 @click.pass_context
 def hint(ctx, task_id, number):
     """The task's NUMBER-th hint (default the first): a nudge, not the answer."""
-    from .learner import hint as read_hint
+    from .learner_api import hint as read_hint
 
     task = get_task(ctx, task_id)     # this bank's hints, even where JUDGE_SERVER is set
     click.echo(repr(read_hint(task.id, number, bank=str(task.bank.root))))

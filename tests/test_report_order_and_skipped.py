@@ -12,7 +12,8 @@ import pytest
 
 from judge.bank import load_bank
 from judge.report import CheckResult
-from judge.runner import Grading, one_cause_said_once
+from judge.runner import Grading
+from judge.values_first import performance_skipped_while_values_wrong
 from judge.verdicts import Status, Verdict
 
 OFF_BY_ONE = '''import jax
@@ -29,7 +30,7 @@ def masked_row_sums(values, lengths):
 # ------------------------------------------------------------------ no process started
 
 class Spec:
-    """What one_cause_said_once reads of a check's spec."""
+    """What performance_skipped_while_values_wrong reads of a check's spec."""
 
     def __init__(self, id, performance, required=True):
         self.id, self.kind, self.performance, self.required = id, id, performance, required
@@ -47,7 +48,7 @@ def wrong(spec):
 def test_a_performance_check_is_skipped_while_the_values_are_wrong(measured):
     value, cost = Spec("examples", False), Spec("cost", True)
     mine = wrong(cost) if measured == "ran_into_it" else cost.result(Status.PASSED, "within")
-    out = one_cause_said_once([value, cost], [wrong(value), mine])
+    out = performance_skipped_while_values_wrong([value, cost], [wrong(value), mine])
     assert out[0].status == Status.FAILED                 # the value check says it
     assert out[1].status == Status.SKIPPED, out[1]
     assert out[1].details["values_wrong"] is True
@@ -57,16 +58,16 @@ def test_a_performance_check_is_skipped_while_the_values_are_wrong(measured):
 
 def test_an_advisory_value_check_does_not_skip_a_performance_check():
     value, cost = Spec("examples", False, required=False), Spec("cost", True)
-    out = one_cause_said_once([value, cost], [wrong(value), wrong(cost)])
+    out = performance_skipped_while_values_wrong([value, cost], [wrong(value), wrong(cost)])
     assert out[1].status == Status.FAILED and out[1].verdict == Verdict.WRONG_ANSWER
-    strict = one_cause_said_once([value, cost], [wrong(value), wrong(cost)], strict=True)
+    strict = performance_skipped_while_values_wrong([value, cost], [wrong(value), wrong(cost)], strict=True)
     assert strict[1].status == Status.SKIPPED
 
 
 def test_a_performance_check_found_wanting_stays_failed():
     value, cost = Spec("examples", False), Spec("cost", True)
     slow = cost.result(Status.FAILED, "3 programs, budget 1", verdict=Verdict.INEFFICIENT)
-    out = one_cause_said_once([value, cost], [wrong(value), slow])
+    out = performance_skipped_while_values_wrong([value, cost], [wrong(value), slow])
     assert out[1].status == Status.FAILED and out[1].verdict == Verdict.INEFFICIENT
 
 
