@@ -1,4 +1,10 @@
-"""The ``judge`` command: parse, call, print, exit code.  Nothing else lives here."""
+"""The ``judge`` command: parse the arguments, hand the work to the module that does it
+(the bank, the runner, batch, serve, validate), print what it gave, exit with its code.
+
+Two jobs of ``judge run`` live here too, since they are about the command's own time:
+the learner's worker is started before the task is parsed (it imports jax meanwhile)
+and handed to the grading, its only owner from then on; and one notebook is graded
+against several tasks in turn (``--tasks``)."""
 
 from __future__ import annotations
 
