@@ -1,6 +1,6 @@
 """jax-judge: grades small JAX functions for correctness and for retracing.
 
-From a notebook: ``from judge import check, hint`` (judge/learner.py)."""
+From a notebook: ``from judge import check, hint`` (judge/learner_api.py)."""
 
 __all__ = ["check", "hint", "__version__"]
 
@@ -19,7 +19,7 @@ def __getattr__(name):
         return found
     # imported on first use: `judge run` imports this package and must not pay for them
     if name in ("check", "hint"):
-        from . import learner
+        from . import learner_api
 
-        return getattr(learner, name)
+        return getattr(learner_api, name)
     raise AttributeError(f"module 'judge' has no attribute {name!r}")

@@ -1,4 +1,10 @@
-"""The ``judge`` command: parse, call, print, exit code.  Nothing else lives here."""
+"""The ``judge`` command: parse the arguments, hand the work to the module that does it
+(the bank, the runner, batch, serve, validate), print what it gave, exit with its code.
+
+Two jobs of ``judge run`` live here too, since they are about the command's own time:
+the learner's worker is started before the task is parsed (it imports jax meanwhile)
+and handed to the grading, its only owner from then on; and one notebook is graded
+against several tasks in turn (``--tasks``)."""
 
 from __future__ import annotations
 
@@ -41,7 +47,7 @@ def get_task(ctx: click.Context, task_id: str, bank=None, fmt: str | None = None
         return bank.get(task_id)
     except (UnknownTask, BankError) as exc:
         if results_file(fmt):
-            from .runner import no_task_report
+            from .standin_reports import no_task_report
 
             emit(no_task_report(task_id, submission, str(exc), seed, strict), fmt)
         fail_usage(str(exc))
@@ -158,14 +164,15 @@ def run_one(ctx, task_id, submission, fmt, strict, seed, examples, isolation,
 
     check_isolation_soon()             # while the bank loads
     path = Path(submission)
+    source = None                      # the bytes graded, read once here
     try:
-        read_submission(path)
+        source = read_submission(path)
     except SubmissionRefused:
         pass                           # graded: the report says invalid_submission, and why
     except OSError as exc:
         problem = f"cannot read {submission}: {exc.strerror or exc}"
         if results_file(fmt):   # a platform reading results.json must find one (score 0)
-            from .runner import missing_report
+            from .standin_reports import missing_report
 
             task = get_task(ctx, task_id, fmt=fmt, submission=str(path), seed=seed, strict=strict)
             emit(missing_report(task, str(path), problem, seed, strict), fmt)
@@ -176,16 +183,17 @@ def run_one(ctx, task_id, submission, fmt, strict, seed, examples, isolation,
     try:
         task = get_task(ctx, task_id, bank, fmt=fmt, submission=str(path), seed=seed,
                         strict=strict)
-        from .runner import grade, judge_error_report
-
-        try:
-            report = grade(task, path, seed=seed, examples=examples, strict=strict,
-                           isolation=isolation, worker=worker)
-        except Exception as exc:  # the judge's own fault: say so, never a traceback
-            report = judge_error_report(task, path, seed, strict, exc)
-    finally:
+    except BaseException:              # a usage error: no grading to hand the worker to
         if worker is not None:
             worker.close()
+        raise
+    from .runner import grade, judge_error_report
+
+    try:                               # the grading owns the worker from here, and closes it
+        report = grade(task, path, seed=seed, examples=examples, strict=strict,
+                       isolation=isolation, worker=worker, source_bytes=source)
+    except Exception as exc:  # the judge's own fault: say so, never a traceback
+        report = judge_error_report(task, path, seed, strict, exc)
     (show or emit)(report, fmt)
     return report.exit_code
 
@@ -214,19 +222,17 @@ def grade_each_task(ctx, task_ids: list[str], submission: str, fmt: str, strict:
 def learner_worker(bank, task_id: str, isolation: str):
     """A learner's worker for the task, started before the task is parsed; None where
     it cannot start here (the grading then starts one, and reports why it failed)."""
-    from .sandbox import Worker
+    from .session import start_learner_worker
 
     try:
         limits, devices = bank.worker_settings(task_id)
     except (BankError, UnknownTask):
         return None                    # said by get_task, as a usage error
-    worker = Worker(limits, hidden_paths=bank.hidden_paths(), isolation=isolation, devices=devices)
     try:
-        worker.start()
+        return start_learner_worker(limits, hidden_paths=bank.hidden_paths(),
+                                    isolation=isolation, devices=devices)
     except Exception:
-        worker.close()
         return None
-    return worker
 
 
 def results_file(fmt: str | None) -> bool:
@@ -437,7 +443,7 @@ def show(ctx, task_id, starter):
 @click.pass_context
 def hint(ctx, task_id, number):
     """The task's NUMBER-th hint (default the first): a nudge, not the answer."""
-    from .learner import hint as read_hint
+    from .learner_api import hint as read_hint
 
     task = get_task(ctx, task_id)     # this bank's hints, even where JUDGE_SERVER is set
     click.echo(repr(read_hint(task.id, number, bank=str(task.bank.root))))

@@ -220,7 +220,7 @@ def defined_names(python: str) -> set[str]:
 
 # ---------------------------------------------------------------- the judge's own calls
 
-JUDGE_MODULES = ("judge", "judge.learner")
+JUDGE_MODULES = ("judge", "judge.learner_api", "judge.learner")
 JUDGE_FUNCTIONS = ("check", "hint")
 _JUDGE_IMPORT_WHY = ("the import of the judge's check() and hint(), left out (the judge "
                      "grades the notebook itself)")

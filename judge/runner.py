@@ -1,326 +1,88 @@
-"""The judge side of one grading: start the workers, run the checks, build the report.
+"""One submission graded against one task: the ``Grading``.
 
 The learner's worker starts first and imports jax while the judge prepares; the
-reference runs in a second, trusted worker (the ``Oracle``), which a batch shares
-between all the learners of a task: reference outputs are the same for every learner
-with the same seed, so each is computed once.
+reference answers from its own trusted worker (the ``Oracle``, judge/oracle.py), which
+a batch shares between the learners of a task.  The grading runs the checks, each
+through ``checks.base.CheckView``, then makes the report: one cause said once
+(judge/values_first.py), the instruments' cross-check (judge/tamper.py).  Reports made
+without a grading live in judge/standin_reports.py.
+
+This module is also the face older code imports from: ``grade``, ``Grading`` and the
+names re-exported below.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-import hashlib
-import io
-import json
 import threading
 import time
-import tokenize
-import traceback
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from . import __version__
 from .bank import Task
+from .checks.base import CheckView, ResultAfterCalls
 from .memo import ReferenceMemo
-from .checks.base import CheckView, Later, instruments_of
-from .checks.outcome import plural
+from .not_attempted import NOT_ATTEMPTED, code_tokens, untouched_starter
+from .values_first import (VALUE_VERDICTS, performance_skipped_while_values_wrong,
+                           short_evidence_notes)
+from .oracle import JudgeFault, Oracle, ScriptRun, args_key, script_calls, task_instruments
 from .report import CheckResult, Report
-from .sandbox import Worker
+from .sandbox import WorkerHandle
 from .session import CallOutcome, Session
+from .standin_reports import (judge_error_report, missing_report, no_task_report,
+                              points_details, visibility_details)
+from .tamper import InstrumentsWatch
 from .worker import wire
 from .verdicts import Status, Verdict
 
-
-class JudgeFault(BaseException):
-    """The reference or the task is at fault, never the learner.  A BaseException so
-    that hypothesis does not take it for a failing example and shrink it."""
-
-
-def task_instruments(task: Task) -> list[dict]:
-    """The worker-side halves of the task's check kinds, as the load request carries them."""
-    return [dataclasses.asdict(i) for i in instruments_of(task.checks)]
-
-
-def args_key(args: dict[str, Any]) -> str:
-    blobs: list[bytes] = []
-    node = wire.encode(list(args.values()), blobs)
-    h = hashlib.sha256(repr(node).encode())
-    for b in blobs:
-        h.update(b)
-    return h.hexdigest()
-
-
-@dataclass
-class ScriptRun:
-    calls: list[dict[str, Any]]
-    outcomes: list[CallOutcome] = field(default_factory=list)
-    report: dict = field(default_factory=dict)
-    loaded: list = field(default_factory=list)   # trace events of the file's load (import time)
-
-    @property
-    def failure(self) -> CallOutcome | None:
-        return next((o for o in self.outcomes if not o.ok), None)
-
-    def syncs(self) -> list[dict]:
-        return [dict(s, call=i + 1) for i, o in enumerate(self.outcomes) for s in o.syncs]
-
-
-class Oracle:
-    """The reference solution of one task, in a fresh trusted worker; thread-safe.
-    With a ``memo`` (judge.memo), what earlier runs computed is answered from it, and the
-    worker starts only for what the memo lacks."""
-
-    def __init__(self, task: Task, seed: int, *, x64: bool = False,
-                 memo: ReferenceMemo | None = None):
-        self.task, self.seed = task, seed
-        self.session = Session(task.reference_path, task.reference_path.name, task.entrypoint,
-                               task.limits, trusted=True, instruments=task_instruments(task),
-                               devices=task.devices, x64=x64)
-        self._lock = threading.RLock()
-        self._outcomes: dict[str, CallOutcome] = {}    # its values, traces and syncs
-        self._measured: dict[tuple, CallOutcome] = {}
-        self._scripts: dict[str, ScriptRun] = {}
-        self._shared: dict[Any, Future] = {}
-        self._shared_lock = threading.Lock()     # not _lock: held while the worker starts
-        self._loaded = False
-        self._load_traces: list = []       # what the reference traced while its file loaded
-        self._fault: JudgeFault | None = None
-        self.memo = memo
-        self._recalled: dict[Any, tuple] = {}     # asked of the memo before the worker started
-        self._kept: dict | None = None
-        self._changed = False        # answers the memo lacked were computed
-
-    def _recall(self) -> None:
-        """What the memo holds, taken in."""
-        self._kept = kept = self.memo.load() if self.memo is not None else None
-        if not kept:
-            return
-        self._outcomes.update(kept.get("outcomes", {}))
-        self._measured.update(kept.get("measured", {}))
-        self._scripts.update(kept.get("scripts", {}))
-        for key, value in kept.get("shared", {}).items():
-            self._shared[key] = future = Future()
-            future.set_result(value)
-
-    def _unasked(self) -> list:
-        kept = self._kept or {}
-        return [k for k in [*kept.get("outcomes", {}), *kept.get("measured", {})]
-                if k not in self._recalled]
-
-    def start(self) -> None:
-        """Start the worker, then load the reference and run its scripts in the
-        background, while the learner's worker starts on the other core.  With a memo
-        to answer from, not yet: on the first question the memo cannot answer."""
-        self._recall()
-        if self._kept:
-            return
-        self.session.start()
-        threading.Thread(target=self._warm_up, name="oracle-warm-up", daemon=True).start()
-
-    def _warm_up(self) -> None:
-        try:
-            with self._lock:
-                self._ensure()
-        except JudgeFault:
-            pass                               # kept in self._fault, raised to the next caller
-        except RuntimeError:
-            if self.session.alive:
-                raise
-            # closed while it warmed up (a service stopping, a reference replaced): nothing to do
-
-    def _ensure(self) -> None:
-        if self._fault is not None:
-            raise self._fault
-        if not self._loaded:
-            try:
-                if self.session.worker is None:      # started late: the memo fell short
-                    self.session.start()
-                out = self.session.load()
-                if not out.ok:
-                    raise JudgeFault(f"the reference solution does not load: {out.message}")
-                self._load_traces = list(out.traces)
-                # measured before any other call; only the scripts a check reads the runs
-                # of (another script's shapes would already be compiled for these)
-                read = {name for check in self.task.checks for name in check.scripts_run()}
-                for name in self.task.scripts:
-                    if name in read:
-                        self._changed |= name not in self._scripts
-                        self._scripts[name] = self._run_script(name)
-                self._replay_recalled()
-            except JudgeFault as fault:
-                self._fault = fault
-                raise
-            self._loaded = True
-
-    def _run_script(self, name: str) -> ScriptRun:
-        run = ScriptRun(script_calls(self.task, name, self.seed),
-                        loaded=list(self._load_traces))
-        for args in run.calls:
-            out = self.session.call(args, f"script:{name}")
-            if not out.ok:
-                raise JudgeFault(f"the reference fails on script '{name}': {out.message}")
-            run.outcomes.append(out)
-        run.report = self.session.report(f"script:{name}").value or {}
-        return run
-
-    def script(self, name: str) -> ScriptRun:
-        with self._lock:
-            if name not in self._scripts:
-                self._ensure()
-            return self._scripts[name]
-
-    def value(self, args: dict[str, Any]) -> Any:
-        return self.values([args])[0]
-
-    def values(self, calls: list[dict[str, Any]], chunk: int = 32) -> list[Any]:
-        """The reference's values for many inputs, a few dozen per round trip."""
-        return [out.value for out in self.outcomes(calls, chunk)]
-
-    def outcomes(self, calls: list[dict[str, Any]], chunk: int = 32) -> list[CallOutcome]:
-        """The reference's outcomes for many inputs (values, and the traces and syncs of
-        the first time each input was called), a few dozen per round trip.  Inputs that
-        are equal share one outcome object."""
-        keys = [args_key(args) for args in calls]
-        with self._lock:
-            wanted = {k: args for k, args in zip(keys, calls)}
-            missing = [(k, args) for k, args in wanted.items() if k not in self._outcomes]
-            self._note_recalled([("call", k, args) for k, args in wanted.items()
-                                 if k in self._outcomes])
-            if missing:
-                self._ensure()
-            self._compute(missing, chunk)
-            return [self._outcomes[k] for k in keys]
-
-    def _compute(self, missing: list[tuple[str, dict]], chunk: int = 32) -> None:
-        for i in range(0, len(missing), chunk):
-            part = missing[i:i + chunk]
-            outs = self.session.call_many([args for _, args in part], "reference", probe=True)
-            for (key, _), out in zip(part, outs):
-                if not out.ok:
-                    raise JudgeFault(f"the reference fails on these inputs: {out.message}")
-                self._changed |= key not in self._outcomes
-                self._outcomes.setdefault(key, out)
-
-    def measure(self, kind: str, args: dict[str, Any], options: dict) -> CallOutcome:
-        """A check kind's instrument on the reference at ``args`` (memoised)."""
-        key = (kind, json.dumps(options, sort_keys=True), args_key(args))
-        with self._lock:
-            if key in self._measured:
-                self._note_recalled([("measure", key, (kind, args, options))])
-            else:
-                self._ensure()
-                self._measure(key, kind, args, options)
-            return self._measured[key]
-
-    def _measure(self, key, kind: str, args: dict[str, Any], options: dict) -> None:
-        out = self.session.measure(kind, args, options, f"measure:{kind}")
-        if not out.ok:
-            raise JudgeFault(f"the reference cannot be measured by the {kind} check: "
-                             f"{out.message}")
-        self._changed |= key not in self._measured
-        self._measured.setdefault(key, out)
-
-    def _note_recalled(self, asked: list[tuple]) -> None:
-        """Questions the memo answered before the worker started, in the order they were
-        asked: a worker started later asks them again first, so that what it counts
-        afterwards (a trace, a compile) is counted from the state it would have had."""
-        if not self._loaded:
-            for entry in asked:
-                if entry[1] not in self._recalled:
-                    self._recalled[entry[1]] = entry
-
-    def _replay_recalled(self) -> None:
-        # what the memo holds but was not asked yet: the worker computes it when it is,
-        # in the order a run without a memo would have
-        for key in self._unasked():
-            self._outcomes.pop(key, None)
-            self._measured.pop(key, None)
-        batch: list[tuple[str, dict]] = []
-        for what, key, asked in self._recalled.values():
-            if what == "call":
-                batch.append((key, asked))
-                continue
-            self._compute(batch)
-            batch = []
-            self._measure(key, *asked)
-        self._compute(batch)
-        self._recalled.clear()
-
-    def shared(self, key, make) -> Any:
-        """``make()``, once for every grading that shares this oracle (a batch): the
-        inputs drawn for a task and seed are the same for every learner."""
-        with self._shared_lock:
-            future = self._shared.get(key)
-            mine = future is None
-            if mine:
-                future = self._shared[key] = Future()
-        if mine:
-            try:
-                future.set_result(make())
-                self._changed = True
-            except BaseException as exc:
-                with self._shared_lock:
-                    del self._shared[key]    # the next grading tries again
-                future.set_exception(exc)
-        return future.result()
-
-    def stop(self) -> None:
-        self.session.stop()
-
-    def close(self) -> None:
-        self.session.close()
-        self._remember()
-
-    def _remember(self) -> None:
-        """What this run added to the memo, kept for the next (a faulty reference keeps
-        nothing)."""
-        if self.memo is None or self._fault is not None or not self._changed:
-            return
-        with self._lock, self._shared_lock:
-            kept = self._kept or {}
-            shared = {key: future.result() for key, future in self._shared.items()
-                      if future.done() and future.exception() is None}
-            data = {"outcomes": {**kept.get("outcomes", {}), **self._outcomes},
-                    "measured": {**kept.get("measured", {}), **self._measured},
-                    "scripts": dict(self._scripts), "shared": shared}
-            self._changed = False
-        self.memo.save(data)
-
-
-def script_calls(task: Task, name: str, seed: int) -> list[dict[str, Any]]:
-    from .literals import materialize
-
-    rng = np.random.default_rng([seed, 7])
-    return [materialize(args, rng) for args in task.scripts[name]]
+__all__ = ["Grading", "grade", "JudgeFault", "Oracle", "ScriptRun", "args_key", "script_calls",
+           "task_instruments", "missing_report", "no_task_report", "judge_error_report",
+           "NOT_ATTEMPTED", "code_tokens", "untouched_starter",
+           "performance_skipped_while_values_wrong",
+           "VALUE_VERDICTS", "short_evidence_notes", "points_details", "visibility_details",
+           "CallOutcome"]
 
 
 class Grading:
     """One submission graded against one task.  ``oracle``: a started reference worker
     to share (a batch, a service); ``worker``: a learner worker already started (a warm
-    pool's), else one is started now; ``isolation``: auto, bubblewrap or process
-    (default: $JUDGE_ISOLATION, else auto)."""
+    pool's, ``session.start_learner_worker``), else one is started now; ``isolation``:
+    auto, bubblewrap or process (default: $JUDGE_ISOLATION, else auto); ``source_bytes``:
+    the submission's bytes where the caller read them already.
+
+    A worker handed in is the grading's from that moment, its only owner: it is closed
+    when the run ends, and also here when it cannot serve this task (other limits) or
+    the grading cannot be set up.  The caller never closes it."""
 
     def __init__(self, task: Task, submission: Path, *, seed: int | None = None,
                  examples: int | None = None, strict: bool = False,
                  oracle: Oracle | None = None, display_name: str | None = None,
-                 worker: Worker | None = None, isolation: str | None = None):
+                 worker: WorkerHandle | None = None, isolation: str | None = None,
+                 source_bytes: bytes | None = None):
+        try:
+            self._set_up(task, submission, seed, examples, strict, oracle, display_name,
+                         worker, isolation, source_bytes)
+        except BaseException:
+            if worker is not None:
+                worker.close()           # handed to us: nobody else will
+            raise
+
+    def _set_up(self, task, submission, seed, examples, strict, oracle, display_name,
+                worker, isolation, source_bytes) -> None:
         self.task = task
         self.submission = Path(submission)
         self.seed = task.seed if seed is None else seed
         self.n_examples = examples
         self.strict = strict
-        self.learner = Session(self.submission, display_name or self.submission.name,
+        self.learner_session = Session(self.submission, display_name or self.submission.name,
                                task.entrypoint, task.limits,
                                hidden_paths=task.bank.hidden_paths(),
                                instruments=task_instruments(task), devices=task.devices,
-                               isolation=isolation)
+                               isolation=isolation, source_bytes=source_bytes)
         if worker is not None and (worker.limits, worker.devices) != \
-                (self.learner.limits, self.learner.devices):
+                (self.learner_session.limits, self.learner_session.devices):
             raise ValueError("the warm worker was started with other limits or devices than "
                              "this task's")
         self.warm_worker = worker       # started ahead of its one submission, or None
@@ -343,14 +105,12 @@ class Grading:
         self._clock_stopped: set[str] = set()    # checks the run's clock stopped, not a call
         self.budget_notes: list[str] = []
         self._calls: dict[str, list] = {}            # label -> [(args, CallOutcome)]
-        self.tampered: list[str] = []     # what the learner's code did to the instruments
-        self._compile_log = None         # the worker's CompileLog (compile_log.py)
-        self._reported_compiles = 0      # compile events in the learner's replies so far
+        self.instruments = InstrumentsWatch()   # what the learner's code did to them
 
     # -------------------------------------------------------------- used by checks
     # (checks see only these, through checks.base.GradingView)
     def learner_call(self, args: dict[str, Any], label: str) -> CallOutcome:
-        out = self._on_learner(lambda: self.learner.call(args, label,
+        out = self._on_learner(lambda: self.learner_session.call(args, label,
                                                          reply_limit=self._reply_limit(args)))
         self._calls.setdefault(label, []).append((args, out))
         self._costs.append(out.charged_s)
@@ -364,7 +124,7 @@ class Grading:
 
     def learner_measure(self, kind: str, args: dict[str, Any], options: dict,
                         label: str) -> CallOutcome:
-        out = self._on_learner(lambda: self.learner.measure(kind, args, options, label))
+        out = self._on_learner(lambda: self.learner_session.measure(kind, args, options, label))
         self._costs.append(out.charged_s)
         return out
 
@@ -381,7 +141,8 @@ class Grading:
         """One request to the learner's worker: a fresh worker if the last one died,
         and none at all once a call ran out of time."""
         if self.timed_out is not None:
-            where = f"in the {self.timed_out_in} check above" if self.timed_out_in else "earlier"
+            where = f"in the {self.timed_out_in} check {self._above_or_below(self.timed_out_in)}" \
+                if self.timed_out_in else "earlier"
             if self.timed_out.run_out:
                 self._clock_stopped.add(self._running)
                 return CallOutcome(False, verdict=Verdict.TIME_LIMIT_EXCEEDED, fatal=True,
@@ -391,12 +152,12 @@ class Grading:
             return CallOutcome(False, verdict=Verdict.TIME_LIMIT_EXCEEDED, fatal=True,
                                message=f"not run: your code already ran out of time {where}, "
                                        "and code that looped once would loop again")
-        if not self.learner.alive:
-            reloaded = self.learner.restart()
-            self._watch_compiles(reloaded)
+        if not self.learner_session.alive:
+            reloaded = self.learner_session.restart()
+            self.instruments.watch(self.learner_session.worker, reloaded)
             if not reloaded.ok:
                 return reloaded
-        clock = self.learner.clock
+        clock = self.learner_session.clock
         before = clock.spent_s() if clock is not None else 0.0
         # less left of the run than one call may take: this request's limit is the run's
         run_limited = clock is not None and clock.left_s() < self.task.limits.call_timeout_s
@@ -409,8 +170,16 @@ class Grading:
             if out.run_out:
                 self._clock_stopped.add(self._running)
             self.timed_out, self.timed_out_in = out, self._running
-        self._check_instruments(out)
+        self.instruments.check(out)
         return out
+
+    def _above_or_below(self, check_id: str) -> str:
+        """Where ``check_id`` sits in the report from the check running now: the report
+        lists the task's order, which is not the order the checks run in."""
+        listed = [c.id for c in self.task.checks]
+        if check_id not in listed or self._running not in listed:
+            return "earlier"
+        return "above" if listed.index(check_id) < listed.index(self._running) else "below"
 
     def _reply_limit(self, args: dict[str, Any]):
         """For a reply over 1 MB: at most 4x the expected result's size (+1 MB), once
@@ -434,46 +203,6 @@ class Grading:
     def _note_expected(self, values) -> None:
         self._largest_expected = max([self._largest_expected] + [value_bytes(v) for v in values])
 
-    def _watch_compiles(self, loaded: CallOutcome) -> None:
-        """Count XLA's compiles in the learner's worker from outside it (see compile_log):
-        the worker's log, watched since before the learner's file was sent; what XLA
-        compiled until the load's reply is the baseline."""
-        worker = self.learner.worker
-        self._compile_log = log = worker.compile_log if worker is not None else None
-        if log is not None:
-            log.at_start = log.count()
-        self._reported_compiles = 0      # a fresh worker: its own log, its own records
-        self._check_instruments(loaded)
-
-    def _check_instruments(self, out: CallOutcome) -> None:
-        """What the worker found changed of its instruments, and XLA's count of compiles
-        against the probe's: more compiles than the probe saw means it was blinded."""
-        found = list(out.tampered)
-        log = self._compile_log
-        self._reported_compiles += out.compiles_reported
-        if log is not None:
-            # whatever the worker's reply says or leaves out: a log the learner moved,
-            # removed or flooded is tampering, never a cross-check quietly skipped
-            compiled = log.count()
-            log.prune()
-            if log.problem:
-                found.append(log.problem)
-            elif not any(t.startswith("XLA compiled") for t in self.tampered):
-                during = compiled - log.at_start
-                # a reply without the probe's total (its reader replaced) is matched by
-                # its records alone
-                if out.compiles_seen is not None and compiled > out.compiles_seen:
-                    found.append(f"XLA compiled {plural(compiled, 'program')} in your worker "
-                                 f"where the judge's probe saw {out.compiles_seen} (the probe "
-                                 f"was blinded)")
-                elif during > self._reported_compiles:
-                    # the probe's own total can be rewritten as easily as its records: the
-                    # records the checks read are what XLA's count must match
-                    found.append(f"XLA compiled {plural(during, 'program')} in your worker "
-                                 f"during its calls, where the probe's records of them show "
-                                 f"{self._reported_compiles} (the records were rewritten)")
-        self.tampered += [t for t in found if t not in self.tampered]
-
     def prepared(self, check_id: str) -> Any:
         """What that check's ``prepare`` made (waiting for it), or None."""
         return self._preparing.result().get(check_id) if self._preparing else None
@@ -485,11 +214,11 @@ class Grading:
         future.add_done_callback(lambda f: f.exception() or self._note_expected([f.result()]))
         return future
 
-    def expected_all(self, calls: list[dict[str, Any]]) -> list["_Item"]:
+    def expected_all(self, calls: list[dict[str, Any]]) -> list["OneOfBatch"]:
         """expected_soon for many inputs at once, in batches (one round trip each)."""
         batch = self._reference_pool().submit(self.oracle.values, calls)
         batch.add_done_callback(lambda f: f.exception() or self._note_expected(f.result()))
-        items = [_Item(batch, i) for i in range(len(calls))]
+        items = [OneOfBatch(batch, i) for i in range(len(calls))]
         for args, item in zip(calls, items):
             self._expected[id(args)] = (args, item)
         return items
@@ -499,11 +228,16 @@ class Grading:
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="reference")
         return self._pool
 
+    @property
+    def tampered(self) -> list[str]:
+        """What the learner's code changed of the judge's instruments, in words."""
+        return self.instruments.found
+
     def time_left(self) -> float:
         """Seconds the running check may still spend of the learner's own time (machine
         load does not count): what is left of the run's, less what the checks after it
         will need (see "The run's budget")."""
-        return self.learner.time_left() - self._reserve()
+        return self.learner_session.time_left() - self._reserve()
 
     def learner_script(self, name: str) -> ScriptRun:
         """The learner's run of a scripted call sequence (once, however many checks
@@ -517,8 +251,8 @@ class Grading:
                 run.outcomes.append(out)
                 if not out.ok:
                     break
-            if self.learner.alive:
-                reported = self._on_learner(lambda: self.learner.report(f"script:{name}"))
+            if self.learner_session.alive:
+                reported = self._on_learner(lambda: self.learner_session.report(f"script:{name}"))
                 run.report = reported.value if reported.ok else {}
             self._scripts[name] = run
         return self._scripts[name]
@@ -535,9 +269,9 @@ class Grading:
         try:
             # first: it imports jax while the oracle starts; a warm worker has imported
             # it already, and the run's clock starts with its first request, not its spawn
-            self.learner.start(self.warm_worker)
+            self.learner_session.start(self.warm_worker)
             if self.own_oracle:
-                if not self.learner.worker.guards_judge_files:
+                if not self.learner_session.worker.guards_judge_files:
                     self.oracle.memo = None     # the learner could plant answers for later runs
                 self.oracle.start()
             report.checks = self._run_checks()
@@ -555,27 +289,27 @@ class Grading:
                 wait([self._preparing])    # no hypothesis run left behind in a thread
             if self._pool is not None:
                 self._pool.shutdown(wait=True)
-            report.isolation = self.learner.isolation
-            report.isolation_layers = self.learner.isolation_layers
-            report.devices = self.learner.device_info
+            report.isolation = self.learner_session.isolation
+            report.isolation_layers = self.learner_session.isolation_layers
+            report.devices = self.learner_session.device_info
             self._expected.clear()
-            self.learner.stop()
+            self.learner_session.stop()
             if self.own_oracle:
                 self.oracle.stop()
-            self.learner.close()
+            self.learner_session.close()
             if self.own_oracle:
                 self.oracle.close()
-            report.output = self.learner.output()
-        if self.learner.source.suffix == ".ipynb" and self.learner.python_text:
+            report.output = self.learner_session.output()
+        if self.learner_session.source.suffix == ".ipynb" and self.learner_session.python_text:
             from .notebooks import dropped_notes, report_in_cells
 
-            report_in_cells(report, self.learner.python_text, self.learner.display_name)
-            report.notes += dropped_notes(self.learner.dropped)
+            report_in_cells(report, self.learner_session.python_text, self.learner_session.display_name)
+            report.notes += dropped_notes(self.learner_session.dropped)
         report.notes += self.budget_notes + short_evidence_notes(report.checks)
         report.elapsed_s = time.monotonic() - started
         report.finish()
         if report.verdict != Verdict.ACCEPTED and untouched_starter(self.task,
-                                                                    self.learner.python_text):
+                                                                    self.learner_session.python_text):
             # on the first check the learner reads that is not passed, advisory or not
             said = next((c for c in report.checks if c.status.bad), None)
             if said is not None:
@@ -586,8 +320,8 @@ class Grading:
     def _run_checks(self) -> list[CheckResult]:
         # while the workers import jax and the learner's first checks run
         self._preparing = in_background(self._prepare, "prepare")
-        self.loaded = self.learner.load()
-        self._watch_compiles(self.loaded)
+        self.loaded = self.learner_session.load()
+        self.instruments.watch(self.learner_session.worker, self.loaded)
         if not self.loaded.ok:
             load = CheckResult(id="load", kind="load", required=True, status="error",
                                message=load_message(self.loaded),
@@ -596,10 +330,12 @@ class Grading:
             skipped = [c.result("skipped", "not run: the submission did not load")
                        for c in self.task.checks]
             return [load] + skipped
-        results: dict[str, CheckResult | Later] = {}
-        ran = sorted(self.task.checks, key=lambda c: c.phase)   # the report's order too
+        results: dict[str, CheckResult | ResultAfterCalls] = {}
+        # run in phase order (a phase-0 check reads a fresh worker); reported in the
+        # order the task declares them, the order `judge show` lists them
+        ran = sorted(self.task.checks, key=lambda c: c.phase)
         for i, check in enumerate(ran):
-            if self.learner.time_left() <= 0:
+            if self.learner_session.time_left() <= 0:
                 self._clock_stopped.add(check.id)
                 results[check.id] = check.result(
                     "error", f"not run: the whole run passed its {self.task.limits.run_timeout_s:g} s limit",
@@ -609,12 +345,14 @@ class Grading:
             results[check.id] = check.run(CheckView(self))
         self._later = []           # every check has made its calls: the rest is theirs
         for check in ran:
-            if isinstance(results[check.id], Later):
+            if isinstance(results[check.id], ResultAfterCalls):
                 self._running = check.id
                 results[check.id] = results[check.id].finish()
         self._running = ""
-        checked = self._when_the_clock_ran_out(ran, [results[c.id] for c in ran])
-        return said_once(ran, checked) + self._instruments_result()
+        listed = list(self.task.checks)
+        checked = self._when_the_clock_ran_out(listed, [results[c.id] for c in listed])
+        return (performance_skipped_while_values_wrong(listed, checked, self.strict)
+                + self.instruments.results())
 
     # -------------------------------------------------------------- the run's budget
     # One budget (run_timeout_s of the learner's own time) pays for every check.  A check
@@ -670,134 +408,18 @@ class Grading:
               f"{what} seen once is the verdict, whatever they would show")
         return out
 
-    def _instruments_result(self) -> list[CheckResult]:
-        if not self.tampered:
-            return []
-        return [CheckResult(
-            id="instruments", kind="instruments", required=True, status="error",
-            message="your code tampered with the judge's instruments: " + "; ".join(self.tampered[:4])
-                    + ". The performance checks cannot trust what they measured, so the "
-                      "submission is graded as a runtime error; remove the code that touches "
-                      "the judge's probe, jax's monitoring listeners or the patched functions",
-            details={"changes": self.tampered}, verdict=Verdict.RUNTIME_ERROR)]
-
     def _prepare(self) -> dict[str, Any]:
         prepared = {}
         for check in self.task.checks:
             view = CheckView(self)
-            ready = self.oracle.shared(check.prepare_key(view),
-                                       functools.partial(check.prepare, view))
+            ready = self.oracle.computed_once(check.prepare_key(view),
+                                              functools.partial(check.prepare, view))
             if ready is not None:
                 prepared[check.id] = ready
         return prepared
 
 
-# A performance check judges right values only: when its calls gave a wrong value, or
-# raised, and a value check already says so with the input that shows it, it says no more.
-VALUE_VERDICTS = (Verdict.WRONG_ANSWER, Verdict.RUNTIME_ERROR)
-
-
-def said_once(specs: list, results: list[CheckResult]) -> list[CheckResult]:
-    """One cause, said once: the value check's counterexample stands, and a performance
-    check that ran into the same wrong value (or the same exception) keeps its status
-    and points at it, without a counterexample or traceback of its own."""
-    out = list(results)
-    for i, (spec, result) in enumerate(zip(specs, results)):
-        if not (spec.performance and result.status.bad and result.verdict in VALUE_VERDICTS):
-            continue
-        cause = next((j for j, (s, r) in enumerate(zip(specs, results)) if not s.performance
-                      and r.status.bad and r.verdict == result.verdict), None)
-        if cause is None:
-            continue                 # its scripted calls are the only evidence: keep it
-        where = "above" if cause < i else "below"
-        what = "the values are wrong" if result.verdict == Verdict.WRONG_ANSWER else \
-            "your code raised"
-        out[i] = spec.result(result.status, f"{what}, so its performance is not measured: the "
-                                            f"{specs[cause].id} check {where} shows where",
-                             verdict=result.verdict)
-    return out
-
-
-def short_evidence_notes(results: list[CheckResult]) -> list[str]:
-    """What a check stopped short by the run's budget said about how much it checked
-    (its ``details["short"]``): said above the checks, so no view hides that the verdict
-    rests on less evidence than a full run's."""
-    return [f"the {r.id} check {r.details['short']}" for r in results
-            if r.status == Status.PASSED and isinstance(r.details.get("short"), str)]
-
-
-def missing_report(task: Task, submission: str, why: str, seed: int | None,
-                   strict: bool) -> Report:
-    """The report of a submission that is not there (a batch's missing cell), so that
-    every view (a Gradescope results.json above all: without one Gradescope shows a
-    broken autograder) says why, and scores it 0 of the task's points."""
-    report = Report(task=task.id, submission=submission,
-                    seed=task.seed if seed is None else seed, judge_version=__version__,
-                    strict=strict, title=task.title)
-    report.checks.append(CheckResult(id="load", kind="load", required=True, status=Status.ERROR,
-                                     message=f"nothing to grade: {why}",
-                                     verdict=Verdict.INVALID_SUBMISSION))
-    for spec in task.checks:
-        skipped = spec.result(Status.SKIPPED, "not run: no submission")
-        skipped.details.update(points_details(spec))
-        skipped.details.update(visibility_details(task, spec.id))
-        report.checks.append(skipped)
-    return report.finish()
-
-
-def no_task_report(task_id: str, submission: str, why: str, seed: int | None,
-                   strict: bool) -> Report:
-    """The report when the task asked for is not in the bank: the grader's set-up is at
-    fault, never the learner, and a platform's results file still says so."""
-    report = Report(task=task_id, submission=submission, seed=0 if seed is None else seed,
-                    judge_version=__version__, strict=strict, title=task_id)
-    report.checks.append(CheckResult(id="task", kind="judge", required=True, status=Status.ERROR,
-                                     message=f"this grader is set up for a task the bank does "
-                                             f"not hold (not your fault): {why}",
-                                     verdict=Verdict.JUDGE_ERROR))
-    return report.finish()
-
-
-# how a report says its submission is still the starter (the class report reads it too)
-NOT_ATTEMPTED = "not attempted yet: this is still the starter of"
-
-
-def untouched_starter(task: Task, text: str | None) -> bool:
-    """Is the submission still the task's starter (comments and blank lines aside)?
-    ``text``: its Python as the session read it before it ran (None: nothing was read,
-    a FIFO, a link), never the file read again, which the learner's code may have
-    changed since."""
-    if text is None:
-        return False
-    try:
-        return code_tokens(text) == code_tokens(task.starter_path.read_text(encoding="utf-8"))
-    except (OSError, SyntaxError, UnicodeDecodeError, tokenize.TokenError):
-        return False
-
-
-def code_tokens(text: str) -> list[tuple[int, str]]:
-    """Python's tokens, comments and layout aside (what makes two files the same code)."""
-    ignored = (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
-               tokenize.DEDENT, tokenize.ENCODING, tokenize.ENDMARKER)
-    return [(t.type, t.string) for t in tokenize.generate_tokens(io.StringIO(text).readline)
-            if t.type not in ignored]
-
-
-def points_details(spec) -> dict:
-    """What a check is worth, recorded in its result so every view scores it alike."""
-    from .scoring import number
-
-    return {"points": number(spec.points), **({"performance": True} if spec.performance else {})}
-
-
-def visibility_details(task: Task, check_id: str) -> dict:
-    """Who sees the check's result on Gradescope, and when (tasks.yaml `visibility`),
-    recorded like its points; said only where it is not the default, visible."""
-    shown = task.visibility.get(check_id, "visible")
-    return {} if shown == "visible" else {"visibility": shown}
-
-
-class _Item:
+class OneOfBatch:
     """One value of a batch's future, read like a future of its own."""
 
     def __init__(self, batch: Future, index: int):
@@ -839,17 +461,3 @@ def load_message(out: CallOutcome) -> str:
 
 def grade(task: Task, submission: Path, **kw) -> Report:
     return Grading(task, submission, **kw).run()
-
-
-def judge_error_report(task: Task, submission, seed: int | None, strict: bool,
-                       exc: BaseException) -> Report:
-    """The report of a grading that the judge itself broke: never the learner's fault,
-    never a traceback in their face."""
-    detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-    report = Report(task=task.id, submission=str(submission),
-                    seed=task.seed if seed is None else seed, judge_version=__version__,
-                    strict=strict, title=task.title)
-    report.checks.append(CheckResult(id="judge", kind="judge", required=True, status=Status.ERROR,
-                                     message=f"the judge failed (not your fault): {detail}",
-                                     verdict=Verdict.JUDGE_ERROR))
-    return report.finish()

@@ -10,7 +10,7 @@ from typing import Any
 
 from .limits import Limits
 from .records import SCRIPT_REPORT, SYNC, TRACE_EVENT, conforms
-from .sandbox import RunClock, Worker, WorkerFailure
+from .sandbox import RunClock, WorkerHandle, WorkerFailure
 from .sources import SubmissionRefused, python_text, read_submission
 from .worker import wire
 from .verdicts import Verdict
@@ -57,15 +57,19 @@ class Session:
     def __init__(self, source: Path, display_name: str, entrypoint: str, limits: Limits,
                  *, trusted: bool = False, hidden_paths: list[str] = (),
                  instruments: list[dict] = (), devices: int | None = None,
-                 isolation: str | None = None, x64: bool = False):
+                 isolation: str | None = None, x64: bool = False,
+                 source_bytes: bytes | None = None):
         self.source, self.display_name, self.entrypoint = Path(source), display_name, entrypoint
+        # the submission's bytes where the caller has read them already (``judge run``
+        # reads them to refuse an unreadable file early): read once, graded as read
+        self.source_bytes = source_bytes
         self.limits = limits
         self.trusted, self.hidden_paths = trusted, list(hidden_paths)
         self.isolation_asked = isolation
         self.instruments = list(instruments)    # check kinds' worker-side halves
         self.devices = devices                  # a task's `devices: N`
         self.x64 = x64                           # jax with 64-bit types (trusted code only)
-        self.worker: Worker | None = None
+        self.worker: WorkerHandle | None = None
         self.params: list[str] = []
         self.jitted: list[str] = []
         self._outputs: list[dict] = []
@@ -77,11 +81,13 @@ class Session:
         self.python_text: str | None = None     # the Python loaded, as read before it ran
 
     # -------------------------------------------------------------- lifecycle
-    def start(self, worker: Worker | None = None) -> None:
-        """Start a worker now, or take one already started (a pool's, warm)."""
+    def start(self, worker: WorkerHandle | None = None) -> None:
+        """Start a worker now, or take one already started (a pool's, warm): from here
+        on the session owns it, and ``close`` ends it."""
         if worker is None:
-            worker = Worker(self.limits, trusted=self.trusted, hidden_paths=self.hidden_paths,
-                            isolation=self.isolation_asked, devices=self.devices)
+            worker = WorkerHandle(self.limits, trusted=self.trusted,
+                                  hidden_paths=self.hidden_paths,
+                                  isolation=self.isolation_asked, devices=self.devices)
             worker.start()
         self.worker = worker
 
@@ -111,7 +117,8 @@ class Session:
 
         target = Path(self.worker.scratch) / "submission.py"
         try:
-            source = read_submission(self.source, shown=self.display_name)
+            source = self.source_bytes if self.source_bytes is not None else \
+                read_submission(self.source, shown=self.display_name)
             if self.source.suffix == ".ipynb":        # a notebook's code cells, of these bytes
                 notebook = notebook_from_bytes(source, self.display_name)
                 self.dropped = notebook.dropped
@@ -159,7 +166,7 @@ class Session:
 
     # -------------------------------------------------------------- calls
     def call(self, args: dict[str, Any], label: str, reply_limit=None) -> CallOutcome:
-        """``reply_limit``: see Worker.request (the expected result's size bounds the reply)."""
+        """``reply_limit``: see WorkerHandle.request (the expected result's size bounds the reply)."""
         misplaced = self._unplaceable(args)
         if misplaced is not None:
             return misplaced
@@ -328,3 +335,18 @@ def _list(v) -> list:
 def _list_of(v) -> list:
     return [x for x in v if isinstance(x, str)] if isinstance(v, list) else []
 
+
+def start_learner_worker(limits: Limits, *, hidden_paths: list[str] = (),
+                         devices: int | None = None, isolation: str | None = None) -> WorkerHandle:
+    """A learner's worker started ahead of its submission (``judge run`` while the task is
+    parsed, the service's warm pool), built as a learner's ``Session`` builds one, so a
+    grading can take it as its own (``Grading(worker=...)``).  Raises what starting
+    raised, with nothing left running."""
+    worker = WorkerHandle(limits, hidden_paths=list(hidden_paths), isolation=isolation,
+                          devices=devices)
+    try:
+        worker.start()
+    except BaseException:
+        worker.close()
+        raise
+    return worker

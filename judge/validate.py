@@ -177,7 +177,7 @@ class TaskValidation:
         view = self.view()
         found = None
         for check in t.checks:
-            made = self.oracle.shared(check.prepare_key(view), lambda: check.prepare(view))
+            made = self.oracle.computed_once(check.prepare_key(view), lambda: check.prepare(view))
             generated = check.generated_inputs(view, made)
             if generated is not None:
                 found = (found or []) + generated

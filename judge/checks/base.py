@@ -186,11 +186,17 @@ def instrument_problems(shipped: "Instrument") -> list[str]:
     return problems
 
 
-class Later:
-    """A check result that waits for the reference: ``finish()`` gives the CheckResult."""
+class ResultAfterCalls:
+    """What ``run`` returns when its verdict waits for the reference's answers: the
+    grading calls ``finish()`` for the CheckResult once every check has made its own
+    calls, so the learner's calls of all checks come first."""
 
     def __init__(self, finish):
         self.finish = finish
+
+
+# the name before 2026-12-02; the kinds still return it (owned with this module)
+Later = ResultAfterCalls
 
 
 # ---------------------------------------------------------------- worker-side halves

@@ -7,7 +7,8 @@ that imported jax should not fork.  Split by job:
     policy    isolation: bubblewrap or process (Landlock, uid, capabilities), the view
     clock     time that belongs to the learner's code, load taken out
     deaths    how a worker ended, in the learner's words (a pure function)
-    worker    the handle on one worker: requests, the watch, close
+    handle    WorkerHandle, the judge's handle on one worker (judge/worker/ running
+              in its sandbox): requests, the watch, close
     beneath   the only ways the judge acts in a folder the learner can write: descriptors
               (the worker's compile log, ../compile_log.py, is watched through one)
 """
@@ -18,9 +19,12 @@ from .deaths import WorkerFailure
 from .policy import IsolationUnavailable, is_root, requested as requested_isolation
 from .policy import resolve as resolve_isolation
 from .procs import scratch_root
-from .worker import Worker
+from .handle import WorkerHandle
 
-__all__ = ["Limits", "RunClock", "Worker", "WorkerFailure", "IsolationUnavailable",
+# the handle's name before 2026-12-02, for code written against it (tests, a course's tools)
+Worker = WorkerHandle
+
+__all__ = ["Limits", "RunClock", "WorkerHandle", "Worker", "WorkerFailure", "IsolationUnavailable",
            "check_isolation_soon", "is_root", "requested_isolation", "resolve_isolation",
            "scratch_root"]
 

@@ -30,8 +30,8 @@ from pathlib import Path
 
 from ..bank import Bank, Task
 from ..runner import Oracle, grade
-from ..sandbox import Worker
-from ..session import Session
+from ..sandbox import WorkerHandle
+from ..session import Session, start_learner_worker
 from ..verdicts import Verdict
 
 log = logging.getLogger("judge.serve")
@@ -57,7 +57,7 @@ class LearnerPool:
         self._limits: dict[tuple, object] = {}
         for task in bank.tasks.values():
             self._limits.setdefault(pool_key(task), sandbox_limits(task))
-        self._idle: dict[tuple, deque[Worker]] = {k: deque() for k in self._limits}
+        self._idle: dict[tuple, deque[WorkerHandle]] = {k: deque() for k in self._limits}
         # the kinds wanted, one entry per place: the kinds of the last `size` gradings,
         # at start the kinds most of the bank's tasks share
         common = Counter(pool_key(t) for t in bank.tasks.values())
@@ -75,7 +75,7 @@ class LearnerPool:
             self._thread = threading.Thread(target=self._refill, name="serve-pool", daemon=True)
             self._thread.start()
 
-    def take(self, task: Task) -> Worker | None:
+    def take(self, task: Task) -> WorkerHandle | None:
         """A started worker for this task's limits, or None (the grading starts one)."""
         with self._cond:
             key = pool_key(task)
@@ -118,12 +118,11 @@ class LearnerPool:
                 surplus.stop()
                 surplus.close()
                 continue
-            worker = Worker(self._limits[key], hidden_paths=self.hidden, devices=key[1])
             try:
-                worker.start()
+                worker = start_learner_worker(self._limits[key], hidden_paths=self.hidden,
+                                              devices=key[1])
             except Exception as exc:           # the machine is out of processes, ...
                 log.warning("could not start a warm learner worker: %s", exc)
-                worker.close()
                 with self._cond:
                     self._cond.wait(1.0)
                 continue
@@ -137,7 +136,7 @@ class LearnerPool:
         want = Counter(self._wanted)
         return all(len(q) == want[k] for k, q in self._idle.items())
 
-    def _surplus(self) -> Worker | None:
+    def _surplus(self) -> WorkerHandle | None:
         """An idle worker of a kind held beyond what is wanted (taken out of the pool)."""
         want = Counter(self._wanted)
         for k, q in self._idle.items():
@@ -162,7 +161,7 @@ class LearnerPool:
             w.close()
 
 
-def _running(worker: Worker) -> bool:
+def _running(worker: WorkerHandle) -> bool:
     """The worker's process is there and not a zombie (read from /proc, no wait)."""
     try:
         with open(f"/proc/{worker.pid}/stat", "rb") as f:

@@ -1,6 +1,6 @@
 """Inside the worker process: set the process up and hand it to the request loop.
 
-Started by judge/sandbox/worker.py as ``python -s -P -B -c <bootstrap> <worker dir> <config>``
+Started by judge/sandbox/handle.py as ``python -s -P -B -c <bootstrap> <worker dir> <config>``
 with an environment of its own; the bootstrap loads this directory as a package under a
 private name and calls ``boot``.  Until ``boot`` has set the resource limits, only the standard library may be
 imported: numpy and jax come after, so a memory bomb meets the limits, not a half-set

@@ -1,4 +1,4 @@
-"""Exactly one JSON object: the report contract of DESIGN.md."""
+"""Exactly one JSON object: the report contract of docs/contract.md."""
 
 import json
 

@@ -18,7 +18,7 @@ import pytest
 from helpers import TASK
 from helpers.isolation_modes import MODES
 from judge import check, hint
-from judge.learner import CheckError, assemble
+from judge.learner_api import CheckError, assemble
 from judge.remote import ServiceError
 from helpers.serve_server import Server, judge_run_json, make_bank
 

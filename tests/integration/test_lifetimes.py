@@ -112,7 +112,7 @@ def test_a_worker_started_early_is_graded_later(task, tmp_path):
     report = grading.run()
     assert report.verdict == Verdict.ACCEPTED, [c.message for c in report.checks]
     assert report.isolation == worker.isolation
-    assert grading.learner.clock.charged_s < time.monotonic() - started
+    assert grading.learner_session.clock.charged_s < time.monotonic() - started
     assert worker.closed
 
 

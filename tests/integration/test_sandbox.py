@@ -621,7 +621,7 @@ def test_an_installed_judge_keeps_site_packages_on_the_worker_path(tmp_path):
     # folder from the worker's sys.path would stop the worker from starting at all
     import site
 
-    from judge.sandbox.worker import scrub_paths
+    from judge.sandbox.handle import scrub_paths
 
     bank = site.getsitepackages()[0] + "/judge/_bank"
     scrubbed = scrub_paths([bank + "/reference", bank + "/tasks"])

@@ -133,11 +133,11 @@ def test_the_compile_log_is_watched_through_its_descriptor_not_its_name(tmp_path
 
 
 def _grading_watching(folder):
-    from judge.runner import Grading
+    from judge.tamper import InstrumentsWatch
 
-    grading = Grading.__new__(Grading)
-    grading.tampered, grading._compile_log, grading._reported_compiles = [], CompileLog(folder), 0
-    return grading
+    watch = InstrumentsWatch()        # a grading's, its worker's log already watched
+    watch.log = CompileLog(folder)
+    return watch
 
 
 def test_a_blinded_probe_is_caught_by_xlas_count(tmp_path):
@@ -147,16 +147,16 @@ def test_a_blinded_probe_is_caught_by_xlas_count(tmp_path):
     folder = tmp_path / "xla"
     folder.mkdir()
     grading = _grading_watching(folder)
-    grading._check_instruments(CallOutcome(True, compiles_seen=0))
-    assert grading.tampered == []
+    grading.check(CallOutcome(True, compiles_seen=0))
+    assert grading.found == []
     (folder / f"module_0000.jit_f{MARK}").write_text("HloModule")
-    grading._check_instruments(CallOutcome(True, compiles_seen=1, compiles_reported=1))
-    assert grading.tampered == []
+    grading.check(CallOutcome(True, compiles_seen=1, compiles_reported=1))
+    assert grading.found == []
     (folder / f"module_0001.jit_f{MARK}").write_text("HloModule")
-    grading._check_instruments(CallOutcome(True, compiles_seen=1))
-    assert grading.tampered == ["XLA compiled 2 programs in your worker where the judge's probe "
+    grading.check(CallOutcome(True, compiles_seen=1))
+    assert grading.found == ["XLA compiled 2 programs in your worker where the judge's probe "
                                 "saw 1 (the probe was blinded)"]
-    grading._compile_log.close()
+    grading.log.close()
 
 
 def test_records_rewritten_to_hide_compiles_are_caught_whatever_total_the_worker_claims(tmp_path):
@@ -169,14 +169,14 @@ def test_records_rewritten_to_hide_compiles_are_caught_whatever_total_the_worker
     (folder / f"module_0000.jit_load{MARK}").write_text("HloModule")   # while importing
     grading = _grading_watching(folder)
     (folder / f"module_0001.jit_f{MARK}").write_text("HloModule")
-    grading._check_instruments(CallOutcome(True, compiles_seen=10**9, compiles_reported=1))
-    assert grading.tampered == []
+    grading.check(CallOutcome(True, compiles_seen=10**9, compiles_reported=1))
+    assert grading.found == []
     for i in (2, 3):
         (folder / f"module_000{i}.jit_f{MARK}").write_text("HloModule")
-    grading._check_instruments(CallOutcome(True, compiles_seen=10**9))
-    assert grading.tampered == ["XLA compiled 3 programs in your worker during its calls, where "
+    grading.check(CallOutcome(True, compiles_seen=10**9))
+    assert grading.found == ["XLA compiled 3 programs in your worker during its calls, where "
                                 "the probe's records of them show 1 (the records were rewritten)"]
-    grading._compile_log.close()
+    grading.log.close()
 
 
 def test_a_tampered_grading_earns_no_performance_points():

@@ -15,7 +15,7 @@ import pytest
 from helpers import TASK
 from judge.bank import load_bank
 from judge.catalog import read_hints
-from judge.learner import CheckError, assemble, hint
+from judge.learner_api import CheckError, assemble, hint
 MODULE = '''import jax
 import jax.numpy as jnp
 import numpy as np

@@ -1,4 +1,5 @@
-"""The handle on one worker process: start it, send it requests, watch it, end it.
+"""``WorkerHandle``: the judge's handle on one worker process (the code of
+``judge/worker/``, running in its sandbox): start it, send it requests, watch it, end it.
 
 One worker per submission (a reference's worker serves many).  The channel is two
 dedicated pipes, the worker's fd 1/2 are drained by judge threads into capped
@@ -7,7 +8,7 @@ WorkerFailure, and the worker is dead after any failure.
 
 Its life, for a batch or a long-lived service:
 
-    w = Worker(limits, hidden_paths=bank.hidden_paths())   # isolation resolved here
+    w = WorkerHandle(limits, hidden_paths=bank.hidden_paths())   # isolation resolved here
     w.start()            # spawns now; it imports numpy and jax while nobody waits
     ...                  # later, maybe much later: the submission arrives
     clock = RunClock(limits.run_timeout_s)   # one grading's time, across restarts
@@ -79,7 +80,7 @@ def size_words(n: int) -> str:
     return f"{n} bytes"
 
 
-class Worker:
+class WorkerHandle:
     def __init__(self, limits: Limits, *, trusted: bool = False, hidden_paths=(),
                  isolation: str | None = None, devices: int | None = None):
         self.limits = limits
@@ -128,7 +129,7 @@ class Worker:
     def start(self) -> None:
         """Spawn the worker and return at once; it imports numpy and jax meanwhile."""
         if self._proc is not None or self._closed:
-            raise RuntimeError("a Worker starts once")
+            raise RuntimeError("a WorkerHandle starts once")
         procs.prepare_judge()
         self.scratch = tempfile.mkdtemp(prefix="worker-", dir=procs.scratch_root())  # 0700
         cmd_r, self._cmd_w = os.pipe()
@@ -206,7 +207,7 @@ class Worker:
         """The worker's outermost process (bwrap's, under bubblewrap)."""
         return self._proc.pid if self._proc is not None else None
 
-    def __enter__(self) -> "Worker":
+    def __enter__(self) -> "WorkerHandle":
         if self._proc is None:
             self.start()
         return self
