@@ -35,7 +35,6 @@ what to fix (``PluginError``), not when a task first runs it.
 from __future__ import annotations
 
 import builtins
-import difflib
 import enum
 import functools
 import inspect
@@ -51,7 +50,7 @@ from ..verdicts import Status, Verdict
 
 if TYPE_CHECKING:                       # the judge's own types, for readers and mypy only
     from ..bank import Task
-    from ..runner import ScriptRun
+    from ..oracle import ScriptRun
     from ..session import CallOutcome
 
 CHECK_KINDS: dict[str, type["CheckSpec"]] = {}
@@ -649,39 +648,7 @@ class ScriptMeasureCheck(CheckSpec):
         raise NotImplementedError
 
 
-def load_kinds() -> dict[str, type[CheckSpec]]:
-    """Every kind: this package's modules and the entry points' (``discovery.py``)."""
-    from .discovery import discover_kinds
-
-    discover_kinds()
-    return CHECK_KINDS
-
-
-_load_kinds = load_kinds          # the name the tests of the kinds used
-
-
-def kind_of(name: str) -> type[CheckSpec] | None:
-    """The registered kind of that name (a report's ``check.kind``), or None (the
-    ``load`` and ``validate`` items of a report are no kind's)."""
-    return load_kinds().get(name)
-
-
 def instruments_of(checks) -> list[Instrument]:
     """The worker-side halves a task's checks need, one per kind."""
     found = {c.kind: c.INSTRUMENT for c in checks if c.INSTRUMENT is not None}
     return list(found.values())
-
-
-def parse_check(r, scripts: dict) -> CheckSpec:
-    try:
-        load_kinds()
-    except PluginError as exc:          # a course's kind that breaks the contract
-        r.fail(str(exc), "kind")
-    kind = r.get("kind", str)
-    if kind not in CHECK_KINDS:
-        close = difflib.get_close_matches(kind, list(CHECK_KINDS), n=1)
-        r.fail(f"unknown check kind '{kind}'" + (f" (did you mean '{close[0]}'?)" if close else
-               f" (known: {', '.join(sorted(CHECK_KINDS))})"), "kind")
-    cls = CHECK_KINDS[kind]
-    r.only(cls.FIELDS)
-    return cls(r, scripts)

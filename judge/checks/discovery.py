@@ -7,6 +7,7 @@ point's name.  Each kind is checked as it registers (``base.register_kind``)."""
 
 from __future__ import annotations
 
+import difflib
 import threading
 
 from ..plugins import entry_points, package_modules
@@ -52,3 +53,30 @@ def load_entry_point(ep) -> None:
     if not registered:
         raise PluginError(f"the {ep.where()} registers no check kind: decorate a CheckSpec "
                           f"subclass of that module with @check_kind(name)")
+
+
+def load_kinds() -> dict[str, type[CheckSpec]]:
+    """Every kind: this package's modules and the entry points'."""
+    discover_kinds()
+    return CHECK_KINDS
+
+
+def kind_of(name: str) -> type[CheckSpec] | None:
+    """The registered kind of that name (a report's ``check.kind``), or None (the
+    ``load`` and ``validate`` items of a report are no kind's)."""
+    return load_kinds().get(name)
+
+
+def parse_check(r, scripts: dict) -> CheckSpec:
+    try:
+        load_kinds()
+    except PluginError as exc:          # a course's kind that breaks the contract
+        r.fail(str(exc), "kind")
+    kind = r.get("kind", str)
+    if kind not in CHECK_KINDS:
+        close = difflib.get_close_matches(kind, list(CHECK_KINDS), n=1)
+        r.fail(f"unknown check kind '{kind}'" + (f" (did you mean '{close[0]}'?)" if close else
+               f" (known: {', '.join(sorted(CHECK_KINDS))})"), "kind")
+    cls = CHECK_KINDS[kind]
+    r.only(cls.FIELDS)
+    return cls(r, scripts)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import jax
 
 if TYPE_CHECKING:
-    from .probe import LearnerSource
+    from .learner_file import LearnerSource
 
 _PJIT_FILE = os.path.join("jax", "_src", "pjit.py")
 _STAGES_FILE = os.path.join("jax", "_src", "stages.py")   # Lowered.compile: AOT

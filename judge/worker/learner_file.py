@@ -1,6 +1,7 @@
 """The learner's file as the worker sees it: the one frame every call of the learner's
 function passes through (``_run_learner``), and how the learner's errors are shown,
-with only their own frames and their file's name."""
+with only their own frames and their file's name; and which code is the learner's
+(``LearnerSource``), for the probe, the sync counter and jax_frames."""
 
 from __future__ import annotations
 
@@ -89,3 +90,23 @@ class Learner:
 def _exit_words(exc: SystemExit) -> str:
     code = exc.code
     return f"sys.exit({code!r})" if code is not None else "sys.exit()"
+
+
+class LearnerSource:
+    """Answers "is this code object from the learner's file?", symlinks and all."""
+
+    def __init__(self, path: str):
+        self.path = os.path.realpath(path)
+        self._known: dict[str, bool] = {}
+
+    def owns(self, filename: str) -> bool:
+        hit = self._known.get(filename)
+        if hit is None:
+            hit = self._known[filename] = os.path.realpath(filename) == self.path
+        return hit
+
+    def nearest_frame(self, frame):
+        """The innermost frame at or outside ``frame`` that runs learner code."""
+        while frame is not None and not self.owns(frame.f_code.co_filename):
+            frame = frame.f_back
+        return frame

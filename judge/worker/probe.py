@@ -66,6 +66,7 @@ from jax.api_util import shaped_abstractify
 
 # jax's private frames and objects: read in jax_frames.py alone (the file a jax upgrade
 # touches); the names stay importable from here
+from .learner_file import LearnerSource
 from .jax_frames import (  # noqa: F401
     _JIT_TYPE, _TRACEBACK_FILE, BuiltJits, JitCall, aot_compile_frame, cache_entries,
     find_jit_call, is_jit_frame, learner_body_line, _is_library_jit)
@@ -75,26 +76,6 @@ COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
 _STAGE_OF = {TRACE_EVENT: "trace", COMPILE_EVENT: "compile"}
 
 _MAX_REASONS = 4
-
-
-class LearnerSource:
-    """Answers "is this code object from the learner's file?", symlinks and all."""
-
-    def __init__(self, path: str):
-        self.path = os.path.realpath(path)
-        self._known: dict[str, bool] = {}
-
-    def owns(self, filename: str) -> bool:
-        hit = self._known.get(filename)
-        if hit is None:
-            hit = self._known[filename] = os.path.realpath(filename) == self.path
-        return hit
-
-    def nearest_frame(self, frame):
-        """The innermost frame at or outside ``frame`` that runs learner code."""
-        while frame is not None and not self.owns(frame.f_code.co_filename):
-            frame = frame.f_back
-        return frame
 
 
 # ---------------------------------------------------------------- function identity

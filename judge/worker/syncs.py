@@ -90,7 +90,7 @@ from jax._src import debugging
 from jax._src.array import ArrayImpl
 
 from .jax_frames import is_jit_frame
-from .probe import LearnerSource
+from .learner_file import LearnerSource
 
 _ARRAY_TYPE = ArrayImpl  # jaxlib's C++ class, jax's Python methods attached
 

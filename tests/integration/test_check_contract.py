@@ -217,7 +217,7 @@ def test_an_instruments_setup_binds_in_the_worker_before_the_learners_file(tmp_p
 def test_loading_every_kind_leaves_jax_out_of_the_judges_process():
     # the judge forks workers and must not import jax: a kind binds jax in its
     # instrument's setup, never in what runs when its module is imported
-    code = ("import sys; from judge.checks.base import _load_kinds; _load_kinds(); "
+    code = ("import sys; from judge.checks import load_kinds as _load_kinds; _load_kinds(); "
             "from judge.checks import CHECK_KINDS; "
             "print(sorted(CHECK_KINDS), 'jax' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

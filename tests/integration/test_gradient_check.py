@@ -13,7 +13,7 @@ import pytest
 
 from judge.bank import load_bank
 from judge.checks import CHECK_KINDS
-from judge.checks.base import _load_kinds
+from judge.checks import load_kinds as _load_kinds
 from judge.runner import grade
 from judge.verdicts import Status, Verdict
 from judge.worker.main import MeasureContext, _Unmeasurable, _WrongResult, _compile_instrument
