@@ -13,7 +13,6 @@ import hashlib
 import json
 import threading
 from concurrent.futures import Future
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -21,7 +20,7 @@ import numpy as np
 from .bank import Task
 from .checks.base import instruments_of
 from .memo import ReferenceMemo
-from .session import CallOutcome, Session
+from .session import CallOutcome, ScriptRun, Session
 from .worker import wire
 
 
@@ -42,21 +41,6 @@ def args_key(args: dict[str, Any]) -> str:
     for b in blobs:
         h.update(b)
     return h.hexdigest()
-
-
-@dataclass
-class ScriptRun:
-    calls: list[dict[str, Any]]
-    outcomes: list[CallOutcome] = field(default_factory=list)
-    report: dict = field(default_factory=dict)
-    loaded: list = field(default_factory=list)   # trace events of the file's load (import time)
-
-    @property
-    def failure(self) -> CallOutcome | None:
-        return next((o for o in self.outcomes if not o.ok), None)
-
-    def syncs(self) -> list[dict]:
-        return [dict(s, call=i + 1) for i, o in enumerate(self.outcomes) for s in o.syncs]
 
 
 class Oracle:

@@ -27,7 +27,8 @@ from .memo import ReferenceMemo
 from .not_attempted import NOT_ATTEMPTED, code_tokens, untouched_starter
 from .values_first import (VALUE_VERDICTS, performance_skipped_while_values_wrong,
                            short_evidence_notes)
-from .oracle import JudgeFault, Oracle, ScriptRun, args_key, script_calls, task_instruments
+from .oracle import JudgeFault, Oracle, args_key, script_calls, task_instruments
+from .session import ScriptRun
 from .report import CheckResult, Report
 from .sandbox import WorkerHandle
 from .session import CallOutcome, Session

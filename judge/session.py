@@ -50,6 +50,21 @@ class CallOutcome:
     run_out: bool = False
 
 
+@dataclass
+class ScriptRun:
+    calls: list[dict[str, Any]]
+    outcomes: list[CallOutcome] = field(default_factory=list)
+    report: dict = field(default_factory=dict)
+    loaded: list = field(default_factory=list)   # trace events of the file's load (import time)
+
+    @property
+    def failure(self) -> CallOutcome | None:
+        return next((o for o in self.outcomes if not o.ok), None)
+
+    def syncs(self) -> list[dict]:
+        return [dict(s, call=i + 1) for i, o in enumerate(self.outcomes) for s in o.syncs]
+
+
 class Session:
     """A trusted session (the reference) has no run clock: it may serve many gradings.
     A learner's has one clock for the whole grading, across restarts of its worker."""
@@ -255,14 +270,14 @@ class Session:
         out = self._outcome_of(reply, rblobs, op, load)
         out.tampered = [str(t)[:300] for t in _list_of(reply.get("tampered"))][:10]
         read = {}
-        for field, shape, what in (("traces", TRACE_EVENT, "traces and compiles"),
+        for record, shape, what in (("traces", TRACE_EVENT, "traces and compiles"),
                                    ("syncs", SYNC, "host syncs")):
-            read[field] = reply.get(field, [])
-            if not conforms(read[field], [shape]):
+            read[record] = reply.get(record, [])
+            if not conforms(read[record], [shape]):
                 out.tampered.append(f"the probe's record of your call's {what} was rewritten "
                                     f"in the worker")
-                read[field] = []
-                setattr(out, field, [])
+                read[record] = []
+                setattr(out, record, [])
         # failed calls too: what XLA compiled in them is matched against these (not a
         # load's: XLA's count during calls starts after it)
         out.compiles_reported = 0 if load else sum(e["stage"] == "compile" for e in read["traces"])

@@ -55,7 +55,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import os
 import sys
 import weakref
 from dataclasses import dataclass
