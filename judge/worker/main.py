@@ -195,6 +195,17 @@ def _log_compiles() -> str | None:
 _RUNS_LEARNER_CODE = ("load", "call", "calls", "measure")
 
 
+def _record_executions():
+    """The recorder of the device programs a call runs (executions.py), installed before
+    any learner code; None where this jax's layout does not allow it (the measuring
+    kinds then fail closed)."""
+    try:
+        from .executions import Executions
+        return Executions()
+    except Exception:
+        return None
+
+
 class _Unchecked:
     """Stands for the instruments' check where it could not be made (a probe_error says
     why): nothing to report, and no compile count to cross-check."""
@@ -505,7 +516,8 @@ class MeasureContext:
 
     _NOTHING = object()
 
-    def __init__(self, function, source_file: str | None = None, bound=None):
+    def __init__(self, function, source_file: str | None = None, bound=None, executions=None):
+        self.executions = executions    # executions.Executions, or None: not recorded
         self.raised: list[BaseException] = []   # what came out of the learner's function
         # (instrument frame, line) that jax ran the learner's function from, with what it
         # returned there: an exception jax raises on that line came out of tracing or
@@ -561,6 +573,19 @@ class MeasureContext:
     def keep(self, value) -> None:
         """Send ``value`` back with the measurement, encoded like a call's result."""
         self.kept = value
+
+    def called(self, args, kwargs):
+        """Call the learner's function for values, as the other checks do, recording
+        the device programs it runs: ``(value, summary)``, the summary as
+        ``Executions.summary`` gives it (None: nothing could be recorded here)."""
+        if self.executions is None:
+            value = self.function(*args, **kwargs)
+            _block(value)
+            return value, None
+        with self.executions.recording() as ran:
+            value = self.function(*args, **kwargs)
+            _block(value)
+        return value, self.executions.summary(ran)
 
     def unmeasurable(self, why: str):
         raise _Unmeasurable(str(why))
@@ -647,6 +672,7 @@ class Loop:
         self.instruments: dict = {}
         self.compile_log: str | None = "" if compile_log else None   # XLA's record, once set up
         self.dump_guard = None      # (holder, attribute, wrapper) keeping XLA's record in place
+        self.executions = None      # executions.Executions: the programs each call runs
         # [the instruments' check, the probe's compile count], set when the probes are made
         self._watch: list = [None, None]
 
@@ -692,6 +718,7 @@ class Loop:
                 from .devices import Devices
                 self.devices = Devices(jax, int(self.device_count))
             found = jax.devices()
+            self.executions = _record_executions()
             if self.compile_log:    # a learner's xla_dump_* option must not move the record
                 try:
                     from .xla_records import pin_dumps
@@ -804,6 +831,8 @@ class Loop:
                   "the worker's sync counter": (self, "syncs", syncs)}
         if self.dump_guard is not None:
             guards["the judge's keeper of XLA's compile records"] = self.dump_guard
+        for n, guard in enumerate(getattr(self.executions, "guards", ())):
+            guards[f"the judge's recorder of the programs your calls run ({n + 1})"] = guard
         try:
             # what each instrument's setup bound (jax's functions): swapped, it measures
             # whatever the learner's code put there
@@ -876,16 +905,24 @@ class Loop:
         out_blobs = [] if out_blobs is None else out_blobs
         start = len(out_blobs)
         t = time.perf_counter()
+        recording = (self.executions.recording() if self.executions is not None
+                     else contextlib.nullcontext(None))
         try:
-            result = _run_learner(self.entry, arguments.args, arguments.kwargs)
-            with _quietly(syncs.paused()):
-                _block(result)
+            with recording as ran:
+                result = _run_learner(self.entry, arguments.args, arguments.kwargs)
+                with _quietly(syncs.paused()):
+                    _block(result)
             elapsed = time.perf_counter() - t
         except BaseException as exc:
             reply = {"ok": False, "error": self._call_error(exc)}
         else:
             reply = self._encode_result(result, out_blobs, syncs)
             reply["elapsed_s"] = elapsed
+            if ran is not None:     # which inputs a program on the device read
+                from .executions import array_leaves
+                reply["measured"] = {"executed": {
+                    "executions": len(ran), "inputs_read": self.executions.inputs_read(
+                        array_leaves([arguments.args, arguments.kwargs]), ran)}}
         _flush_learner_output()
         reply["traces"] = probe.end_call()
         reply["syncs"] = syncs.end()
@@ -939,7 +976,8 @@ class Loop:
         except _LearnersFault as fault:
             return {"ok": False, "error": fault.error}, []
         args, kwargs = arguments.args, arguments.kwargs
-        ctx = MeasureContext(self.entry, self.learner.path if self.learner else None, bound)
+        ctx = MeasureContext(self.entry, self.learner.path if self.learner else None, bound,
+                             self.executions)
         self.probe.begin_call(header.get("label", "measure"))
         self.syncs.begin()
         out_blobs: list[bytes] = []

@@ -1,4 +1,4 @@
-# expect: inefficient via retrace
+# expect: inefficient via retrace; examples passed, property passed
 # why: the mean is computed in NumPy on the host; one trivial jit compiled at import is enough for the off-device rule ('no compile at all') to stay silent, found by review-perf
 # dodge: host_compute
 import numpy as np

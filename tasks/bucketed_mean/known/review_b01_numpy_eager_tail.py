@@ -1,4 +1,4 @@
-# expect: inefficient via retrace
+# expect: inefficient via retrace; examples passed, property passed
 # why: the mean is computed in NumPy on the host; one eager jnp multiply on the scalar result is enough for the off-device rule ('no compile at all') to stay silent, found by review-perf
 # dodge: host_compute
 import numpy as np
