@@ -376,9 +376,10 @@ def _validated(task, dodges):
 
 def test_validate_requires_each_kind_to_reject_every_class_it_declares_bank_wide():
     tasks = [BANK.get("chain_matmul"), BANK.get("pairwise_sq_dists")]
-    assert CHECK_KINDS["cost"].DODGES == ("loop_flops", "host_callback")
+    assert CHECK_KINDS["cost"].DODGES == ("loop_flops", "host_callback", "trace_switch")
     assert CHECK_KINDS["jaxpr"].DODGES == CHECK_KINDS["collectives"].DODGES \
-        == CHECK_KINDS["residuals"].DODGES == ("host_callback",)
+        == ("host_callback", "trace_switch")
+    assert CHECK_KINDS["residuals"].DODGES == ("host_callback",)
     caught = [_validated(tasks[0], [{"file": "fori_loop_rows.py", "classes": ["loop_flops"],
                                      "caught_by": ["cost"]}]),
               _validated(tasks[1], [{"file": "pure_callback_loops.py",
@@ -387,6 +388,8 @@ def test_validate_requires_each_kind_to_reject_every_class_it_declares_bank_wide
     caught[0].checks[0].details["dodges"].append(
         {"file": "s.py", "classes": ["thread_sync", "host_compute", "ahead_of_time"],
          "caught_by": ["sync", "retrace"]})
+    caught[0].checks[0].details["dodges"].append(     # issue 20's trace switch (executed)
+        {"file": "t.py", "classes": ["trace_switch"], "caught_by": ["cost", "jaxpr"]})
     report = dodge_coverage(tasks, caught)
     bad = {c.id: c.message for c in report.checks if c.status != "passed"}
     # no host_callback submission is rejected by a cost check: named, kind and class

@@ -358,12 +358,14 @@ class CollectivesCheck(ScriptMeasureCheck):
                 if verdict is not None:
                     traced = ", ".join(f"{plural(mine.counts[k], k)}" for k in KINDS
                                        if mine.counts[k]) or "no collectives"
+                    made_by_calls = ", ".join(f"{plural(ran.counts[k], k)}" for k in KINDS
+                                              if ran.counts[k]) or "no collectives"
                     verdict.message = (
                         f"{where}your function did different work when called than when "
                         f"traced: the program the judge compiles from its trace makes "
                         f"{traced}, but calling it on {c.label} ran "
-                        f"{plural(int(c.mine['executed'].get('executions') or 0), 'device program')} "
-                        f"that make more; what they make is weighed (usual cause: code that "
+                        f"{plural(int(c.mine['executed'].get('executions') or 0), 'device program')}"
+                        f" making {made_by_calls}, and those are weighed (usual cause: code that "
                         f"checks isinstance(x, jax.core.Tracer) and does other work when "
                         f"called).\n" + verdict.message.replace(
                             f"your compiled program on {c.label} makes",

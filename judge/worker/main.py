@@ -195,15 +195,20 @@ def _log_compiles() -> str | None:
 _RUNS_LEARNER_CODE = ("load", "call", "calls", "measure")
 
 
+_EXECUTIONS: list = []
+
+
 def _record_executions():
-    """The recorder of the device programs a call runs (executions.py), installed before
-    any learner code; None where this jax's layout does not allow it (the measuring
-    kinds then fail closed)."""
-    try:
-        from .executions import Executions
-        return Executions()
-    except Exception:
-        return None
+    """The recorder of the device programs a call runs (executions.py), installed once
+    per process, before any learner code; None where this jax's layout does not allow it
+    (the measuring kinds then fail closed)."""
+    if not _EXECUTIONS:
+        try:
+            from .executions import Executions
+            _EXECUTIONS.append(Executions())
+        except Exception:
+            _EXECUTIONS.append(None)
+    return _EXECUTIONS[0]
 
 
 class _Unchecked:
@@ -578,6 +583,8 @@ class MeasureContext:
         """Call the learner's function for values, as the other checks do, recording
         the device programs it runs: ``(value, summary)``, the summary as
         ``Executions.summary`` gives it (None: nothing could be recorded here)."""
+        if self.executions is None:     # a context made outside a worker's loop
+            self.executions = _record_executions()
         if self.executions is None:
             value = self.function(*args, **kwargs)
             _block(value)
