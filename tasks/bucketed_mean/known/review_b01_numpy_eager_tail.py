@@ -1,5 +1,5 @@
 # expect: inefficient via retrace; examples passed, property passed
-# why: the mean is computed in NumPy on the host; one eager jnp multiply on the scalar result is enough for the off-device rule ('no compile at all') to stay silent, found by review-perf
+# why: the mean is computed in NumPy on the host; one eager jnp multiply on the scalar result kept the old off-device rule ("no compile at all") silent; no program of the call reads x, found by review-perf
 # dodge: host_compute
 import numpy as np
 import jax.numpy as jnp
