@@ -14,6 +14,14 @@ the worker records every program executed while a call runs:
   and ``MeshExecutable.create_cpp_call`` return None), and the C++ caches are emptied,
   so every execution passes the recorder (measured on jax 0.10.2: about 30-50 us more
   per dispatch, see the report of issue 20);
+* with the fast path shut, a jit cache hit goes through Python's ``cache_miss``, whose
+  trace cache knows a jit wrapper by identity where the C++ cache knew it by its
+  function and options: ``jax.jit(f)(x)`` made anew on every call would trace again on
+  every call.  ``_infer_params``, called from ``cache_miss``, is handed the first
+  equal ``PjitInfo`` seen for the same function instead, so the judge's worker traces
+  exactly when jax does (ahead-of-time ``.lower``/``.trace`` keep their own);
+  ``jax.no_tracing(True)`` raises on every jitted call, not only on a retrace (the
+  bank does not use it);
 * ``pjit._pjit_call_impl_python`` hands over the jaxpr each program was compiled from,
   so a program's equations and primitives are known (an ahead-of-time program's are
   not: ``None``).
@@ -27,6 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import sys
 import threading
 import weakref
 
@@ -77,18 +86,34 @@ class Executions:
         def no_fastpath(*args, **kwargs):
             return None
 
+        original_infer = pjit._infer_params
+        canonical: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+        jit_file = pjit.__file__
+
+        def _infer_params(fun, ji, *args, **kwargs):
+            caller = sys._getframe(1).f_code
+            if caller.co_name == "cache_miss" and caller.co_filename == jit_file:
+                try:
+                    known = canonical.setdefault(fun, {})
+                    ji = known.setdefault(tuple(ji), ji)
+                except TypeError:       # an option or a function that cannot be a key
+                    pass
+            return original_infer(fun, ji, *args, **kwargs)
+
         def no_cpp_call(self, params):
             return None
 
         pxla.ExecuteReplicated.__call__ = __call__
         pjit._pjit_call_impl_python = _pjit_call_impl_python
         pjit._get_fastpath_data = no_fastpath
+        pjit._infer_params = _infer_params
         pxla.MeshExecutable.create_cpp_call = no_cpp_call
         for cache in (pjit._cpp_pjit_cache_fun_only, pjit._cpp_pjit_cache_explicit_attributes):
             cache.clear()
         self.guards = [(pxla.ExecuteReplicated, "__call__", __call__),
                        (pjit, "_pjit_call_impl_python", _pjit_call_impl_python),
                        (pjit, "_get_fastpath_data", no_fastpath),
+                       (pjit, "_infer_params", _infer_params),
                        (pxla.MeshExecutable, "create_cpp_call", no_cpp_call)]
 
     @contextlib.contextmanager
