@@ -60,6 +60,25 @@ def test_every_kind_of_execution_is_recorded_cache_hits_included():
     assert summary["primitives"]["mul"] == 1 and summary["primitives"]["add"] == 1
 
 
+def test_a_fresh_jit_wrapper_of_the_same_function_traces_once_as_in_jax():
+    # jax's C++ cache knows a jit by its function and options; with the fast path off,
+    # Python's trace cache (by wrapper identity) must not trace it again
+    executions = _record_executions()
+    traced = []
+
+    def core(v):
+        traced.append(1)
+        return v + 1
+
+    x = jnp.ones(4)
+    with executions.recording() as ran:
+        for _ in range(3):
+            jax.jit(core)(x)
+    assert len(traced) == 1 and len(ran) == 3
+    jax.jit(lambda v: core(v))(x)      # another function: traced again, as in jax
+    assert len(traced) == 2
+
+
 def test_flops_are_summed_over_every_execution():
     executions = _record_executions()
     a, b, c = jnp.ones((64, 8)), jnp.ones((8, 64)), jnp.ones((64, 2))
