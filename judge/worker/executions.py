@@ -132,12 +132,14 @@ class Executions:
 
     # ------------------------------------------------------------ what one call ran
 
-    def inputs_read(self, leaves, log) -> list:
+    def inputs_read(self, leaves, log, returned=()) -> list:
         """For each array leaf of the call's arguments: did some program the call ran
         read it (the array itself, or one as large of its dtype: a copy on the device,
         padded or not)?  None for an empty leaf, which nothing needs to read, and for a
-        scalar, which a right function may take as a static Python number."""
-        seen_ids = {i for _, args in log for i, _, _ in args}
+        scalar, which a right function may take as a static Python number.  An input
+        the call returns as it is (``returned``: the result's leaves) passed through
+        untouched, which is no work done on the host either."""
+        seen_ids = {i for _, args in log for i, _, _ in args} | {id(r) for r in returned}
         largest: dict = {}
         for _, args in log:
             for _, dtype, size in args:
@@ -151,6 +153,16 @@ class Executions:
                 out.append(id(leaf) in seen_ids
                            or largest.get(str(getattr(leaf, "dtype", "")), 0) >= size)
         return out
+
+    def of_call(self, log, arguments, result) -> dict:
+        """What a call's reply says of the programs it ran: how many, and which of its
+        input arrays they read (None where that could not be read: the learner's
+        result is an object whose attributes raise)."""
+        try:
+            read = self.inputs_read(array_leaves(arguments), log, array_leaves(result))
+        except Exception:
+            read = None
+        return {"executions": len(log), "inputs_read": read}
 
     def _program(self, call) -> dict:
         """One program's figures, computed once: XLA's flops, the equations and

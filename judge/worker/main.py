@@ -926,10 +926,8 @@ class Loop:
             reply = self._encode_result(result, out_blobs, syncs)
             reply["elapsed_s"] = elapsed
             if ran is not None:     # which inputs a program on the device read
-                from .executions import array_leaves
-                reply["measured"] = {"executed": {
-                    "executions": len(ran), "inputs_read": self.executions.inputs_read(
-                        array_leaves([arguments.args, arguments.kwargs]), ran)}}
+                reply["measured"] = {"executed": self.executions.of_call(
+                    ran, [arguments.args, arguments.kwargs], result)}
         _flush_learner_output()
         reply["traces"] = probe.end_call()
         reply["syncs"] = syncs.end()
