@@ -108,6 +108,10 @@ def test_an_input_counts_as_read_when_a_program_reads_it_or_a_copy_as_large():
     assert executions.inputs_read([host, np.zeros(0, np.float32), np.float32(3)], ran) \
         == [False, None, None]
     assert array_leaves([[host], {"k": host}, 3]) == [host, host]
+    # returned as it is (a loop of zero steps): passed through, not computed on the host
+    device = jnp.ones(4)
+    assert executions.inputs_read([device], [], returned=[device]) == [True]
+    assert executions.of_call([], [[device]], device) == {"executions": 0, "inputs_read": [True]}
 
 
 # ---------------------------------------------------------------- the kinds' judgement
