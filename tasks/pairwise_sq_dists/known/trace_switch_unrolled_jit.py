@@ -3,8 +3,6 @@
 # why: vmap when traced; when called (trace_state_clean()), a jitted program written as a
 # Python loop over the rows of b, unrolled into m copies of the row computation: the
 # trace is constant, the program the calls run grows with m.
-import functools
-
 import jax
 import jax.numpy as jnp
 from jax._src import core
