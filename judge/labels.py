@@ -36,6 +36,7 @@ DODGE_CLASSES = {
     "host_callback": "work handed to Python on the host by a callback from the program",
     "ahead_of_time": "programs traced or compiled before the measured calls",
     "host_compute": "the result computed on the host from the device's inputs",
+    "trace_switch": "other work when called than when traced (isinstance(x, Tracer))",
 }
 
 

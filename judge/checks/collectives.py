@@ -14,6 +14,13 @@ Each collective comes with where it came from: the function's arguments its data
 from (the compiled program names its parameters after them), the jax operation that
 asked for it and the line of the learner's file, so a message can say "an all-gather of
 `x` from jax.reshard at line 7".
+
+The compiled program is the judge's own trace; a function can tell it from a call
+(``isinstance(x, jax.core.Tracer)``) and run other programs when called (a jitted
+all-gather).  So the instrument also calls the function for values, and the worker
+records the device programs that call ran (``judge/worker/executions.py``); their
+collectives, times the times each ran, are weighed too, against the same budget (the
+reference's likewise).  Where they could not be recorded, the check fails closed.
 """
 
 from __future__ import annotations
@@ -86,15 +93,20 @@ def compile_for_collectives(ctx, args, kwargs, options):
             if source and tb.tb_frame.f_code.co_filename == source:
                 line = tb.tb_lineno
             tb = tb.tb_next
-        ctx.keep(ctx.function(*args, **kwargs))
-        return {"host": {"error": type(exc).__name__, "message": str(exc)[:600], "line": line}}
+        value, executed = ctx.called(args, kwargs)
+        ctx.keep(value)
+        return {"host": {"error": type(exc).__name__, "message": str(exc)[:600], "line": line},
+                "executed": executed}
     text = jax_["as_text"](compiled)
     ctx.keep(compiled(*arrays))
+    # the function called for values, as the other checks call it: the programs it ran
+    _, executed = ctx.called(args, kwargs)
     if len(text) > int(options.get("max_chars", 3 << 20)):
-        return {"too_large": len(text)}
+        return {"too_large": len(text), "executed": executed}
     lines = callback_lines(jax_, fn, arrays, source, options.get("callbacks", ())) \
         if "callback" in text else {}
-    return {"hlo": text, "source": str(source or "").rsplit("/", 1)[-1], "callback_lines": lines}
+    return {"hlo": text, "source": str(source or "").rsplit("/", 1)[-1], "callback_lines": lines,
+            "executed": executed}
 
 
 # ---------------------------------------------------------------- what the program sends
@@ -243,6 +255,35 @@ class Tally:
                                         str(measured.get("source") or "")),
                                    measured.get("callback_lines") or {}))
 
+    @classmethod
+    def ran(cls, measured: dict) -> "Tally | None":
+        """What the programs a call ran send, each program's collectives times the times
+        it ran; None when that was not recorded (or a program's HLO did not come)."""
+        executed = measured.get("executed")
+        if not isinstance(executed, dict):
+            return None
+        source = str(measured.get("source") or "")
+        counts = {k: 0 for k in KINDS}
+        sites: list[Site] = []
+        total = 0
+        for program in executed.get("programs") or ():
+            if program.get("hlo_missing"):
+                return None
+            if not program.get("hlo"):
+                continue
+            one = cls.of({"hlo": program["hlo"], "source": source})
+            times = int(program.get("times", 1))
+            for k in KINDS:
+                counts[k] += times * one.counts[k]
+            total += times * one.bytes
+            for site in one.sites:
+                sites.append(Site(**dict(site.to_dict(), times=site.times * times)))
+        # programs left out of the record: their collectives as the worker counted them
+        for k, n in (executed.get("collectives") or {}).items():
+            if k in counts and int(n) > counts[k]:
+                counts[k] = int(n)
+        return cls(counts, total, sites, 0, [])
+
     def details(self) -> dict:
         return {"counts": self.counts, "bytes": self.bytes, "num_partitions": self.num_partitions,
                 "sites": [s.to_dict() for s in self.sites[:40]],
@@ -256,7 +297,7 @@ class CollectivesCheck(ScriptMeasureCheck):
     FIELDS = ScriptMeasureCheck.FIELDS + ("budget", "bytes", "advice")
     INSTRUMENT = instrument(compile_for_collectives, setup=bind_jax,
                             helpers=(host.callback_lines,))
-    DODGES = ("host_callback",)
+    DODGES = ("host_callback", "trace_switch")
     doing = "compiled with jax.jit on the sharded inputs"
     error_hint = ("The judge compiles your whole function with jax.jit to see what it sends "
                   "between devices: inside it the arrays are tracers (jax.typeof(x).sharding, "
@@ -291,14 +332,46 @@ class CollectivesCheck(ScriptMeasureCheck):
                                    f"collectives in ({_first(c.reference)}): the task is at fault",
                                    verdict=Verdict.JUDGE_ERROR)
             theirs = Tally.of(c.reference)
+            recorded = "executed" in c.reference    # not in figures made by hand
+            theirs_ran = Tally.ran(c.reference) if recorded else theirs
+            if theirs_ran is None:
+                return self.result(Status.ERROR, "the judge could not record the device "
+                                   "programs the reference's calls ran: the judge is at fault",
+                                   verdict=Verdict.JUDGE_ERROR)
+            theirs.counts = {k: max(theirs.counts[k], theirs_ran.counts[k]) for k in KINDS}
             if "hlo" not in c.mine:
                 return self.failed(where + self.no_program(c.mine, c.label),
                                    details={"reference": theirs.details(), "call": c.label})
             mine = Tally.of(c.mine)
             source = c.mine.get("source") or "submission.py"
+            ran = Tally.ran(c.mine) if recorded else mine
+            if ran is None:
+                return self.failed(
+                    f"{where}the judge could not record the device programs your function ran "
+                    f"when called on {c.label}, so what it sends between devices cannot be "
+                    f"known and the check fails. Usual cause: code that changes jax's "
+                    f"dispatch or the judge's recorder.", details={"call": c.label})
             verdict = self.compare(mine, theirs, c.label, source, where)
             if verdict is not None:
                 return verdict
+            if any(ran.counts[k] > mine.counts[k] for k in KINDS):
+                verdict = self.compare(ran, theirs, c.label, source, where)
+                if verdict is not None:
+                    traced = ", ".join(f"{plural(mine.counts[k], k)}" for k in KINDS
+                                       if mine.counts[k]) or "no collectives"
+                    made_by_calls = ", ".join(f"{plural(ran.counts[k], k)}" for k in KINDS
+                                              if ran.counts[k]) or "no collectives"
+                    verdict.message = (
+                        f"{where}your function did different work when called than when "
+                        f"traced: the program the judge compiles from its trace makes "
+                        f"{traced}, but calling it on {c.label} ran "
+                        f"{plural(int(c.mine['executed'].get('executions') or 0), 'device program')}"
+                        f" making {made_by_calls}, and those are weighed (usual cause: code that "
+                        f"checks isinstance(x, jax.core.Tracer) and does other work when "
+                        f"called).\n" + verdict.message.replace(
+                            f"your compiled program on {c.label} makes",
+                            f"the programs your call ran on {c.label} make"))
+                    return verdict
             results.append((self.summary(mine, theirs, c.label),
                             {"call": c.label, "mine": mine.details(),
                              "reference": theirs.details(), "budget": self.limits(theirs)}))

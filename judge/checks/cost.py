@@ -25,17 +25,28 @@ reference does not fails, with the callback named and its line.  ``jax.debug.pri
 not counted against the learner: it only formats what it prints, and cannot carry the
 answer (``callbacks.py``; docs/authoring.md).
 
+What is compiled is the judge's own trace of the function; a function can tell a trace
+from a call (``isinstance(x, jax.core.Tracer)``) and run other work when called.  So the
+instrument also calls the function for values, as the value checks do, and the worker
+records the device programs that call runs (``judge/worker/executions.py``: jitted
+programs and eager operations alike).  The figure compared is the larger of the two:
+what the trace compiles, and what the call ran (each program's flops, loops counted per
+trip as above, times the number of times it ran).  Where the programs a call ran could
+not be recorded, the figure is unknown and the check fails closed.
+
 Budget: the learner's flops at most the reference's times ``factor`` (default 1).
 """
 
 from __future__ import annotations
 
-from ..verdicts import Status
+from ..verdicts import Status, Verdict
 from . import callbacks as host
 from .base import ScriptMeasureCheck, check_kind, instrument
 from .hlo import made, read_hlo, work
+from .outcome import plural
 
 MAX_HLO_CHARS = 3 << 20
+RAN_MARGIN = 1.05       # what the calls ran replaces the trace's figure above this ratio
 
 
 def bind_compiling():
@@ -71,10 +82,26 @@ def measure_cost(ctx, args, kwargs, options):
     ctx.keep(compiled(*arrays))
     lines = callback_lines(bound, fn, arrays, ctx.source_file, options.get("callbacks", ())) \
         if "callback" in text else {}
-    return {"flops": float(analysis.get("flops", 0.0)),
+    # the function called for values, as the other checks call it: the programs it ran
+    _, executed = ctx.called(args, kwargs)
+    return {"executed": executed, "flops": float(analysis.get("flops", 0.0)),
             "bytes": float(analysis.get("bytes accessed", 0.0)),
             "hlo": "" if too_large else text, "too_large": too_large,
             "source": str(ctx.source_file or "").rsplit("/", 1)[-1], "callback_lines": lines}
+
+
+def executed_flops(executed, source: str = ""):
+    """(flops, executions) of the programs a call ran, each loop body counted per trip
+    where its HLO was sent; None when nothing was recorded or a program's flops are
+    unknown."""
+    if not isinstance(executed, dict) or executed.get("flops") is None:
+        return None
+    total = float(executed["flops"])
+    for program in executed.get("programs") or ():
+        if program.get("hlo"):
+            done = work(read_hlo(str(program["hlo"])), source)
+            total += int(program.get("times", 1)) * max(done.flops - done.flops_once, 0.0)
+    return total, int(executed.get("executions", 0))
 
 
 def _num(x: float) -> str:
@@ -96,8 +123,19 @@ class Figures:
         self.callbacks = host.with_lines(made(done.callbacks, source),
                                          measured.get("callback_lines", {}))
 
+        # what calling the function for values ran (None: not recorded)
+        self.ran = executed_flops(measured.get("executed"), source)
+        self.traced_flops = self.flops
+        # eager operations around a right answer (a zeros to start from, a conversion)
+        # add a little: what the calls ran is weighed where it is clearly more
+        if self.ran is not None and self.ran[0] > self.flops * RAN_MARGIN:
+            self.flops = self.ran[0]
+
     def details(self) -> dict:
         return {"flops": self.flops, "xla_flops": self.xla_flops, "bytes_accessed": self.bytes,
+                "traced_flops": self.traced_flops,
+                "ran": None if self.ran is None else {"flops": self.ran[0],
+                                                      "executions": self.ran[1]},
                 "unknown_trip_loops": [l.to_dict() for l in self.loops],
                 "callbacks": {m.primitive: m.times for m in self.callbacks}}
 
@@ -106,7 +144,7 @@ class Figures:
 class CostCheck(ScriptMeasureCheck):
     FIELDS = ScriptMeasureCheck.FIELDS + ("factor",)
     INSTRUMENT = instrument(measure_cost, setup=bind_compiling, helpers=(host.callback_lines,))
-    DODGES = ("loop_flops", "host_callback")
+    DODGES = ("loop_flops", "host_callback", "trace_switch")
     doing = "compiled with jax.jit"
     error_hint = ("The judge compiles your function with jax.jit to read XLA's cost analysis: "
                   "code that needs concrete values (np.asarray(x), float(x), an `if` on an "
@@ -135,8 +173,22 @@ class CostCheck(ScriptMeasureCheck):
             dict(call=c.label, **mine.details(),
                  **{f"reference_{k}": v for k, v in theirs.details().items()})
             for c, mine, theirs in figures]}
+        # figures made without the recorder (a reference measured by hand) weigh the
+        # trace alone; where the reference's calls were recorded, the learner's must be
+        recorded = [c for c, _, _ in figures if "executed" in c.reference]
+        if any(theirs.ran is None for c, _, theirs in figures if "executed" in c.reference):
+            return self.result(Status.ERROR, "the judge could not record the device programs "
+                               "the reference's calls ran, so no figure of what a call does "
+                               "can be compared: the judge is at fault",
+                               verdict=Verdict.JUDGE_ERROR, details=details)
         for c, mine, theirs in figures:
             at = f"at scripted call {c.index} ({c.label})"
+            if mine.ran is None and c in recorded:
+                return self.failed(
+                    f"{at}, the judge could not record the device programs your function ran "
+                    f"when called (the record of what the call ran is missing or incomplete), "
+                    f"so its flops cannot be known and the check fails. Usual cause: code "
+                    f"that changes jax's dispatch or the judge's recorder.", details=details)
             found = host.extra(mine.callbacks, host.by_primitive(theirs.callbacks))
             if found:
                 return self.failed(host.failure(found, host.by_primitive(theirs.callbacks),
@@ -173,6 +225,17 @@ class CostCheck(ScriptMeasureCheck):
         return self.result(Status.PASSED, text, details=details)
 
     def over(self, c, mine: Figures, theirs: Figures, limit: float) -> str:
+        if mine.flops > mine.traced_flops:
+            factor = f"{self.factor:g} x " if self.factor != 1 else ""
+            return (f"at scripted call {c.index} ({c.label}), your function did different work "
+                    f"when called than when traced: compiled from the judge's trace it does "
+                    f"{_num(mine.traced_flops)} flops, but calling it ran "
+                    f"{plural(mine.ran[1], 'device program')} doing {_num(mine.ran[0])} flops "
+                    f"in all, against the reference's {_num(theirs.flops)} (budget: "
+                    f"{factor}the reference's, {_num(limit)}). The figure is what your calls "
+                    f"run.\nUsual cause: code that checks whether it is being traced "
+                    f"(isinstance(x, jax.core.Tracer)) and does other work when called; or "
+                    f"{self.cause}.")
         times = mine.flops / theirs.flops if theirs.flops else None
         ratio = f"{times:.1f} times the reference's" if times else "the reference's"
         factor = f"{self.factor:g} x " if self.factor != 1 else ""

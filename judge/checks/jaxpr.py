@@ -31,19 +31,32 @@ Whatever the task lists, a host callback (``jax.pure_callback``, ``io_callback``
 ``jax.debug.callback``) the reference's program does not make fails the check: it is one
 equation however much work it hands to Python on the host (``callbacks.py``; nested ones,
 inside ``scan``, ``cond`` or a custom derivative rule, count too).
+
+The trace is the judge's own; a function can tell it from a call
+(``isinstance(x, jax.core.Tracer)``) and run other work when called (a Python loop of
+eager operations where the trace shows one vmap).  So the instrument also calls the
+function for values and the worker records the device programs that call ran
+(``judge/worker/executions.py``): each program's equations (those of the jaxpr it was
+compiled from; an eager operation is one) and primitives, times the number of times it
+ran.  Where the calls ran more than the trace shows, the figures weighed are the calls'.
+Where they could not be recorded (a program compiled ahead of time ran, whose jaxpr the
+worker never saw, or the record is missing), the figure is unknown: the check fails
+closed.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 
-from ..verdicts import Status
+from ..verdicts import Status, Verdict
 from . import callbacks as host
 from .base import ScriptMeasureCheck, bind_tracing, check_kind, instrument, run_traced
 from .outcome import plural
 
 BUDGETS = ("no_growth", "reference")
+RAN_MARGIN, RAN_SLACK = 1.25, 4     # when what the calls ran replaces the trace's count
 SIZE = re.compile(r"^(?:len\((?P<len>\w+)\)|(?P<arg>\w+)(?:\.shape\[(?P<axis>\d+)\])?)$")
 
 
@@ -121,10 +134,16 @@ def measure_program(ctx, args, kwargs, options, lines_sent=40):
     flat = run_traced(bound, closed, arrays)
     if flat is not None:
         ctx.keep(tree_structure(out_shape).unflatten(flat))
+    # the function called for values, as the other checks call it: the programs it ran
+    _, executed = ctx.called(args, kwargs)
+    if isinstance(executed, dict):
+        executed = {k: executed.get(k) for k in ("executions", "distinct", "equations",
+                                                 "primitives")}
     busiest = sorted(lines.items(), key=lambda kv: -kv[1])[:lines_sent]
     code = {str(line): getline(ctx.source_file, line).strip()[:160]
             for line, _ in busiest[:8]} if ctx.source_file else {}
-    return {"equations": equations, "primitives": primitives, "dtypes": dtypes,
+    return {"executed": executed, "equations": equations, "primitives": primitives,
+            "dtypes": dtypes,
             "lines": {str(line): n for line, n in busiest}, "code": code,
             "first_line": {k: v for k, v in first_line.items()}, "unrolled": unrolled[0]}
 
@@ -139,7 +158,7 @@ class JaxprCheck(ScriptMeasureCheck):
     FIELDS = ScriptMeasureCheck.FIELDS + ("budget", "slack", "per_doubling", "forbid", "require",
                                           "forbid_dtypes", "size", "size_name")
     INSTRUMENT = instrument(measure_program, setup=bind_tracing, helpers=(run_traced,))
-    DODGES = ("host_callback",)
+    DODGES = ("host_callback", "trace_switch")
     doing = "traced with jax.make_jaxpr"
     error_hint = ("The judge measures the program jax traces from your function: code that "
                   "needs concrete values (np.asarray(x), float(x), an `if` on an array's "
@@ -218,6 +237,10 @@ class JaxprCheck(ScriptMeasureCheck):
 
     # ------------------------------------------------------------ the verdict
     def judge(self, grading, calls):
+        unknown = self.unrecorded(calls)
+        if unknown is not None:
+            return unknown
+        calls, switched = self.what_ran(calls)
         sizes = [self.size_of(c.args) for c in calls]
         counts = [int(c.mine["equations"]) for c in calls]
         refs = [int(c.reference["equations"]) for c in calls]
@@ -233,8 +256,62 @@ class JaxprCheck(ScriptMeasureCheck):
                                 self.missing(calls, sizes),
                                 self.over_budget(calls, sizes, counts, refs)) if p]
         if problems:
+            if switched:
+                c = max(switched, key=lambda m: m.mine["equations"] - m.mine["traced_equations"])
+                problems.insert(0, (
+                    f"your function did different work when called than when traced: at "
+                    f"scripted call {c.index} ({c.label}) the judge's trace of it has "
+                    f"{plural(c.mine['traced_equations'], 'equation')}, but calling it ran "
+                    f"{plural(int(c.mine['executed'].get('executions') or 0), 'device program')} "
+                    f"with {plural(c.mine['equations'], 'equation')} in all; the figures below "
+                    f"are what your calls ran (usual cause: code that checks "
+                    f"isinstance(x, jax.core.Tracer) and does other work when called)."))
             return self.failed("\n".join(problems), details=details)
         return self.result(Status.PASSED, self.summary(sizes, counts, refs), details=details)
+
+    def unrecorded(self, calls):
+        """Fail closed where what the calls ran is not known."""
+        for c in calls:
+            if "executed" not in c.reference:   # figures made without the recorder
+                continue
+            theirs, mine = c.reference.get("executed"), c.mine.get("executed")
+            if not isinstance(theirs, dict) or theirs.get("equations") is None:
+                return self.result(Status.ERROR, "the judge could not record the device "
+                                   "programs the reference's calls ran: the judge is at fault",
+                                   verdict=Verdict.JUDGE_ERROR)
+            if not isinstance(mine, dict) or mine.get("equations") is None:
+                why = ("a program compiled ahead of time (jit(...).lower(...).compile()) ran, "
+                       "whose traced program the judge never saw" if isinstance(mine, dict)
+                       else "the record of what the call ran is missing")
+                return self.failed(
+                    f"at scripted call {c.index} ({c.label}), the judge cannot know how big "
+                    f"the programs your function ran are: {why}. The figure is unknown, so "
+                    f"the check fails. Call jitted functions, not compiled objects, and "
+                    f"leave jax's dispatch as it is.")
+        return None
+
+    @staticmethod
+    def what_ran(calls):
+        """Each call with the figures weighed: the trace's, or, where calling the
+        function ran more equations than its trace shows, the calls' (and the calls
+        switched so)."""
+        out, switched = [], []
+        for c in calls:
+            ran = c.mine.get("executed")
+            traced = int(c.mine["equations"])
+            # eager operations around a right answer add an equation or two: what the
+            # calls ran is weighed where it is clearly more than the trace
+            if isinstance(ran, dict) and ran.get("equations") is not None and \
+                    int(ran["equations"]) > RAN_MARGIN * traced + RAN_SLACK:
+                mine = dict(c.mine, equations=int(ran["equations"]), traced_equations=traced,
+                            primitives={k: max(int(v), int(c.mine["primitives"].get(k, 0)))
+                                        for k, v in (ran.get("primitives") or {}).items()})
+                for k, v in c.mine["primitives"].items():
+                    mine["primitives"].setdefault(k, v)
+                c = replace(c, mine=mine)
+                switched.append(c)
+            out.append(c)
+        return out, switched
 
     def program_sizes(self, sizes, counts) -> str:
         by_size: dict[int, set] = {}

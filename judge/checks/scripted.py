@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 
+from ..values import leaves
 from ..worker.wire import Leaf
 from .base import CheckSpec, Later, Phase, check_kind
 from .outcome import call_label, counterexample, failed_call, mismatch, plural
@@ -327,12 +328,43 @@ class RetraceCheck(ScriptedCheck):
                        [e for e in run.loaded if isinstance(e, dict)] + _events(run.outcomes))
         theirs = compiled(ref)
         if compiled(mine) or not theirs:
-            return None
+            # programs ran: the answer must still come from the inputs on the device
+            return self.unread_inputs(mine, ref)
         return (f"your code ran no program on the device over these calls (no compile at all, "
                 f"eager operations and the file's load included, where the reference "
                 f"compiled {plural(theirs, 'program')}): the work was done on the host (NumPy "
                 f"or plain Python), so a figure of zero measures nothing; this task is about "
                 f"doing it with jax under jit")
+
+    @staticmethod
+    def unread_inputs(mine, ref) -> str | None:
+        """The answer must come from the device: an input array that a device program
+        of the reference's call read must be read by a program the learner's call ran
+        (the array itself, or a copy as large of its dtype, padded or not).  Weighed
+        against the reference's, call by call, so that an input a right answer need
+        not read (a size-0 case, a scalar taken as static) is never asked for."""
+        for i, (args, out, theirs) in enumerate(zip(mine.calls, mine.outcomes, ref.outcomes), 1):
+            ref_read = (theirs.measured or {}).get("executed", {}).get("inputs_read")
+            if not isinstance(ref_read, list):
+                return None     # not recorded for the reference: the compile rule alone
+            read = (out.measured or {}).get("executed", {}).get("inputs_read")
+            names = [name for name, value in args.items() for leaf in leaves(value)
+                     if isinstance(leaf, Leaf)]
+            if not isinstance(read, list) or len(read) != len(ref_read):
+                return (f"at scripted call {i} ({call_label(args)}), the judge could not "
+                        f"record which of your inputs a program on the device read (the "
+                        f"record is missing), so the figure below cannot be trusted and the "
+                        f"check fails. Usual cause: code that changes jax's dispatch or the "
+                        f"judge's recorder.")
+            for j, (r, theirs_r) in enumerate(zip(read, ref_read)):
+                if theirs_r and r is False:
+                    name = names[j] if j < len(names) else f"argument {j + 1}"
+                    return (f"at scripted call {i} ({call_label(args)}), no program on the "
+                            f"device read your input `{name}` (the reference's did): the "
+                            f"answer was computed on the host (NumPy or plain Python, "
+                            f"whatever ran on the device after), so a figure of few traces "
+                            f"measures nothing; this task is about doing it with jax under jit")
+        return None
 
     # a program compiled again for an abstract input it already had: never needed
     _WASTE = ("new function object", "a different function is jitted here", "static ",

@@ -13,7 +13,8 @@ import time
 
 from .arguments import _Arguments, _LearnersFault, _to_argument
 from .learner_file import Learner, _exit_words, _flush_learner_output, _is_memory_error, _run_learner, _text
-from .measure import MeasureContext, _compile_instrument, _Unmeasurable, _WrongResult
+from .measure import (MeasureContext, _block, _compile_instrument, _record_executions,
+                      _Unmeasurable, _WrongResult)
 
 
 # ---------------------------------------------------------------- probe fallbacks
@@ -145,16 +146,6 @@ def _make_probes(path: str):
 
 
 
-def _block(tree) -> None:
-    import jax
-
-    try:
-        jax.block_until_ready(tree)
-    except BaseException:
-        pass  # non-array leaves or a learner's odd pytree: nothing to wait for
-
-
-
 # ---------------------------------------------------------------- the loop
 
 class Loop:
@@ -176,6 +167,7 @@ class Loop:
         self.instruments: dict = {}
         self.compile_log: str | None = "" if compile_log else None   # XLA's record, once set up
         self.dump_guard = None      # (holder, attribute, wrapper) keeping XLA's record in place
+        self.executions = None      # executions.Executions: the programs each call runs
         # [the instruments' check, the probe's compile count], set when the probes are made
         self._watch: list = [None, None]
 
@@ -221,6 +213,7 @@ class Loop:
                 from .devices import Devices
                 self.devices = Devices(jax, int(self.device_count))
             found = jax.devices()
+            self.executions = _record_executions()
             if self.compile_log:    # a learner's xla_dump_* option must not move the record
                 try:
                     from .xla_records import pin_dumps
@@ -339,6 +332,8 @@ class Loop:
                   "the worker's sync counter": (self, "syncs", syncs)}
         if self.dump_guard is not None:
             guards["the judge's keeper of XLA's compile records"] = self.dump_guard
+        for n, guard in enumerate(getattr(self.executions, "guards", ())):
+            guards[f"the judge's recorder of the programs your calls run ({n + 1})"] = guard
         try:
             # what each instrument's setup bound (jax's functions): swapped, it measures
             # whatever the learner's code put there
@@ -411,16 +406,22 @@ class Loop:
         out_blobs = [] if out_blobs is None else out_blobs
         start = len(out_blobs)
         t = time.perf_counter()
+        recording = (self.executions.recording() if self.executions is not None
+                     else contextlib.nullcontext(None))
         try:
-            result = _run_learner(self.entry, arguments.args, arguments.kwargs)
-            with _quietly(syncs.paused()):
-                _block(result)
+            with recording as ran:
+                result = _run_learner(self.entry, arguments.args, arguments.kwargs)
+                with _quietly(syncs.paused()):
+                    _block(result)
             elapsed = time.perf_counter() - t
         except BaseException as exc:
             reply = {"ok": False, "error": self._call_error(exc)}
         else:
             reply = self._encode_result(result, out_blobs, syncs)
             reply["elapsed_s"] = elapsed
+            if ran is not None:     # which inputs a program on the device read
+                reply["measured"] = {"executed": self.executions.of_call(
+                    ran, [arguments.args, arguments.kwargs], result)}
         _flush_learner_output()
         reply["traces"] = probe.end_call()
         reply["syncs"] = syncs.end()
@@ -474,7 +475,8 @@ class Loop:
         except _LearnersFault as fault:
             return {"ok": False, "error": fault.error}, []
         args, kwargs = arguments.args, arguments.kwargs
-        ctx = MeasureContext(self.entry, self.learner.path if self.learner else None, bound)
+        ctx = MeasureContext(self.entry, self.learner.path if self.learner else None, bound,
+                             self.executions)
         self.probe.begin_call(header.get("label", "measure"))
         self.syncs.begin()
         out_blobs: list[bytes] = []

@@ -53,12 +53,38 @@ def _not_traceable(result, depth: int = 0) -> str | None:
     return f"a {type(result).__name__}"
 
 
+def _block(tree) -> None:
+    import jax
+
+    try:
+        jax.block_until_ready(tree)
+    except BaseException:
+        pass  # non-array leaves or a learner's odd pytree: nothing to wait for
+
+
+_EXECUTIONS: list = []
+
+
+def _record_executions():
+    """The recorder of the device programs a call runs (executions.py), installed once
+    per process, before any learner code; None where this jax's layout does not allow it
+    (the measuring kinds then fail closed)."""
+    if not _EXECUTIONS:
+        try:
+            from .executions import Executions
+            _EXECUTIONS.append(Executions())
+        except Exception:
+            _EXECUTIONS.append(None)
+    return _EXECUTIONS[0]
+
+
 class MeasureContext:
     """What an instrument (a check kind's worker-side half, judge/checks/base.py) gets."""
 
     _NOTHING = object()
 
-    def __init__(self, function, source_file: str | None = None, bound=None):
+    def __init__(self, function, source_file: str | None = None, bound=None, executions=None):
+        self.executions = executions    # executions.Executions, or None: not recorded
         self.raised: list[BaseException] = []   # what came out of the learner's function
         # (instrument frame, line) that jax ran the learner's function from, with what it
         # returned there: an exception jax raises on that line came out of tracing or
@@ -114,6 +140,21 @@ class MeasureContext:
     def keep(self, value) -> None:
         """Send ``value`` back with the measurement, encoded like a call's result."""
         self.kept = value
+
+    def called(self, args, kwargs):
+        """Call the learner's function for values, as the other checks do, recording
+        the device programs it runs: ``(value, summary)``, the summary as
+        ``Executions.summary`` gives it (None: nothing could be recorded here)."""
+        if self.executions is None:     # a context made outside a worker's loop
+            self.executions = _record_executions()
+        if self.executions is None:
+            value = self.function(*args, **kwargs)
+            _block(value)
+            return value, None
+        with self.executions.recording() as ran:
+            value = self.function(*args, **kwargs)
+            _block(value)
+        return value, self.executions.summary(ran)
 
     def unmeasurable(self, why: str):
         raise _Unmeasurable(str(why))

@@ -13,7 +13,7 @@ from judge.bank import FieldReader
 from judge.checks import parse_check
 from judge.checks.base import Measured
 from judge.checks.jaxpr import JaxprCheck
-from judge.worker.main import MeasureContext, _compile_instrument
+from judge.worker.measure import MeasureContext, _compile_instrument
 from judge.worker.wire import Leaf
 
 # compiled from its source, as the worker does: only what it binds itself is there

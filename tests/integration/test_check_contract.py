@@ -400,7 +400,7 @@ def measure_with_helper(ctx, args, kwargs, options):
 
 
 def test_an_instrument_ships_its_helpers():
-    from judge.worker.main import MeasureContext, _compile_instrument
+    from judge.worker.measure import MeasureContext, _compile_instrument
 
     shipped = instrument(measure_with_helper, helpers=(_helper_twice,))
     compiled, _ = _compile_instrument({"name": "h", "function": shipped.function,

@@ -16,7 +16,7 @@ from judge.checks import CHECK_KINDS
 from judge.checks import load_kinds as _load_kinds
 from judge.runner import grade
 from judge.verdicts import Status, Verdict
-from judge.worker.main import MeasureContext, _Unmeasurable, _WrongResult, _compile_instrument
+from judge.worker.measure import MeasureContext, _Unmeasurable, _WrongResult, _compile_instrument
 
 
 def gradient_of(fn, args, wrt):

@@ -1,6 +1,6 @@
 """An exception jax raises while an instrument traces or lowers the learner's function
 (their return value included) is the learner's runtime_error; one the instrument's own
-code raises after the trace is still the judge's (judge/worker/main.py, MeasureContext)."""
+code raises after the trace is still the judge's (judge/worker/measure.py, MeasureContext)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def test_a_return_value_jax_refuses_is_the_learners(mode, name):
 
 
 def _instrument(body: str):
-    from judge.worker.main import _compile_instrument
+    from judge.worker.measure import _compile_instrument
     source = "def measure(ctx, args, kwargs, options):\n" + body
     return _compile_instrument({"name": "t", "source": source, "function": "measure"})[0]
 
@@ -37,7 +37,7 @@ def _instrument(body: str):
 def test_a_failure_on_the_tracing_line_is_the_learners_after_it_the_judges():
     import jax
     import jax.numpy as jnp
-    from judge.worker.main import MeasureContext
+    from judge.worker.measure import MeasureContext
 
     import numpy as np
 

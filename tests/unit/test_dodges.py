@@ -29,7 +29,7 @@ from judge.labels import LabelError, parse_dodges, read_dodges
 from judge.report import CheckResult, Report
 from judge.validate import dodge_coverage
 from judge.verdicts import Status, Verdict
-from judge.worker.main import MeasureContext, _compile_instrument
+from judge.worker.measure import MeasureContext, _compile_instrument
 
 BANK = load_bank()
 A, B, C = jnp.ones((64, 8)), jnp.ones((8, 64)), jnp.ones((64, 2))
@@ -357,9 +357,10 @@ def _validated(task, dodges):
 
 def test_validate_requires_each_kind_to_reject_every_class_it_declares_bank_wide():
     tasks = [BANK.get("chain_matmul"), BANK.get("pairwise_sq_dists")]
-    assert CHECK_KINDS["cost"].DODGES == ("loop_flops", "host_callback")
+    assert CHECK_KINDS["cost"].DODGES == ("loop_flops", "host_callback", "trace_switch")
     assert CHECK_KINDS["jaxpr"].DODGES == CHECK_KINDS["collectives"].DODGES \
-        == CHECK_KINDS["residuals"].DODGES == ("host_callback",)
+        == ("host_callback", "trace_switch")
+    assert CHECK_KINDS["residuals"].DODGES == ("host_callback",)
     caught = [_validated(tasks[0], [{"file": "fori_loop_rows.py", "classes": ["loop_flops"],
                                      "caught_by": ["cost"]}]),
               _validated(tasks[1], [{"file": "pure_callback_loops.py",
@@ -369,6 +370,8 @@ def test_validate_requires_each_kind_to_reject_every_class_it_declares_bank_wide
     caught[0].checks[0].details["dodges"].append(
         {"file": "s.py", "classes": ["thread_sync", "host_compute", "ahead_of_time", "host_callback"],
          "caught_by": ["sync", "retrace"]})
+    caught[0].checks[0].details["dodges"].append(     # issue 20's trace switch (executed)
+        {"file": "t.py", "classes": ["trace_switch"], "caught_by": ["cost", "jaxpr"]})
     report = dodge_coverage(tasks, caught)
     bad = {c.id: c.message for c in report.checks if c.status != "passed"}
     # no host_callback submission is rejected by a cost check: named, kind and class

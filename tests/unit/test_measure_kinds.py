@@ -21,7 +21,7 @@ from judge.bank import BankError, FieldReader
 from judge.checks import CHECK_KINDS, parse_check
 from judge.checks.base import Measured
 from judge.verdicts import Status, Verdict
-from judge.worker.main import MeasureContext, _compile_instrument
+from judge.worker.measure import MeasureContext, _compile_instrument
 
 
 def instrument_of(kind: str):
@@ -312,7 +312,7 @@ REFERENCES = {
 
 
 def test_no_cost_figure_is_unmeasurable_never_the_learners_failure():
-    from judge.worker.main import _Unmeasurable
+    from judge.worker.measure import _Unmeasurable
 
     measure_cost, bound = instrument_of("cost")
     bound = dict(bound, cost_analysis=lambda compiled: None)

@@ -1,4 +1,5 @@
-# expect: inefficient via cost
+# expect: inefficient via cost; examples passed, property passed
+# dodge: trace_switch
 # why: the cheap order only when traced (isinstance(a, jax.core.Tracer)), which is all the cost check ever compiles; every real call with concrete arrays runs the expensive order eagerly: the program measured is not the one the calls run, found by review-perf
 import jax
 import jax.numpy as jnp

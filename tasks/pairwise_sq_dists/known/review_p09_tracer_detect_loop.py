@@ -1,4 +1,5 @@
-# expect: inefficient via jaxpr
+# expect: inefficient via jaxpr; examples passed, property passed
+# dodge: trace_switch
 # why: vmap only when traced (isinstance(a, jax.core.Tracer)), which is all the jaxpr check ever measures; every real call runs a Python double loop of eager per-pair ops: the program measured is not what the calls run (same root as chain_matmul's review_m01), found by review-perf
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
-# expect: inefficient via collectives
+# expect: inefficient via collectives; examples passed, property passed
+# dodge: trace_switch
 # why: the plain sum only when traced (isinstance(x, jax.core.Tracer)), which is all the collectives check compiles; every real call runs a separate jitted reshard to P() (an all-gather of the whole batch) and sums that: the program measured is not what the calls run (same root as chain_matmul's review_m01), found by review-perf
 import jax
 import jax.numpy as jnp
