@@ -90,6 +90,38 @@ class Dim:
     def draw(self, rng: np.random.Generator) -> int:
         return draw_size(rng, self.lo // self.step, self.hi // self.step) * self.step
 
+    def strata(self) -> list[tuple[int, int]]:
+        """The sizes between the edges cut into bands (see ``size_bands``), as sizes."""
+        edges = self.candidates()
+        if len(edges) < 2:
+            return []
+        return [(a * self.step, b * self.step)
+                for a, b in size_bands(edges[-2] // self.step + 1,
+                                       self.hi // self.step - 1, self.hi // self.step)]
+
+    def draw_in(self, rng: np.random.Generator, band: tuple[int, int]) -> int:
+        return int(rng.integers(band[0] // self.step, band[1] // self.step + 1)) * self.step
+
+
+# The top of a size range is cut in this many bands of equal width, each holding one size
+# of the pool; below that width the bands double (2-3, 4-7, 8-15, ...).  So a run of more
+# than 2 * ceil(high / LINEAR_BANDS) - 2 consecutive sizes always holds a pool size: for
+# n in [0, 64] any 15 (a quarter of the range), and a range of up to 8 sizes holds all.
+LINEAR_BANDS = 8
+
+
+def size_bands(first: int, last: int, high: int) -> list[tuple[int, int]]:
+    """Bands covering the sizes ``first``..``last``: doubling while narrower than
+    ``ceil(high / LINEAR_BANDS)``, then of that width; small sizes are where programs
+    special-case (no padding below 32, one row by hand), large ones where a band hides."""
+    width = max(1, -(-high // LINEAR_BANDS))
+    bands, a = [], first
+    while a <= last:
+        b = min(last, a + (min(a, width) if a < width else width) - 1)
+        bands.append((a, b))
+        a = b + 1
+    return bands
+
 
 def draw_size(rng: np.random.Generator, lo: int, hi: int) -> int:
     """A size in [lo, hi], log-uniformly: as many small sizes as large ones, because
@@ -137,8 +169,11 @@ def _not_at(variable, edge, rng, tries: int = 8):
 
 
 def shape_pool(variables: list, seed: int, size: int) -> list[dict[str, Any]]:
-    """A few assignments of every variable: all-min first, then all-one, all-max,
-    each variable alone at its minimum, then seeded random ones up to ``size``."""
+    """The shape assignments of a run: all-min first, then all-one, all-max, each
+    variable alone at either end; then one assignment per band of every dimension's range
+    (``size_bands``: a Latin square, so each dimension's bands are all covered whatever
+    the number of dimensions); then seeded random ones up to ``size``.  Deterministic per
+    seed; the bands make the pool larger than ``size`` where a range needs them."""
     if not variables:
         return [{}]
     rng = np.random.default_rng(seed)
@@ -156,11 +191,27 @@ def shape_pool(variables: list, seed: int, size: int) -> list[dict[str, Any]]:
                  for w in variables})
             add({w.name: (w.candidates()[-1] if w is v else _not_at(w, w.candidates()[-1], rng))
                  for w in variables})
+    for assign in _stratified(variables, np.random.default_rng([seed, 2])):
+        add(assign)
     tries = 0
     while len(pool) < size and tries < 50 * size:
         tries += 1
         add({v.name: v.draw(rng) for v in variables})
     return pool
+
+
+def _stratified(variables: list, rng: np.random.Generator) -> list[dict[str, Any]]:
+    """One assignment per band of the dimension with the most bands; every other
+    dimension's bands are dealt out over the same assignments in a seeded order (each of
+    them covered, repeated where it has fewer), the other variables drawn freely."""
+    bands = {v.name: v.strata() for v in variables if isinstance(v, Dim) and v.strata()}
+    rows = max([len(b) for b in bands.values()] + [0])
+    dealt = {}
+    for name, own in bands.items():
+        order = [own[i % len(own)] for i in range(rows)]
+        dealt[name] = [order[i] for i in rng.permutation(rows)]
+    return [{v.name: (v.draw_in(rng, dealt[v.name][i]) if v.name in dealt else v.draw(rng))
+             for v in variables} for i in range(rows)]
 
 
 # ---------------------------------------------------------------- specs
