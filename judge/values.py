@@ -7,8 +7,13 @@ import numpy as np
 
 from .worker.wire import Leaf, Opaque
 
-SHOW_ELEMENTS = 16
+SHOW_ELEMENTS = 16        # what a line of text shows of an array
 NESTED_ELEMENTS = 4       # inside a tree, a leaf longer than this shows its shape and dtype only
+# What a report holds of one array, in the JSON and in the replay snippet: every element
+# up to this many (a pool's largest input is far below: 64 x 64 is 4,096), so a learner
+# can call their function on exactly the failing input.  Above, the first ones and
+# ``values_truncated`` (the element count): 65,536 float32 numbers are ~1 MB of JSON.
+REPORT_ELEMENTS = 1 << 16
 
 
 def leaves(value):
@@ -88,13 +93,13 @@ def display(value):
     if isinstance(value, Leaf):
         arr = value.array
         flat = arr.reshape(-1)
-        shown = [_scalar(x) for x in flat[:SHOW_ELEMENTS]]
+        shown = [_scalar(x) for x in flat[:REPORT_ELEMENTS]]
         out = {"kind": value.kind, "dtype": str(arr.dtype), "shape": list(arr.shape)}
         if arr.ndim == 0:
             out["value"] = _scalar(arr[()])
         else:
             out["values"] = shown
-            if flat.size > SHOW_ELEMENTS:
+            if flat.size > REPORT_ELEMENTS:
                 out["values_truncated"] = int(flat.size)
         if value.weak:
             out["weak_type"] = True
@@ -242,15 +247,91 @@ def _render_leaf(leaf: dict, nested: bool) -> str:
     weak = " (weak)" if leaf.get("weak_type") else ""
     if "value" in leaf:
         return f"{prefix}{dtype}({_shown_number(leaf['value'])}){weak}"
-    size = leaf.get("values_truncated") or len(leaf.get("values", []))
+    size = leaf.get("values_truncated") or int(np.prod(shape, dtype=np.int64))
     head = f"{prefix}{dtype}{shape}{weak}"
     if nested and size > NESTED_ELEMENTS:
         return head
-    vals = ", ".join(_shown_number(x) for x in leaf.get("values", []))
-    more = f", ... ({size} in all)" if leaf.get("values_truncated") else ""
+    vals = ", ".join(_shown_number(x) for x in leaf.get("values", [])[:SHOW_ELEMENTS])
+    more = f", ... ({size} in all)" if size > SHOW_ELEMENTS else ""
     flat = " (flattened)" if len(shape) > 1 and size > 1 else ""
     return f"{head} [{vals}{more}]{flat}"
 
 
 def _shown_number(x) -> str:
     return _num(x) if isinstance(x, float) else str(x)
+
+
+# ---------------------------------------------------------------- replaying a failure
+
+def replay_snippet(entrypoint: str, args: dict) -> str:
+    """Python a learner pastes into a cell to call their function on exactly ``args``
+    (hypothesis's ``@example``, for a notebook): each argument as code that makes it,
+    arrays with their dtype, shape and every value (up to ``REPORT_ELEMENTS``), trees
+    as written, then the call."""
+    lines = ["import numpy as np", "import jax", "import jax.numpy as jnp"]
+    notes: list[str] = []
+    for name, value in args.items():
+        lines.append(f"{name} = {_as_code(value, notes)}")
+    call = ", ".join(f"{name}={name}" for name in args)
+    return "\n".join(lines + [f"{entrypoint}({call})"] + [f"# {n}" for n in dict.fromkeys(notes)])
+
+
+def _as_code(value, notes: list[str]) -> str:
+    if isinstance(value, Leaf) and value.kind == "key":
+        return key_text(value)
+    if isinstance(value, Leaf):
+        return _array_code(value, notes)
+    if isinstance(value, Opaque):
+        notes.append(f"a {value.type_name} cannot be written as code: it was {value.text[:60]}")
+        return "None"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {_as_code(v, notes)}" for k, v in value.items()) + "}"
+    if isinstance(value, tuple):
+        items = [_as_code(v, notes) for v in value]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    if isinstance(value, list):
+        return "[" + ", ".join(_as_code(v, notes) for v in value) + "]"
+    if isinstance(value, float):
+        return _number_code(value)
+    return repr(value)
+
+
+def _array_code(leaf: Leaf, notes: list[str]) -> str:
+    arr = leaf.array
+    module = "np" if leaf.kind in ("numpy", "npscalar") else "jnp"
+    dtype = f"{module}.{arr.dtype.name}" if arr.dtype.name != "bool" else f"{module}.bool_"
+    if leaf.kind == "npscalar":
+        return f"{dtype}({_number_code(arr[()])})"
+    if arr.ndim == 0:
+        if leaf.weak:       # a Python number jax holds without a dtype of its own
+            return f"jnp.asarray({_number_code(arr[()].item())})"
+        return f"{module}.array({_number_code(arr[()])}, dtype={dtype})"
+    flat = arr.reshape(-1)
+    if flat.size > REPORT_ELEMENTS:
+        notes.append(f"an array of {flat.size} elements is more than a report holds "
+                     f"({REPORT_ELEMENTS}): the zeros stand in for its values")
+        body = f"{module}.zeros({tuple(arr.shape)}, dtype={dtype})"
+    else:
+        values = "[" + ", ".join(_number_code(x) for x in flat) + "]"
+        body = f"{module}.array({values}, dtype={dtype})"
+        if arr.ndim != 1:
+            body += f".reshape{tuple(arr.shape)}"
+    if leaf.sharding:
+        notes.append("the judge placed the arrays on the task's mesh: place them the same way "
+                     "(jax.device_put) to replay the layout too")
+    return body
+
+
+def _number_code(x) -> str:
+    """A number as Python that gives back exactly this value in its dtype."""
+    if isinstance(x, (bool, np.bool_)):
+        return repr(bool(x))
+    if isinstance(x, (np.complexfloating, complex)):
+        return repr(complex(x))
+    if isinstance(x, (float, np.floating)):
+        if np.isnan(x):
+            return "np.nan"
+        if np.isinf(x):
+            return "np.inf" if x > 0 else "-np.inf"
+        return _shortest(x) if isinstance(x, np.floating) else repr(x)
+    return repr(x.item() if isinstance(x, np.generic) else x)

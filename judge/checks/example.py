@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 
 from .base import CheckSpec, Later, Phase, check_kind
-from .outcome import call_text, counterexample, failed_call, mismatch
+from .outcome import call_text, counterexample, failed_call, mismatch, replay
 
 
 @check_kind("example")
@@ -41,6 +41,6 @@ class ExampleCheck(CheckSpec):
                 return self.result(
                     "failed", f"Example {i}: {call_text(entrypoint, ex.args)}: {problem.message}",
                     counterexample=counterexample(ex.args, expected, out.value),
-                    details={"example": i, "problem": problem.kind})
+                    details={"example": i, "problem": problem.kind, **replay(grading, ex.args)})
         n = len(grading.task.examples)
         return self.result("passed", f"{n} example{'s' if n > 1 else ''} from the statement")

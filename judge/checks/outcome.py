@@ -6,7 +6,7 @@ from typing import Any
 
 from ..compare import compare
 from ..specs import data_leaves
-from ..values import display, leaves, render
+from ..values import display, leaves, render, replay_snippet
 from ..worker.wire import Leaf
 from ..verdicts import Status, Verdict
 
@@ -47,6 +47,12 @@ def counterexample(args: dict[str, Any], expected=..., actual=...) -> dict:
     return out
 
 
+def replay(grading, args: dict[str, Any]) -> dict[str, str]:
+    """The check details that let a learner call their function on exactly the failing
+    input (``details.replay``: Python for a cell; the text and HTML reports end with it)."""
+    return {"replay": replay_snippet(grading.task.entrypoint, args)}
+
+
 def failed_call(check, grading, args: dict[str, Any], outcome, context: str = ""):
     """A CheckResult for a call that raised, timed out, crashed or ran out of memory."""
     if outcome.message.startswith("not run:"):       # the grading stopped calling it
@@ -54,11 +60,12 @@ def failed_call(check, grading, args: dict[str, Any], outcome, context: str = ""
     if outcome.verdict == Verdict.WRONG_ANSWER:       # it answered, wrongly (an input changed)
         return check.result(Status.FAILED, f"{context}{call_text(grading.task.entrypoint, args)}: "
                             f"{outcome.message}", counterexample=counterexample(args),
-                            verdict=Verdict.WRONG_ANSWER)
+                            details=replay(grading, args), verdict=Verdict.WRONG_ANSWER)
     what = {Verdict.TIME_LIMIT_EXCEEDED: "ran out of time", Verdict.MEMORY_LIMIT_EXCEEDED: "ran out of memory",
             Verdict.RUNTIME_ERROR: "failed"}.get(outcome.verdict, "failed")
     message = f"{context}{call_text(grading.task.entrypoint, args)} {what}: {outcome.message}"
-    details = {"traceback": outcome.traceback} if outcome.traceback else {}
+    details = dict(replay(grading, args), **({"traceback": outcome.traceback}
+                                              if outcome.traceback else {}))
     return check.result("error", message, counterexample=counterexample(args),
                         details=details, verdict=outcome.verdict)
 

@@ -34,7 +34,7 @@ import warnings
 from ..specs import Inputs, import_hypothesis
 from ..values import first_difference, render
 from .base import CheckSpec, Later, Phase, check_kind
-from .outcome import call_text, counterexample, failed_call, mismatch
+from .outcome import call_text, counterexample, failed_call, mismatch, replay
 from ..verdicts import Status, Verdict
 
 _HOMES: list[str] = []
@@ -449,7 +449,8 @@ class _Trial:
                 f"to call is wrong: keep no state between calls (a global counter, a cache of "
                 f"results, a random key advanced on every call)",
                 counterexample=counterexample(c.args_, c.expected, c.actual),
-                details=dict(self.details(), problem="nondeterministic"),
+                details=dict(self.details(), problem="nondeterministic",
+                             **replay(grading, c.args_)),
                 verdict=Verdict.WRONG_ANSWER)
         except _Raised as r:
             res = failed_call(check, grading, r.args_, r.outcome,
@@ -462,7 +463,8 @@ class _Trial:
                 Status.FAILED, f"{call_text(grading.task.entrypoint, w.args_)}: {w.problem.message}"
                                + self.unshrunk_words(),
                 counterexample=counterexample(w.args_, w.expected, w.actual),
-                details=dict(self.details(), problem=w.problem.kind))
+                details=dict(self.details(), problem=w.problem.kind,
+                             **replay(grading, w.args_)))
         return check.result(Status.PASSED, f"{self.calls} generated inputs ({len(self.shapes)} "
                             f"distinct shapes, seed {grading.seed}) agree with the reference"
                             + (", each giving the same result twice" if check.deterministic else ""),

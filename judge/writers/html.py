@@ -128,6 +128,10 @@ def _check(report, c, earned) -> str:
     tb = c.details.get("traceback")
     if tb and c.status == Status.ERROR:
         parts.append(f"<details><summary>traceback</summary><pre>{escape(str(tb))}</pre></details>")
+    if c.details.get("replay") and c.status.bad:
+        parts.append("<details open class=\"replay\"><summary>call your function on exactly "
+                     "this input (paste into a cell)</summary><pre><code>"
+                     f"{escape(str(c.details['replay']))}</code></pre></details>")
     parts.append("</li>")
     return "".join(parts)
 

@@ -80,6 +80,11 @@ def write_checks(report, stream, *, color: bool = False, only_failed: bool = Fal
         if tb and c.status == "error":
             for line in str(tb).rstrip().splitlines()[-6:]:
                 stream.write(f"       | {line}\n")
+        if c.details.get("replay") and c.status in ("failed", "error"):
+            stream.write("       to call your function on exactly this input, paste into a "
+                         "cell:\n")
+            for line in str(c.details["replay"]).splitlines():
+                stream.write(f"         {line}\n")
 
 
 def write_output(report, stream) -> None:

@@ -22,7 +22,8 @@ import pytest
 from helpers.isolation_modes import MODES
 from judge.bank import load_bank
 from judge.checks import CHECK_KINDS
-from judge.checks.base import Measured, _load_kinds
+from judge.checks import load_kinds as _load_kinds
+from judge.checks.base import Measured
 from judge.runner import grade
 from judge.verdicts import Status, Verdict
 from judge.worker.executions import array_leaves

@@ -23,7 +23,8 @@ from jax import lax
 
 from judge.bank import FieldReader, load_bank
 from judge.checks import CHECK_KINDS, parse_check
-from judge.checks.base import Measured, _load_kinds
+from judge.checks import load_kinds as _load_kinds
+from judge.checks.base import Measured
 from judge.checks.hlo import read_hlo, work
 from judge.labels import LabelError, parse_dodges, read_dodges
 from judge.report import CheckResult, Report

@@ -26,7 +26,7 @@ from judge.worker.measure import MeasureContext, _compile_instrument
 
 def instrument_of(kind: str):
     parse_check  # the registry is filled on first parse
-    from judge.checks.base import _load_kinds
+    from judge.checks import load_kinds as _load_kinds
 
     _load_kinds()
     return _compile_instrument(dataclasses.asdict(CHECK_KINDS[kind].INSTRUMENT))

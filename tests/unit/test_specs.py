@@ -24,7 +24,7 @@ def test_pool_starts_with_edges_and_is_bounded():
     dims = [Dim("n", 0, 64), Dim("m", 0, 64)]
     pool = shape_pool(dims, seed=1, size=8)
     assert pool[0] == {"n": 0, "m": 0} and pool[1] == {"n": 1, "m": 1}
-    assert pool[2] == {"n": 64, "m": 64} and len(pool) == 8
+    assert pool[2] == {"n": 64, "m": 64} and len(pool) <= 8 + 9   # 8, and one per band of n
     assert any(p["n"] == 0 and p["m"] > 0 for p in pool)   # lengths vary independently
     assert any(p["m"] == 0 and p["n"] > 0 for p in pool)
     assert shape_pool(dims, seed=1, size=8) == pool         # seeded

@@ -1,7 +1,9 @@
-# expect: runtime_error via examples, property, jaxpr
+# expect: wrong_answer via examples, property, jaxpr
 # why: uses .set where the values must accumulate: with a repeated index only one of
 # the updates survives (wrong values); on an empty x with indices to drop, its gather
-# fails outright.
+# also fails outright, which the property check reports where its search meets such an
+# input first (runtime_error with the pool of 8 shapes; with one size per band of n and
+# k the wrong sum at the largest shape is met first and shrunk, the verdict wrong_answer).
 import jax
 import jax.numpy as jnp
 

@@ -1,5 +1,5 @@
 # expect: wrong_answer via property
-# why: wrong (off by 1.0) for every input with 40 < n < 64: the property check draws from a pool of 8 shapes for n in [0, 64] and none falls in the band, so 103 inputs agree; found by review-perf
+# why: wrong only at the largest length the statement allows (n = 64), right at every other: the shape pool always holds each dimension at its maximum, so the property check reaches it
 import jax
 import jax.numpy as jnp
 
@@ -12,6 +12,6 @@ def _h(x, delta):
 
 def huber(x, delta):
     out = _h(x, delta)
-    if 40 < x.shape[0] < 64:
-        out = out + 1.0
+    if x.shape[0] == 64:
+        out = out * 1.5
     return out
