@@ -63,6 +63,7 @@ KINDS = [
 
 # the same hand-written check bench_run.py measures, per submission
 from bench_run import PYTEST  # noqa: E402  (a sibling script)
+
 PYTEST_TIMEOUT_S = 20
 
 

@@ -34,8 +34,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_serve import (JUDGE, RIGHT, TASK, TASKS, Service, judge_run, kb,  # noqa: E402
-                         make_class, rush, tree)
+from bench_serve import JUDGE, RIGHT, TASK, TASKS, Service, judge_run, kb, make_class, rush, tree  # noqa: E402
 
 FIRST_TASK = "bucketed_mean"       # not the bank's first task: nothing is warmed in order
 

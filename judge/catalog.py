@@ -7,7 +7,6 @@ import textwrap
 
 from .bank import Bank, Task
 
-
 _HINT = re.compile(r"^##\s+Hint\s+(\d+)\s*$", re.MULTILINE)
 
 

@@ -85,7 +85,8 @@ def isolation_option(f):
 
 def resolve_isolation(asked: str) -> str:
     """The mode the learner's workers will get; a usage error when it cannot be had."""
-    from .sandbox import IsolationUnavailable, resolve_isolation as resolve
+    from .sandbox import IsolationUnavailable
+    from .sandbox import resolve_isolation as resolve
 
     try:
         return resolve(asked)
@@ -289,7 +290,6 @@ def batch(ctx, submissions, out, workers, task_list, only, force, deadline, late
     from .batch.command import Request, UsageError, run
     from .batch.discovery import parse_time
     from .batch.schedule import Options
-
     from .sandbox import is_root
 
     asked, isolation = isolation, resolve_isolation(isolation)
@@ -389,7 +389,8 @@ def serve(ctx, host, port, workers, warm, queue_limit, state, tokens, scheduler,
     service that is stopped or killed grades what was waiting when it starts again.
     See docs/serve.md."""
     # imported here, not at the top: `judge run` must not pay for the service's imports
-    from .serve.command import ServeRequest, UsageError, run as run_service
+    from .serve.command import ServeRequest, UsageError
+    from .serve.command import run as run_service
 
     bank = open_bank(ctx, grading=True)
     request = ServeRequest(host=host, port=port, workers=workers, warm=warm, queue=queue_limit,

@@ -25,18 +25,25 @@ from .bank import Task
 from .checks.base import CheckView, ResultAfterCalls
 from .memo import ReferenceMemo
 from .not_attempted import NOT_ATTEMPTED, code_tokens, untouched_starter
-from .values_first import (VALUE_VERDICTS, performance_skipped_while_values_wrong,
-                           short_evidence_notes)
 from .oracle import JudgeFault, Oracle, args_key, script_calls, task_instruments
-from .session import ScriptRun
 from .report import CheckResult, Report
 from .sandbox import WorkerHandle
-from .session import CallOutcome, Session
-from .standin_reports import (judge_error_report, missing_report, no_task_report,
-                              points_details, visibility_details)
+from .session import CallOutcome, ScriptRun, Session
+from .standin_reports import (
+    judge_error_report,
+    missing_report,
+    no_task_report,
+    points_details,
+    visibility_details,
+)
 from .tamper import InstrumentsWatch
-from .worker import wire
+from .values_first import (
+    VALUE_VERDICTS,
+    performance_skipped_while_values_wrong,
+    short_evidence_notes,
+)
 from .verdicts import Status, Verdict
+from .worker import wire
 
 __all__ = ["Grading", "grade", "JudgeFault", "Oracle", "ScriptRun", "args_key", "script_calls",
            "task_instruments", "missing_report", "no_task_report", "judge_error_report",

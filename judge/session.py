@@ -10,10 +10,10 @@ from typing import Any
 
 from .limits import Limits
 from .records import SCRIPT_REPORT, SYNC, TRACE_EVENT, conforms
-from .sandbox import RunClock, WorkerHandle, WorkerFailure
+from .sandbox import RunClock, WorkerFailure, WorkerHandle
 from .sources import SubmissionRefused, python_text, read_submission
-from .worker import wire
 from .verdicts import Verdict
+from .worker import wire
 
 FAILURE_VERDICTS = {"timeout": Verdict.TIME_LIMIT_EXCEEDED, "memory": Verdict.MEMORY_LIMIT_EXCEEDED,
                     "crashed": Verdict.RUNTIME_ERROR, "exited": Verdict.RUNTIME_ERROR,

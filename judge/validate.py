@@ -50,8 +50,8 @@ from .report import CheckResult, Report
 from .runner import Grading, JudgeFault, Oracle, grade
 from .specs import Inputs, data_leaves
 from .values import leaves
-from .worker.wire import Leaf
 from .verdicts import Status, Verdict
+from .worker.wire import Leaf
 
 FLOAT16_SAMPLES = 24
 ACCURACY_SAMPLES = 48
@@ -177,7 +177,8 @@ class TaskValidation:
         view = self.view()
         found = None
         for check in t.checks:
-            made = self.oracle.computed_once(check.prepare_key(view), lambda: check.prepare(view))
+            made = self.oracle.computed_once(check.prepare_key(view), 
+                                             lambda check=check: check.prepare(view))
             generated = check.generated_inputs(view, made)
             if generated is not None:
                 found = (found or []) + generated

@@ -17,9 +17,9 @@ from html import escape
 from pathlib import Path
 from urllib.parse import quote
 
+from ..checks import kind_of
 from ..scoring import number
 from ..verdicts import Verdict
-from ..checks import kind_of
 from ..writers.html import VERDICT_COLORS, badge, document, page
 from .gradebook import MISSING, PENDING, Gradebook, cell_report, summary
 from .store import write_atomic

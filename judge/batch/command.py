@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Callable
 
 from ..bank import Bank, UnknownTask
+from ..scoring import LatePolicy
 from ..verdicts import Verdict
 from ..writers import PluginError
 from .discovery import DiscoveryError, Found, Submission, discover
-from ..scoring import LatePolicy
 from .emit import emit_all, emit_formats
 from .gradebook import Gradebook, build, gradebook_csv, summary_json
 from .progress import Progress

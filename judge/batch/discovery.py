@@ -352,16 +352,16 @@ def _from_manifest(manifest: Path, task_ids: set[str], entrypoints: dict[str, st
                 candidates += _every_task(_read_path(_Read(learner, "*", path, submitted),
                                                      base_fd, rel), entrypoints, found)
                 continue
-            for task_id in ids or [task_id]:
-                if task_id not in task_ids:
-                    found.skipped.append(Skipped(str(path), f"task '{task_id}' is not in the bank"
-                                                 + closest_task(task_id, task_ids), learner,
-                                                 meant=nearest_task(task_id, task_ids)))
+            for one in ids or [task_id]:
+                if one not in task_ids:
+                    found.skipped.append(Skipped(str(path), f"task '{one}' is not in the bank"
+                                                 + closest_task(one, task_ids), learner,
+                                                 meant=nearest_task(one, task_ids)))
                 elif path.suffix not in SUFFIXES:
                     found.skipped.append(Skipped(str(path), "not a .py or .ipynb file", learner,
-                                                 task_id))
+                                                 one))
                 else:
-                    candidates.append(_read_path(_Read(learner, task_id, path, submitted),
+                    candidates.append(_read_path(_Read(learner, one, path, submitted),
                                                  base_fd, rel))
     finally:
         os.close(base_fd)

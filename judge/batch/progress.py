@@ -11,6 +11,7 @@ import sys
 import time
 from collections import Counter
 from typing import TextIO
+
 from ..verdicts import Verdict
 
 REDRAW_S = 0.2

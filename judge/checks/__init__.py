@@ -7,8 +7,19 @@ from __future__ import annotations
 
 import functools
 
-from .base import (CHECK_KINDS, CheckSpec, GradingView, Instrument, Later, Phase, PluginError,
-                   check_kind, instrument, instruments_of, register_kind)
+from .base import (
+    CHECK_KINDS,
+    CheckSpec,
+    GradingView,
+    Instrument,
+    Later,
+    Phase,
+    PluginError,
+    check_kind,
+    instrument,
+    instruments_of,
+    register_kind,
+)
 from .discovery import kind_of, load_kinds, parse_check
 
 

@@ -50,8 +50,7 @@ from ..verdicts import Status, Verdict
 
 if TYPE_CHECKING:                       # the judge's own types, for readers and mypy only
     from ..bank import Task
-    from ..session import ScriptRun
-    from ..session import CallOutcome
+    from ..session import CallOutcome, ScriptRun
 
 CHECK_KINDS: dict[str, type["CheckSpec"]] = {}
 

@@ -165,12 +165,13 @@ class _Walk:
             inner = functools.partial(self.operand_sources, comp, ins, resolve)
             if ins.opcode == "while":
                 trips = ins.trips if ins.trips is not None else 1
-                for role, callee in ins.callees:
+                for _role, callee in ins.callees:
                     found += self.computation(callee, times * trips,
                                               fixed and ins.trips is not None,
-                                              lambda k: inner(None), depth + 1)
+                                              lambda k, inner=inner: inner(None), depth + 1)
             elif ins.opcode == "conditional":
-                branches = [self.computation(c, times, fixed, lambda k, i=i: inner(i + 1), depth + 1)
+                branches = [self.computation(c, times, fixed, lambda k, i=i, inner=inner: inner(i + 1),
+                                             depth + 1)
                             for i, (_, c) in enumerate(ins.callees)]
                 found += max(branches, key=lambda b: sum(s.times for s in b), default=[])
             else:

@@ -31,7 +31,7 @@ from .outcome import call_text, counterexample, failed_call, mismatch
 GRADIENTS = ResultSpec(type="any", kind="any", dtype="same")
 
 
-def measure_gradient(ctx, args, kwargs, options, compiled={}):
+def measure_gradient(ctx, args, kwargs, options, compiled={}):  # noqa: B006 (the worker's cache)
     """Runs in the worker: the function's value and its gradients with respect to the
     arguments at ``options["wrt"]`` (positions), kept as ``{"value", "gradients"}``.
 

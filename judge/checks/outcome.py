@@ -7,8 +7,8 @@ from typing import Any
 from ..compare import compare
 from ..specs import data_leaves
 from ..values import display, leaves, render, replay_snippet
-from ..worker.wire import Leaf
 from ..verdicts import Status, Verdict
+from ..worker.wire import Leaf
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

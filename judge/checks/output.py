@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 
-from .base import ScriptMeasureCheck, check_kind, instrument
 from ..verdicts import Status, Verdict
+from .base import ScriptMeasureCheck, check_kind, instrument
 
 CAPTURE_LIMIT = 64 * 1024      # bytes kept per call; more than that is a failure in itself
 SHOWN_LINES = 20               # lines of one call sent back and shown

@@ -30,12 +30,11 @@ import shutil
 import tempfile
 import warnings
 
-
 from ..specs import Inputs, import_hypothesis
 from ..values import first_difference, render
+from ..verdicts import Status, Verdict
 from .base import CheckSpec, Later, Phase, check_kind
 from .outcome import call_text, counterexample, failed_call, mismatch, replay
-from ..verdicts import Status, Verdict
 
 _HOMES: list[str] = []
 
@@ -321,10 +320,10 @@ class _Trial:
             try:
                 self.search()
             except (_Raised, _Wrong) as shrunk:
-                raise self.confirmed(shrunk, shrunk=True)
+                raise self.confirmed(shrunk, shrunk=True) from None
             except _OutOfTime:
                 self.not_shrunk = "the run's time ran out before it could be shrunk"
-            raise self.confirmed(seen, shrunk=False)   # the replay found nothing: it stands
+            raise self.confirmed(seen, shrunk=False) from None   # the replay found nothing
 
     def compare_again(self, calls, again):
         for (args, pending, out), second in zip(calls, again):
@@ -348,7 +347,7 @@ class _Trial:
                                test)()
         except _hypothesis().errors.Flaky:
             # a failure hypothesis could not reproduce while shrinking: the first one seen
-            raise self.confirmed(self.first, shrunk=False)
+            raise self.confirmed(self.first, shrunk=False) from None
         self.edges()
 
     def confirmed(self, failure, shrunk: bool):

@@ -31,11 +31,11 @@ from __future__ import annotations
 import functools
 
 from ..values import leaves
+from ..verdicts import Status, Verdict
 from ..worker.wire import Leaf
 from .base import CheckSpec, Later, Phase, check_kind
 from .outcome import call_label, counterexample, failed_call, mismatch, plural
 from .script_drawing import drawing_key, script_drawing
-from ..verdicts import Status, Verdict
 
 
 def shape_signature(args, keep=()) -> str:
@@ -411,7 +411,7 @@ class RetraceCheck(ScriptedCheck):
         mine_at: dict[str, int] = {}        # shape -> first call where the learner compiled
         theirs_at: set[str] = set()         # shapes on which the reference compiled
         wasted_at: list[int] = []
-        for i, ((args, out), ref, shape) in enumerate(zip(calls, theirs, shapes), 1):
+        for i, ((_args, out), ref, shape) in enumerate(zip(calls, theirs, shapes), 1):
             wasted = self._wasted(out)
             if wasted:
                 waste += wasted
@@ -592,7 +592,7 @@ class SyncCheck(ScriptedCheck):
             return ""
         seen: dict[tuple, list] = {}
         native = False
-        for i, (args, out) in enumerate(calls, 1):
+        for i, (_args, out) in enumerate(calls, 1):
             for s in self.counted(out):
                 key = (s.get("line"), s.get("kind"), s.get("code"))
                 seen.setdefault(key, []).append(i)

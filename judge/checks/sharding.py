@@ -18,11 +18,11 @@ import math
 import numpy as np
 
 from ..specs import Inputs
-from ..values import leaves, kind_phrase
+from ..values import kind_phrase, leaves
+from ..verdicts import Status
 from ..worker.wire import Leaf
 from .base import CheckSpec, Later, Phase, check_kind
 from .outcome import call_text, counterexample, failed_call
-from ..verdicts import Status
 
 SHOWN_DEVICES = 3
 
@@ -178,7 +178,7 @@ def describe(layout: dict, shape) -> str:
     if all(b == whole for b in blocks.values()):
         return f"every device holding the whole array (replicated on {len(blocks)} devices)"
     parts, pieces = [], 1
-    for k, n in enumerate(shape):
+    for k in range(len(shape)):
         distinct = {b[k] for b in blocks.values() if k < len(b)}
         if len(distinct) < 2:
             continue

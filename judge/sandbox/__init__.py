@@ -16,10 +16,11 @@ that imported jax should not fork.  Split by job:
 from ..limits import Limits
 from .clock import RunClock
 from .deaths import WorkerFailure
-from .policy import IsolationUnavailable, is_root, requested as requested_isolation
+from .handle import WorkerHandle
+from .policy import IsolationUnavailable, is_root
+from .policy import requested as requested_isolation
 from .policy import resolve as resolve_isolation
 from .procs import scratch_root
-from .handle import WorkerHandle
 
 # the handle's name before 2026-12-02, for code written against it (tests, a course's tools)
 Worker = WorkerHandle

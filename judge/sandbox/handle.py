@@ -34,10 +34,10 @@ import tempfile
 import threading
 import time
 
+from ..compile_log import CompileLog
 from ..limits import Limits
 from ..worker import wire
 from . import beneath, policy, procs
-from ..compile_log import CompileLog
 from .clock import WALL_FACTOR, Meter, RunClock, cores
 from .deaths import Facts, WorkerFailure, explain, seconds
 

@@ -40,10 +40,10 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..catalog import task_summary
+from . import learners as class_views
 from .access import Client
 from .answers import JSONResponse
 from .doors import Refusal, parse_json
-from . import learners as class_views
 from .hints import hint_routes
 from .learners import MAX_HISTORY, BadLearner, history, learner_id
 from .service import MAX_SOURCE_BYTES, Refused, Service

@@ -80,7 +80,8 @@ class DaskBackend:
     name = "dask"
 
     def __init__(self, bank: Bank, address: str):
-        from ..batch.schedule import SchedulerError as BatchSchedulerError, open_grader
+        from ..batch.schedule import SchedulerError as BatchSchedulerError
+        from ..batch.schedule import open_grader
 
         self.bank, self.address = bank, address
         try:

@@ -33,6 +33,7 @@ from starlette.datastructures import Headers
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
+
 from .answers import JSONResponse
 
 MAX_DEPTH = 64                # a notebook is about 6 deep; JSON's parser recurses per level

@@ -274,7 +274,7 @@ def _http_url(url) -> bool:
         return False
     try:
         parts = urllib.parse.urlsplit(url)
-        parts.port                                  # raises on a port out of range
+        _ = parts.port                              # raises on a port out of range
         sent = httpx.URL(url)
     except (ValueError, httpx.InvalidURL):
         return False

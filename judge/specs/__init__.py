@@ -30,14 +30,31 @@ from ._internal import arrays, containers, scalars, trees  # noqa: F401
 from ._internal.arrays import ArraySpec, FreeShape, KeySpec, TypedScalarSpec, key_leaf
 from ._internal.containers import DictSpec, ListSpec, OneOfSpec, TupleSpec
 from ._internal.core import (
-    JAX_DTYPES, MAX_DIM, MAX_ELEMENTS, MAX_RANK, SPEC_TYPES, Edge, Spec, import_hypothesis,
-    parse_spec, sample_values, spec_type, st,
+    JAX_DTYPES,
+    MAX_DIM,
+    MAX_ELEMENTS,
+    MAX_RANK,
+    SPEC_TYPES,
+    Edge,
+    Spec,
+    import_hypothesis,
+    parse_spec,
+    sample_values,
+    spec_type,
+    st,
 )
 from ._internal.inputs import Inputs, _arguments, arguments_strategy, data_leaves  # noqa: F401
 from ._internal.mesh import MeshSpec, place_call, place_on_mesh
 from ._internal.scalars import BoolSpec, FloatSpec, IntSpec
 from ._internal.shapes import (
-    LINEAR_BANDS, Dim, ShapeVar, draw_size, edge_count, parse_dims, shape_pool, size_bands,
+    LINEAR_BANDS,
+    Dim,
+    ShapeVar,
+    draw_size,
+    edge_count,
+    parse_dims,
+    shape_pool,
+    size_bands,
 )
 from ._internal.trees import CONTAINERS, PytreeShape, PytreeSpec, TreeShape, TreeSpec
 

@@ -49,9 +49,9 @@ class Executions:
     """Installs the recorder into jax; ``recording()`` collects what runs inside it."""
 
     def __init__(self):
+        import jax.extend.core
         from jax._src import pjit
         from jax._src.interpreters import pxla
-        import jax.extend.core
 
         self._jaxprs_in_params = jax.extend.core.jaxprs_in_params
         self._log: list | None = None

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import threading
 
-
 _GONE = object()
 
 

@@ -12,10 +12,22 @@ import sys
 import time
 
 from .arguments import _Arguments, _LearnersFault, _to_argument
-from .learner_file import Learner, _exit_words, _flush_learner_output, _is_memory_error, _run_learner, _text
-from .measure import (MeasureContext, _block, _compile_instrument, _record_executions,
-                      _Unmeasurable, _WrongResult)
-
+from .learner_file import (
+    Learner,
+    _exit_words,
+    _flush_learner_output,
+    _is_memory_error,
+    _run_learner,
+    _text,
+)
+from .measure import (
+    MeasureContext,
+    _block,
+    _compile_instrument,
+    _record_executions,
+    _Unmeasurable,
+    _WrongResult,
+)
 
 # ---------------------------------------------------------------- probe fallbacks
 

@@ -63,12 +63,22 @@ import jax
 import numpy as np
 from jax.api_util import shaped_abstractify
 
+from .jax_frames import (  # noqa: F401
+    _JIT_TYPE,
+    _TRACEBACK_FILE,
+    BuiltJits,
+    JitCall,
+    _is_library_jit,
+    aot_compile_frame,
+    cache_entries,
+    find_jit_call,
+    is_jit_frame,
+    learner_body_line,
+)
+
 # jax's private frames and objects: read in jax_frames.py alone (the file a jax upgrade
 # touches); the names stay importable from here
 from .learner_file import LearnerSource
-from .jax_frames import (  # noqa: F401
-    _JIT_TYPE, _TRACEBACK_FILE, BuiltJits, JitCall, aot_compile_frame, cache_entries,
-    find_jit_call, is_jit_frame, learner_body_line, _is_library_jit)
 
 TRACE_EVENT = "/jax/core/compile/jaxpr_trace_duration"
 COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"

@@ -2,7 +2,6 @@
 
 import json
 
-
 NAME = "json"
 
 

@@ -15,7 +15,6 @@ import xml.etree.ElementTree as ET
 
 from ..scoring import outcome
 
-
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 

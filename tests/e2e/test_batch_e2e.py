@@ -188,7 +188,7 @@ def test_report_html_renders_and_its_numbers_are_summary_json(world, browser, tm
         (s["graded"], s["pending"], s["missing"], s["late"])
     for task_id, t in s["tasks"].items():
         row = browser.find_element(By.CSS_SELECTOR, f"tr[data-task='{task_id}']")
-        metric = lambda m: row.find_element(By.CSS_SELECTOR, f"[data-metric='{m}']")
+        metric = lambda m, row=row: row.find_element(By.CSS_SELECTOR, f"[data-metric='{m}']")
         assert int(metric("graded").text) == t["graded"]
         assert int(metric("accepted").text) == t["verdicts"].get("accepted", 0)
         assert float(metric("pass_rate").get_attribute("data-value")) == t["pass_rate"]

@@ -19,11 +19,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from helpers import notebook, put, run_judge
-from helpers.isolation_modes import MODES
 from judge.bank import BankError, load_bank
 from judge.report import CheckResult, Report
 from judge.writers import writer
+
+from helpers import notebook, put, run_judge
+from helpers.isolation_modes import MODES
 from helpers.platform_shapes import gradescope_problems
 
 # Two small tasks of a bank of three (the third must stay out of the zip).  double_it's

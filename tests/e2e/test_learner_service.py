@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from helpers import TASK
-from helpers.isolation_modes import MODES
 from judge import check, hint
 from judge.learner_api import CheckError, assemble
 from judge.remote import ServiceError
+
+from helpers import TASK
+from helpers.isolation_modes import MODES
 from helpers.serve_server import Server, judge_run_json, make_bank
 
 TOKEN = "learner-token-0123456789"

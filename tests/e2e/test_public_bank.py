@@ -19,9 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from judge.bank import PUBLIC_TASK_FILES, load_bank
+
 from helpers import ROOT, TASK
 from helpers.isolation_modes import MODES
-from judge.bank import PUBLIC_TASK_FILES, load_bank
 
 EXAMPLE = ROOT / "examples" / f"{TASK}.py"
 REFUSAL = "holds the public bank only"

@@ -13,8 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from helpers.serve_server import (CRASH, LOOP, RIGHT, TASK, WRONG, Server, judge_run_json, make_bank,
-                          unique)
+from helpers.serve_server import (
+    CRASH,
+    LOOP,
+    RIGHT,
+    TASK,
+    WRONG,
+    Server,
+    judge_run_json,
+    make_bank,
+    unique,
+)
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,17 @@ import sys
 
 import pytest
 
-from helpers.serve_server import CRASH, LOOP, RIGHT, TASK, WRONG, Server, judge_run_json, make_bank, unique
+from helpers.serve_server import (
+    CRASH,
+    LOOP,
+    RIGHT,
+    TASK,
+    WRONG,
+    Server,
+    judge_run_json,
+    make_bank,
+    unique,
+)
 
 pytestmark = pytest.mark.slow
 distributed = pytest.importorskip("distributed")

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import signal
 import time
-from pathlib import Path
 
 import pytest
 
@@ -19,6 +18,7 @@ from judge.runner import grade  # noqa: E402
 from judge.serve.queue import GradingQueue  # noqa: E402
 from judge.serve.store import Store  # noqa: E402
 from judge.serve.warm import LearnerPool, WarmOracles, _running  # noqa: E402
+
 from helpers.serve_server import RIGHT, TASK, make_bank  # noqa: E402
 
 

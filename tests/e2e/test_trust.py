@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from helpers import TESTS
 from judge.sandbox.clock import WALL_FACTOR
 
+from helpers import TESTS
 from helpers.isolation_modes import MODES
 
 pytestmark = pytest.mark.slow      # end to end: a judge process per attack and mode

@@ -6,13 +6,13 @@ process); tests/unit/test_batch.py has the rest."""
 
 from __future__ import annotations
 
-
 import pytest
 from click.testing import CliRunner
 
 from judge.batch.store import ResultStore
-from helpers import put
 from judge.cli import main
+
+from helpers import put
 
 
 @pytest.mark.parametrize("args, says", [

@@ -12,10 +12,8 @@ from __future__ import annotations
 import os
 import resource
 
-
-from judge.sandbox import beneath
 from judge.compile_log import MARK, CompileLog
-
+from judge.sandbox import beneath
 
 
 def _nest(top, depth: int) -> None:

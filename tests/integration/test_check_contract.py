@@ -12,13 +12,22 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, double_it_bank
 from judge.bank import load_bank
-from judge.checks.base import (CHECK_KINDS, GRADING_VIEW_MEMBERS, CheckSpec, CheckView,
-                               GradingView, ScriptMeasureCheck, check_kind, instrument)
+from judge.checks.base import (
+    CHECK_KINDS,
+    GRADING_VIEW_MEMBERS,
+    CheckSpec,
+    CheckView,
+    GradingView,
+    ScriptMeasureCheck,
+    check_kind,
+    instrument,
+)
 from judge.report import CheckResult
 from judge.runner import Grading, grade
 from judge.verdicts import Status, Verdict
+
+from helpers import ROOT, double_it_bank
 
 
 def measure_length(ctx, args, kwargs, options, shape_of=__import__("numpy").shape):
@@ -53,6 +62,7 @@ class RankCheck(CheckSpec):
 
     def run(self, grading):
         import numpy as np
+
         from judge.worker.wire import Leaf
 
         mine = grading.learner_measure(self.kind, {"x": Leaf(np.zeros((2, 3), np.float32), "jax")},
@@ -77,6 +87,7 @@ class LengthCheck(CheckSpec):
 
     def run(self, grading):
         import numpy as np
+
         from judge.worker.wire import Leaf
 
         args = {"x": Leaf(np.arange(5, dtype=np.float32), "jax")}
@@ -416,6 +427,7 @@ def test_an_instrument_ships_its_helpers():
 def test_a_traced_programs_value_small_compiled_whole_large_op_by_op():
     import jax
     import jax.numpy as jnp
+
     from judge.checks.base import bind_tracing, run_traced
 
     def unrolled(x):

@@ -16,9 +16,8 @@ import shutil
 
 import pytest
 
-from helpers import notebook, put, run_judge
+from helpers import TESTS, notebook, put, run_judge
 from helpers.isolation_modes import MODES
-from helpers import TESTS
 
 RIGHT = "def double(x):\n    return x * 2\n"
 ALSO_RIGHT = "def double(x):\n    return x + x\n"

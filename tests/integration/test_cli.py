@@ -10,6 +10,7 @@ import pytest
 
 from helpers import KNOWN, ROOT, TASK
 from helpers import run_judge as judge
+
 CONTRACT_KEYS = {"task", "submission", "verdict", "seed", "elapsed_s", "judge_version",
                  "checks", "output"}
 CHECK_KEYS = {"id", "kind", "required", "status", "message", "details"}

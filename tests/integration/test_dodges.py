@@ -15,10 +15,11 @@ import textwrap
 
 import pytest
 
-from helpers.isolation_modes import MODES
 from judge.bank import load_bank
 from judge.runner import grade
 from judge.verdicts import Verdict
+
+from helpers.isolation_modes import MODES
 
 BANK = load_bank()
 

@@ -19,7 +19,6 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from helpers.isolation_modes import MODES
 from judge.bank import load_bank
 from judge.checks import CHECK_KINDS
 from judge.checks import load_kinds as _load_kinds
@@ -28,6 +27,8 @@ from judge.runner import grade
 from judge.verdicts import Status, Verdict
 from judge.worker.executions import array_leaves
 from judge.worker.measure import MeasureContext, _compile_instrument, _record_executions
+
+from helpers.isolation_modes import MODES
 
 BANK = load_bank()
 

@@ -5,14 +5,12 @@ not charged for the split.  A small task of its own keeps these fast."""
 
 from __future__ import annotations
 
-import textwrap
-from pathlib import Path
-
 import pytest
 
-from helpers import double_it_bank
 from judge.bank import load_bank
 from judge.runner import grade
+
+from helpers import double_it_bank
 
 FIELDS = """
     tolerance: {mode: elementwise}

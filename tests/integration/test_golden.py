@@ -23,10 +23,21 @@ from pathlib import Path
 
 import pytest
 
-from helpers.golden import (GOLDEN, ROOT, SUBMISSIONS, SUFFIX, TASKS, compare_tree, normal_data,
-                            normal_file, normal_text, render, updating)
 from judge.report import Report
 
+from helpers.golden import (
+    GOLDEN,
+    ROOT,
+    SUBMISSIONS,
+    SUFFIX,
+    TASKS,
+    compare_tree,
+    normal_data,
+    normal_file,
+    normal_text,
+    render,
+    updating,
+)
 
 # ---------------------------------------------------------------- the batch, graded
 

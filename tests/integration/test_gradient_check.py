@@ -15,8 +15,8 @@ from judge.bank import load_bank
 from judge.checks import CHECK_KINDS
 from judge.checks import load_kinds as _load_kinds
 from judge.runner import grade
-from judge.verdicts import Status, Verdict
-from judge.worker.measure import MeasureContext, _Unmeasurable, _WrongResult, _compile_instrument
+from judge.verdicts import Verdict
+from judge.worker.measure import MeasureContext, _compile_instrument, _WrongResult
 
 
 def gradient_of(fn, args, wrt):

@@ -19,12 +19,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers import ROOT, TESTS
 from judge.sandbox import Limits, Worker, WorkerFailure, scratch_root
 from judge.sandbox.clock import WALL_FACTOR
 from judge.sandbox.policy import landlock_abi
 from judge.worker import wire
 
+from helpers import ROOT, TESTS
 from helpers.isolation_modes import BWRAP, MODES, needs_bwrap  # noqa: F401
 
 HOSTILE = TESTS / "hostile"

@@ -35,11 +35,10 @@ def _instrument(body: str):
 
 
 def test_a_failure_on_the_tracing_line_is_the_learners_after_it_the_judges():
-    import jax
     import jax.numpy as jnp
-    from judge.worker.measure import MeasureContext
-
     import numpy as np
+
+    from judge.worker.measure import MeasureContext
 
     # an array of strings passes as an array, and jax refuses it inside make_jaxpr
     ctx = MeasureContext(lambda x: np.array(["a"]))

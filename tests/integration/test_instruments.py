@@ -7,7 +7,6 @@ rest."""
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 

@@ -8,12 +8,12 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-from helpers import TESTS
 from judge.sandbox.policy import landlock_abi
+
+from helpers import TESTS
 
 BANK = TESTS / "trust_bank"
 NO_BWRAP = "/nonexistent-bin"   # a PATH where no bwrap can be found

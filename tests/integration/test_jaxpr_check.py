@@ -14,7 +14,6 @@ from judge.bank import load_bank
 from judge.runner import grade
 from judge.verdicts import Verdict
 
-
 BANK = """
 tasks:
   - id: ema

@@ -11,7 +11,6 @@ import io
 import textwrap
 from pathlib import Path
 
-
 from judge.bank import load_bank
 from judge.runner import grade
 from judge.verdicts import Status, Verdict

@@ -11,8 +11,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from helpers import ROOT, run_judge
 from judge.scoring import LatePolicy, PolicyError
+
+from helpers import ROOT, run_judge
 
 DEADLINE = datetime(2026, 11, 20, 23, 59, tzinfo=timezone.utc)
 

@@ -13,7 +13,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers import TESTS
 from judge.bank import load_bank
 from judge.limits import Limits
 from judge.runner import Grading, Oracle
@@ -21,6 +20,8 @@ from judge.sandbox import Worker
 from judge.session import Session
 from judge.verdicts import Verdict
 from judge.worker import wire
+
+from helpers import TESTS
 
 BANK = TESTS / "trust_bank"
 X = {"x": wire.Leaf(np.arange(3, dtype=np.float32), "jax")}

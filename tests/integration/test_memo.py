@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from helpers import KNOWN, SOLUTION, TASK, bank_of, put
-from helpers.isolation_modes import MODES
 from judge.bank import load_bank
 from judge.memo import ReferenceMemo
 from judge.runner import Grading
+
+from helpers import KNOWN, SOLUTION, TASK, bank_of, put
+from helpers.isolation_modes import MODES
 
 TIMINGS = ("elapsed_s", "seconds")
 

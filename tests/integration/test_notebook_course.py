@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, notebook, run_judge
 from judge.batch.discovery import discover
 from judge.notebooks import defined_names, dropped_notes, in_cells, notebook_submission, where
+
+from helpers import ROOT, notebook, run_judge
 
 pytest.importorskip("nbformat")
 

@@ -14,6 +14,7 @@ import pytest
 from helpers import SOLUTION, TASK, notebook, run_judge
 from helpers.isolation_modes import MODES
 
+
 def put_at(doc, place, value):
     if not place:
         return value

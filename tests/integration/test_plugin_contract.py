@@ -13,14 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from helpers import JUDGE, ROOT, double_it_bank, put
 from judge.bank import load_bank
 from judge.checks import CHECK_KINDS, Phase, PluginError, check_kind, load_kinds
 from judge.checks.base import CheckSpec, ScriptMeasureCheck, instrument
 from judge.report import CheckResult, Report
 from judge.validate import TaskValidation
 from judge.verdicts import Status, Verdict
-from judge.writers import PluginError as WriterError, register_writer
+from judge.writers import PluginError as WriterError
+from judge.writers import register_writer
+
+from helpers import JUDGE, ROOT, double_it_bank, put
 
 _AT_TOP = len                       # a name the instrument below wrongly reads
 

@@ -11,16 +11,16 @@ import functools
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from helpers import TESTS
 from judge.worker import probe as probe_mod
 from judge.worker.probe import Probe, find_jit_call
+
+from helpers import TESTS
 
 CASES = TESTS / "probe_cases"
 LEARNER = CASES / "learner.py"

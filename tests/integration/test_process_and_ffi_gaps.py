@@ -12,9 +12,10 @@ import json
 
 import pytest
 
+from judge.sandbox import policy
+
 from helpers import ROOT, run_judge
 from helpers.isolation_modes import MODES
-from judge.sandbox import policy
 
 pytestmark = pytest.mark.slow
 
@@ -85,7 +86,7 @@ def test_both_modes_plan_the_refusal(tmp_path, monkeypatch):
         scratch.mkdir()
         seen = []
         plan = policy.plan(mode, trusted=False, scratch=str(scratch), hidden=[], scratch_bytes=1 << 20,
-                           inner=lambda d, c: seen.append(c) or ["true"])
+                           inner=lambda d, c, seen=seen: seen.append(c) or ["true"])
         assert seen[0].get("no_processes") is True, mode
         assert "no processes" in plan.layers
     trusted = policy.plan("process", trusted=True, scratch=str(tmp_path), hidden=[],

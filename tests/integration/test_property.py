@@ -5,16 +5,16 @@ input twice.  A small task of its own keeps these fast."""
 from __future__ import annotations
 
 import re
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from helpers import DOUBLE_IT_REFERENCE, double_it_bank
-from helpers.isolation_modes import MODES
 from judge.bank import load_bank
 from judge.runner import grade
 from judge.scoring import score
+
+from helpers import DOUBLE_IT_REFERENCE, double_it_bank
+from helpers.isolation_modes import MODES
 
 FIELDS = """
 tolerance: {mode: elementwise}

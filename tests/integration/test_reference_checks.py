@@ -9,13 +9,14 @@ import textwrap
 import numpy as np
 import pytest
 
-from helpers import ROOT, bank_of, run_judge
 from judge.bank import load_bank
 from judge.compare import ResultSpec, Tolerance, compare
 from judge.reference_checks import reference_checks
 from judge.validate import TaskValidation
 from judge.validation_summary import summary_line
 from judge.worker.wire import Leaf
+
+from helpers import ROOT, bank_of, run_judge
 
 NAN_ON_EMPTY = (ROOT / "tasks" / "bucketed_mean" / "known" / "nan_on_empty.py").read_text()
 

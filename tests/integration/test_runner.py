@@ -8,11 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers import ROOT, TASK, bank_of
 from judge.bank import load_bank
 from judge.checks.property import PropertyCheck
 from judge.runner import Grading, JudgeFault, Oracle
 from judge.worker.wire import Leaf
+
+from helpers import ROOT, TASK, bank_of
 
 
 def inputs(lengths):

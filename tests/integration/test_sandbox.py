@@ -20,10 +20,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers import ROOT
 from judge.sandbox import Limits, RunClock, Worker, WorkerFailure, scratch_root
 from judge.worker import wire
 
+from helpers import ROOT
 from helpers.isolation_modes import BWRAP, MODES, needs_bwrap  # noqa: F401
 
 REPO = ROOT
@@ -672,7 +672,7 @@ def test_the_worker_sees_only_what_it_needs(make_worker, mode, tmp_path):
     finally:
         shutil.rmtree(sibling)
     assert "read" not in got["secrets"].values(), got["secrets"]
-    for s, listing in got["sites"].items():
+    for listing in got["sites"].values():
         if mode == "bubblewrap":
             assert "judge" not in listing and "numpy" in listing and "jax" in listing, listing
             assert not any(name.endswith(".pth") for name in listing)

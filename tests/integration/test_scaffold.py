@@ -6,10 +6,10 @@ rest."""
 
 from __future__ import annotations
 
-
-from helpers import run_judge as judge
 from judge.bank import load_bank
 from judge.scaffold import init_bank
+
+from helpers import run_judge as judge
 
 
 def test_init_starts_a_bank_that_validate_accepts_and_new_can_fill(tmp_path):

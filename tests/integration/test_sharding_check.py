@@ -17,7 +17,6 @@ from judge.verdicts import Verdict
 
 from helpers.isolation_modes import MODES
 
-
 BANK = load_bank()
 
 

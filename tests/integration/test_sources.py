@@ -17,6 +17,7 @@ import pytest
 
 from helpers import TESTS
 
+
 @pytest.fixture
 def folder(tmp_path):
     d = tmp_path / "class"

@@ -5,9 +5,7 @@ rest."""
 
 import os
 
-
 from helpers import ROOT
-
 
 DRAW = """
 import hashlib, sys

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from helpers import double_it_bank
 from judge.bank import load_bank
 from judge.validate import TaskValidation
+
+from helpers import double_it_bank
 
 FIELDS = """
     tolerance: TOLERANCE

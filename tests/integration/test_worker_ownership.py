@@ -4,7 +4,6 @@ submission is read once, the bytes read being the bytes graded."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from pathlib import Path
 

@@ -13,7 +13,6 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from helpers import ROOT, TASK, run_judge
-
 from helpers.platform_shapes import exercism_problems, gradescope_problems, junit_problems
 
 

@@ -4,10 +4,10 @@ import shutil
 
 import pytest
 
-from helpers import ROOT
-from helpers.banks import MINIMAL, write_bank
 from judge.bank import BankError, UnknownTask, default_root, load_bank
 
+from helpers import ROOT
+from helpers.banks import MINIMAL, write_bank
 
 
 def test_shipped_bank_loads_with_first_task():

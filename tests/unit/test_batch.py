@@ -16,6 +16,7 @@ from judge.batch.discovery import DiscoveryError, Submission, discover
 from judge.batch.gradebook import build, failure_pattern, gradebook_csv, summary
 from judge.batch.progress import Progress
 from judge.batch.store import FILE, ResultStore, StoreBusy
+
 from helpers import put
 
 TASKS = {"alpha", "beta"}

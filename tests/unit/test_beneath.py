@@ -9,8 +9,8 @@ import os
 
 import pytest
 
-from judge.sandbox import beneath
 from judge.compile_log import CompileLog
+from judge.sandbox import beneath
 
 
 @pytest.fixture(params=["openat2", "per-component"])

@@ -7,13 +7,11 @@ grade in a worker."""
 
 from __future__ import annotations
 
-
 import pytest
 
 from judge.sandbox import RunClock
 from judge.sandbox.clock import Meter
 from judge.sandbox.procs import Sample
-
 
 S = 1_000_000_000   # ns
 

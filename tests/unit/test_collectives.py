@@ -6,9 +6,7 @@ grade in a worker."""
 
 from __future__ import annotations
 
-
 from judge.checks.collectives import Tally, collective_sites, read_hlo
-
 
 # A module shaped like Compiled.as_text() on CPU: a seven-trip loop around a permute,
 # a conditional of one and two all-reduces, an async all-gather, a merged all-reduce.

@@ -15,7 +15,6 @@ from judge.bank import BankError, load_bank
 from judge.specs import Dim, draw_size
 from judge.worker import wire
 
-
 MESH = {"mesh": {"axes": ["data"], "sizes": [8], "types": ["explicit"]}, "spec": [["data"], []]}
 
 

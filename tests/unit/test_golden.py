@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import json
 
-from helpers.golden import GOLDEN, SUFFIX, compare_tree, render, updating
 from judge.report import Report
 from judge.writers import FORMATS
+
+from helpers.golden import GOLDEN, SUFFIX, compare_tree, render, updating
 
 
 def golden_reports() -> list[dict]:

@@ -12,10 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from helpers import TASK
 from judge.bank import load_bank
 from judge.catalog import read_hints
 from judge.learner_api import CheckError, assemble, hint
+
+from helpers import TASK
+
 MODULE = '''import jax
 import jax.numpy as jnp
 import numpy as np

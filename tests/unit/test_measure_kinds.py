@@ -25,7 +25,6 @@ from judge.worker.measure import MeasureContext, _compile_instrument
 
 
 def instrument_of(kind: str):
-    parse_check  # the registry is filled on first parse
     from judge.checks import load_kinds as _load_kinds
 
     _load_kinds()

@@ -10,8 +10,9 @@ import json
 
 import pytest
 
-from helpers import notebook
 from judge.notebooks import NotebookError, notebook_source, notebook_submission, submission_source
+
+from helpers import notebook
 
 pytest.importorskip("nbformat")
 
@@ -95,7 +96,8 @@ def test_not_a_notebook(data, tmp_path):
 
 # ------------------------------------------------ malformed intake is the learner's
 
-from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 from judge.notebooks import notebook_from_bytes  # noqa: E402
 

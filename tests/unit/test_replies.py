@@ -5,14 +5,14 @@ result so far, so the judge never holds gigabytes of a learner's arrays."""
 from __future__ import annotations
 
 from concurrent.futures import Future
-from pathlib import Path
 
 import numpy as np
 
-from helpers import TESTS
 from judge.bank import load_bank
 from judge.runner import Grading
 from judge.worker import wire
+
+from helpers import TESTS
 
 BANK = TESTS / "trust_bank"
 

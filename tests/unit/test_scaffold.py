@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT
 from judge.bank import installed_with_the_package, load_bank
 from judge.scaffold import ScaffoldError, create_task, init_bank
+
+from helpers import ROOT
 
 
 @pytest.mark.parametrize("title", ["TODO: a one-line title", "Sums: fast and right",

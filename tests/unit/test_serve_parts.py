@@ -14,8 +14,7 @@ import pytest
 
 pytest.importorskip("starlette")
 
-from judge.serve.access import (Access, Client, RateLimiter, TokensError,  # noqa: E402
-                                is_loopback, load_tokens)
+from judge.serve.access import Access, Client, RateLimiter, TokensError, is_loopback, load_tokens  # noqa: E402
 from judge.serve.callbacks import backoff_s  # noqa: E402
 from judge.serve.store import Store, StoreError  # noqa: E402
 

@@ -6,7 +6,6 @@ grade in a worker."""
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 

@@ -12,8 +12,9 @@ import os
 
 import pytest
 
-from helpers import TESTS
 from judge.sources import SubmissionRefused, read_submission
+
+from helpers import TESTS
 
 BANK = TESTS / "trust_bank"
 SECRET = "the-secret-first-line-91c2"

@@ -101,6 +101,7 @@ def test_drawn_pytrees_keep_their_structure_and_every_leafs_spread():
 
 def test_bad_pytree_fields_are_named():
     import pytest
+
     from judge.bank import BankError
 
     with pytest.raises(BankError, match="containers"):
@@ -133,6 +134,7 @@ def test_a_value_range_may_be_a_dimension_negated_or_offset():
 
 def test_a_bad_dimension_bound_is_named():
     import pytest
+
     from judge.bank import BankError
     from judge.specs import Dim
 

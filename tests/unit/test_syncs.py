@@ -6,15 +6,15 @@ numpy's attributes afterwards, so the rest of the suite runs unpatched.
 """
 
 import importlib.util
-from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from helpers import TESTS
 from judge.worker.syncs import SyncCounter
+
+from helpers import TESTS
 
 LEARNER = TESTS / "probe_cases" / "sync_learner.py"
 ARRAY = type(jnp.zeros(()))

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from helpers import double_it_bank
 from judge.bank import BankError, load_bank
 from judge.validate import TaskValidation
+
+from helpers import double_it_bank
 
 FIELDS = """
     tolerance: TOLERANCE

@@ -7,8 +7,9 @@ import importlib.metadata
 import tomllib
 
 import judge
-from helpers import ROOT
 from judge.report import Report
+
+from helpers import ROOT
 
 
 def test_the_version_is_pyprojects_read_from_the_package_metadata():

@@ -13,11 +13,12 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from helpers import TASK
 from judge.report import CheckResult, Report
 from judge.writers import FORMATS, writer
 
+from helpers import TASK
 from helpers.platform_shapes import exercism_problems, gradescope_problems, junit_problems
+
 
 def check(cid, status, message="", *, kind=None, required=True, verdict=None, **kw):
     return CheckResult(id=cid, kind=kind or cid, required=required, status=status,

@@ -13,9 +13,23 @@ import numpy as np
 from ...values import is_floating
 from ...worker.wire import Leaf, dtype_from_name
 from .core import (
-    JAX_DTYPES, MAX_DIM, MAX_ELEMENTS, MAX_RANK, Spec, _arrays_of, _at_ends, _bound_dim,
-    _dtype_list, _range, _resolve, _spread_enough, _value_edges, _values_reached,
-    sample_values, spec_type, st,
+    JAX_DTYPES,
+    MAX_DIM,
+    MAX_ELEMENTS,
+    MAX_RANK,
+    Spec,
+    _arrays_of,
+    _at_ends,
+    _bound_dim,
+    _dtype_list,
+    _range,
+    _resolve,
+    _spread_enough,
+    _value_edges,
+    _values_reached,
+    sample_values,
+    spec_type,
+    st,
 )
 from .mesh import _bind_partition, _partition, _placed, _placement_words
 from .shapes import ShapeVar, draw_size

@@ -13,7 +13,6 @@ from .containers import OneOfSpec, _Container
 from .core import Edge, Spec, st
 from .shapes import Dim, edge_count, shape_pool
 
-
 # ---------------------------------------------------------------- whole argument lists
 
 class Inputs:

@@ -12,7 +12,6 @@ from ...worker.wire import Leaf
 from .core import Spec
 from .shapes import Dim
 
-
 # ---------------------------------------------------------------- arguments on a mesh
 
 @dataclass(frozen=True)

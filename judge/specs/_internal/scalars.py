@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from .core import Spec, _bound_dim, _range, _resolve, _value_edges, _values_reached, spec_type, st

@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 
-
 # ---------------------------------------------------------------- shape variables
 
 # The largest size one dimension or one list's length may ask for (a bank cannot make the

@@ -15,11 +15,19 @@ import numpy as np
 
 from ...worker.wire import Leaf, dtype_from_name
 from .core import (
-    Spec, _array_values, _at_ends, _dtype_list, _range, _spread_enough, _value_edges,
-    _values_reached, sample_values, spec_type, st,
+    Spec,
+    _array_values,
+    _at_ends,
+    _dtype_list,
+    _range,
+    _spread_enough,
+    _value_edges,
+    _values_reached,
+    sample_values,
+    spec_type,
+    st,
 )
 from .shapes import ShapeVar
-
 
 CONTAINERS = ("dict", "list", "tuple")
 _PYTREE_KEYS = ("w", "b", "layers", "head", "scale", "emb", "gamma", "beta")
