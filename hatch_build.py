@@ -32,9 +32,11 @@ class PublicBankHook(BuildHookInterface):
         for folder in sorted((root / "tasks").iterdir()):
             for name in PUBLIC_TASK_FILES:
                 path = folder / name
-                if path.is_symlink():     # what it points at could be a reference
-                    raise ValueError(f"{path.relative_to(root)} is a symbolic link: the "
-                                     "wheel ships a task's public files themselves, never "
-                                     "what a link points at; put the file itself there")
+                if path.is_symlink():  # what it points at could be a reference
+                    raise ValueError(
+                        f"{path.relative_to(root)} is a symbolic link: the "
+                        "wheel ships a task's public files themselves, never "
+                        "what a link points at; put the file itself there"
+                    )
                 if path.is_file():
                     shipped[str(path)] = f"judge/_bank/tasks/{folder.name}/{name}"

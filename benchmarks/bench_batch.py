@@ -97,15 +97,25 @@ def make_class(dst: Path, task_ids: list[str], n: int) -> list[tuple[str, Path]]
 def busy_ticks() -> int:
     """CPU time spent by the whole machine so far (Linux), in clock ticks."""
     fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    return sum(fields) - fields[3] - fields[4]          # all but idle and iowait
+    return sum(fields) - fields[3] - fields[4]  # all but idle and iowait
 
 
-def judge_batch(bank: Path, cls: Path, out: Path, workers: int, examples: int | None,
-                busy: list[float]) -> float:
+def judge_batch(
+    bank: Path, cls: Path, out: Path, workers: int, examples: int | None, busy: list[float]
+) -> float:
     """Wall time of one batch; appends the average number of busy cores during it to
     ``busy``: once that nears the core count, more workers cannot help."""
-    cmd = [str(Path(sys.executable).parent / "judge"), "--bank", str(bank), "batch", str(cls),
-           "--out", str(out), "--workers", str(workers)]
+    cmd = [
+        str(Path(sys.executable).parent / "judge"),
+        "--bank",
+        str(bank),
+        "batch",
+        str(cls),
+        "--out",
+        str(out),
+        "--workers",
+        str(workers),
+    ]
     if examples:
         cmd += ["--examples", str(examples)]
     ticks, t0 = busy_ticks(), time.perf_counter()
@@ -121,11 +131,20 @@ def pytest_serial(bank: Path, subs: list[tuple[str, Path]], work: Path) -> float
     t0 = time.perf_counter()
     for i, (task_id, path) in enumerate(subs):
         test = work / f"test_sub{i:03d}.py"
-        test.write_text(textwrap.dedent(PYTEST.format(
-            entry=TASK, sub=str(path), ref=str(bank / "reference" / f"{task_id}.py"))))
-        try:   # failures and crashes are the point; only a hang is cut short
-            subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                            str(test)], cwd=work, capture_output=True, timeout=PYTEST_TIMEOUT_S)
+        test.write_text(
+            textwrap.dedent(
+                PYTEST.format(
+                    entry=TASK, sub=str(path), ref=str(bank / "reference" / f"{task_id}.py")
+                )
+            )
+        )
+        try:  # failures and crashes are the point; only a hang is cut short
+            subprocess.run(
+                [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test)],
+                cwd=work,
+                capture_output=True,
+                timeout=PYTEST_TIMEOUT_S,
+            )
         except subprocess.TimeoutExpired:
             pass
     return time.perf_counter() - t0
@@ -139,12 +158,16 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--submissions", type=int, default=40)
     ap.add_argument("--tasks", type=int, default=3)
-    ap.add_argument("--examples", type=int, default=None,
-                    help="--examples for the judge (default: the task's 100, as pytest runs)")
+    ap.add_argument(
+        "--examples",
+        type=int,
+        default=None,
+        help="--examples for the judge (default: the task's 100, as pytest runs)",
+    )
     ap.add_argument("--rounds", type=int, default=1)
     opts = ap.parse_args()
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
-    load_at_start = os.getloadavg()[0]    # other work on the machine skews every ratio
+    load_at_start = os.getloadavg()[0]  # other work on the machine skews every ratio
     work = Path(tempfile.mkdtemp(prefix="judge-bench-batch-"))
     bank, ids = make_bank(work / "bank", opts.tasks)
     subs = make_class(work / "class", ids, opts.submissions)
@@ -156,19 +179,24 @@ def main() -> None:
     busy: dict[int, list[float]] = {1: [], 2: []}
     books = []
     for r in range(opts.rounds):
-        for workers in ((1, 2) if r % 2 == 0 else (2, 1)):
-            out = work / f"out-w{workers}-r{r}"      # a fresh folder: nothing to resume
-            times[workers].append(judge_batch(bank, work / "class", out, workers, opts.examples,
-                                              busy[workers]))
+        for workers in (1, 2) if r % 2 == 0 else (2, 1):
+            out = work / f"out-w{workers}-r{r}"  # a fresh folder: nothing to resume
+            times[workers].append(
+                judge_batch(bank, work / "class", out, workers, opts.examples, busy[workers])
+            )
             books.append(gradebook(out))
     tp = pytest_serial(bank, subs, work)
     t1, t2 = statistics.median(times[1]), statistics.median(times[2])
     same = all(b == books[0] for b in books)
-    runs = lambda w: (", ".join(f"{t:.1f}" for t in times[w]) +
-                      f"; busy cores {statistics.median(busy[w]):.2f} of {os.cpu_count()}")
-    print(f"{len(subs)} submissions over {len(ids)} tasks, {os.cpu_count()} cores, "
-          f"load average {load_at_start:.1f} at start, {os.getloadavg()[0]:.1f} at end; judge examples: "
-          f"{opts.examples or 'task default (100)'}; rounds: {opts.rounds}")
+    runs = lambda w: (
+        ", ".join(f"{t:.1f}" for t in times[w])
+        + f"; busy cores {statistics.median(busy[w]):.2f} of {os.cpu_count()}"
+    )
+    print(
+        f"{len(subs)} submissions over {len(ids)} tasks, {os.cpu_count()} cores, "
+        f"load average {load_at_start:.1f} at start, {os.getloadavg()[0]:.1f} at end; judge examples: "
+        f"{opts.examples or 'task default (100)'}; rounds: {opts.rounds}"
+    )
     print(f"  judge batch --workers 1   {t1:7.1f} s  (median of {runs(1)})")
     print(f"  judge batch --workers 2   {t2:7.1f} s  (median of {runs(2)})")
     print(f"  pytest per submission     {tp:7.1f} s  (serial, {PYTEST_TIMEOUT_S} s timeout each)")

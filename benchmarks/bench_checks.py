@@ -32,6 +32,7 @@ def timed_checks(task, spent: dict):
     from judge.checks.base import Later
 
     for check in task.checks:
+
         def run(grading, check=check, original=type(check).run):
             started = time.perf_counter()
             out = original(check, grading)
@@ -45,8 +46,10 @@ def timed_checks(task, spent: dict):
                         return finish()
                     finally:
                         spent[check.id] += time.perf_counter() - t
+
                 return Later(timed_finish)
             return out
+
         check.run = run
     return task
 
@@ -61,8 +64,10 @@ def main() -> None:
     parser.add_argument("--submission", type=Path, default=None)
     opts = parser.parse_args()
     bank = load_bank()
-    print(f"{'task':<18} {'check':<10} {'with':>7} {'without':>8} {'adds':>7} {'share':>6} "
-          f"{'in check':>9}")
+    print(
+        f"{'task':<18} {'check':<10} {'with':>7} {'without':>8} {'adds':>7} {'share':>6} "
+        f"{'in check':>9}"
+    )
     for task_id in opts.tasks:
         task = bank.get(task_id)
         submission = opts.submission or task.reference_path
@@ -76,9 +81,11 @@ def main() -> None:
                 inside.append(spent.get(check.id, 0.0))
                 without_s.append(grade(without, submission).elapsed_s)
             w, wo = statistics.median(with_s), statistics.median(without_s)
-            print(f"{task_id:<18} {check.id:<10} {w:>6.2f}s {wo:>7.2f}s {w - wo:>+6.2f}s "
-                  f"{(w - wo) / w:>6.0%} {statistics.median(inside):>8.2f}s"
-                  + ("" if report.verdict == "accepted" else f"  ({report.verdict})"))
+            print(
+                f"{task_id:<18} {check.id:<10} {w:>6.2f}s {wo:>7.2f}s {w - wo:>+6.2f}s "
+                f"{(w - wo) / w:>6.0%} {statistics.median(inside):>8.2f}s"
+                + ("" if report.verdict == "accepted" else f"  ({report.verdict})")
+            )
 
 
 if __name__ == "__main__":

@@ -62,15 +62,17 @@ def timed(cmd: list[str], env: dict, cwd: str | None = None) -> float:
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - t0
     if proc.returncode != 0:
-        raise SystemExit(f"{cmd[:4]} failed ({proc.returncode}):\n{proc.stdout[-2000:]}\n"
-                         f"{proc.stderr[-2000:]}")
+        raise SystemExit(
+            f"{cmd[:4]} failed ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
+        )
     return elapsed
 
 
 def baseline_checkout(ref: str) -> str:
     folder = tempfile.mkdtemp(prefix="judge-baseline-")
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref], capture_output=True,
-                             check=True).stdout
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", ref], capture_output=True, check=True
+    ).stdout
     subprocess.run(["tar", "-x", "-C", folder], input=archive, check=True)
     return folder
 
@@ -83,14 +85,17 @@ def bank_without_devices(folder: Path) -> Path:
             task.pop("devices"), task.pop("mesh")
             for spec in task["args"].values():
                 spec.pop("sharding", None)
-            task["checks"] = [c for c in task["checks"] if c["kind"] not in ("sharding", "collectives")]
+            task["checks"] = [
+                c for c in task["checks"] if c["kind"] not in ("sharding", "collectives")
+            ]
     data["tasks"] = [t for t in data["tasks"] if t["id"] == SHARDED]
     (folder / "tasks" / SHARDED).mkdir(parents=True)
     shutil.copy(ROOT / "tasks" / SHARDED / "statement.md", folder / "tasks" / SHARDED)
     (folder / "reference").mkdir()
     (folder / "reference" / f"{SHARDED}.py").write_text(
         "import jax, jax.numpy as jnp\n\n@jax.jit\ndef col_mean(x):\n"
-        "    return jnp.sum(x, axis=0) / max(x.shape[0], 1)\n")
+        "    return jnp.sum(x, axis=0) / max(x.shape[0], 1)\n"
+    )
     (folder / "tasks.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
     return folder
 
@@ -123,41 +128,97 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="judge-bench-devices-"))
     one_device_bank = bank_without_devices(work / "bank")
     reference = str(ROOT / "reference" / f"{SHARDED}.py")
-    runs: dict[str, list[float]] = {k: [] for k in (
-        "single_here", "single_baseline", "start_1", "start_8", "boot_1", "boot_8",
-        "compile_1", "compile_8", "grade_8", "grade_1")}
+    runs: dict[str, list[float]] = {
+        k: []
+        for k in (
+            "single_here",
+            "single_baseline",
+            "start_1",
+            "start_8",
+            "boot_1",
+            "boot_8",
+            "compile_1",
+            "compile_8",
+            "grade_8",
+            "grade_1",
+        )
+    }
     for _ in range(opts.rounds):
-        runs["single_here"].append(timed([python, "-m", "judge", "run", SINGLE, submission,
-                                          "--format", "json"], env, str(ROOT)))
-        runs["single_baseline"].append(timed([python, "-m", "judge", "run", SINGLE, submission,
-                                              "--format", "json"], dict(env, PYTHONPATH=base),
-                                             base))
+        runs["single_here"].append(
+            timed(
+                [python, "-m", "judge", "run", SINGLE, submission, "--format", "json"],
+                env,
+                str(ROOT),
+            )
+        )
+        runs["single_baseline"].append(
+            timed(
+                [python, "-m", "judge", "run", SINGLE, submission, "--format", "json"],
+                dict(env, PYTHONPATH=base),
+                base,
+            )
+        )
         runs["start_1"].append(worker_ready(None))
         runs["start_8"].append(worker_ready(8))
         for n in (1, 8):
-            out = subprocess.run([python, "-c", COMPILES, str(n)], env=env, capture_output=True,
-                                 text=True, check=True).stdout.split()
+            out = subprocess.run(
+                [python, "-c", COMPILES, str(n)],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.split()
             runs[f"boot_{n}"].append(float(out[0]))
             runs[f"compile_{n}"].append(float(out[1]))
-        runs["grade_8"].append(timed([python, "-m", "judge", "run", SHARDED, reference,
-                                      "--format", "json"], env, str(ROOT)))
-        runs["grade_1"].append(timed([python, "-m", "judge", "--bank", str(one_device_bank), "run",
-                                      SHARDED, reference, "--format", "json"], env, str(ROOT)))
+        runs["grade_8"].append(
+            timed(
+                [python, "-m", "judge", "run", SHARDED, reference, "--format", "json"],
+                env,
+                str(ROOT),
+            )
+        )
+        runs["grade_1"].append(
+            timed(
+                [
+                    python,
+                    "-m",
+                    "judge",
+                    "--bank",
+                    str(one_device_bank),
+                    "run",
+                    SHARDED,
+                    reference,
+                    "--format",
+                    "json",
+                ],
+                env,
+                str(ROOT),
+            )
+        )
     med = {k: median(v) for k, v in runs.items()}
 
     def ratio(a, b):
         return median(x / y for x, y in zip(runs[a], runs[b]))
+
     print(f"rounds: {opts.rounds}; baseline: {opts.baseline}")
-    print(f"single-device judge run ({SINGLE}): here {med['single_here']:.2f} s, baseline "
-          f"{med['single_baseline']:.2f} s, here / baseline {ratio('single_here', 'single_baseline'):.2f}")
-    print(f"worker spawn to ready: 1 device {med['start_1']:.2f} s, 8 devices {med['start_8']:.2f} s "
-          f"(x{ratio('start_8', 'start_1'):.2f}); jax import + devices in a bare process: "
-          f"{med['boot_1']:.2f} s vs {med['boot_8']:.2f} s")
-    print(f"first call of a jitted column sum, per shape: 1 device {1000 * med['compile_1']:.0f} ms, "
-          f"8 devices and rows split {1000 * med['compile_8']:.0f} ms (x{ratio('compile_8', 'compile_1'):.2f})")
-    print(f"judge run {SHARDED} (reference): 8 devices with sharding + collectives checks "
-          f"{med['grade_8']:.2f} s, one device with examples + property only {med['grade_1']:.2f} s "
-          f"(x{ratio('grade_8', 'grade_1'):.2f})")
+    print(
+        f"single-device judge run ({SINGLE}): here {med['single_here']:.2f} s, baseline "
+        f"{med['single_baseline']:.2f} s, here / baseline {ratio('single_here', 'single_baseline'):.2f}"
+    )
+    print(
+        f"worker spawn to ready: 1 device {med['start_1']:.2f} s, 8 devices {med['start_8']:.2f} s "
+        f"(x{ratio('start_8', 'start_1'):.2f}); jax import + devices in a bare process: "
+        f"{med['boot_1']:.2f} s vs {med['boot_8']:.2f} s"
+    )
+    print(
+        f"first call of a jitted column sum, per shape: 1 device {1000 * med['compile_1']:.0f} ms, "
+        f"8 devices and rows split {1000 * med['compile_8']:.0f} ms (x{ratio('compile_8', 'compile_1'):.2f})"
+    )
+    print(
+        f"judge run {SHARDED} (reference): 8 devices with sharding + collectives checks "
+        f"{med['grade_8']:.2f} s, one device with examples + property only {med['grade_1']:.2f} s "
+        f"(x{ratio('grade_8', 'grade_1'):.2f})"
+    )
     print(json.dumps({k: round(v, 3) for k, v in med.items()}))
     shutil.rmtree(base, ignore_errors=True)
     shutil.rmtree(work, ignore_errors=True)

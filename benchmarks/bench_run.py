@@ -98,7 +98,9 @@ def timed(cmd: list[str], cwd: str, env: dict) -> float:
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - t0
     if proc.returncode not in (0,):
-        raise SystemExit(f"{cmd[:3]} failed ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
+        raise SystemExit(
+            f"{cmd[:3]} failed ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
+        )
     return elapsed
 
 
@@ -106,8 +108,11 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("submission", nargs="?", default=str(ROOT / "examples" / f"{TASK}.py"))
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--isolation-cost", action="store_true",
-                    help="also time `judge run --isolation process` in each round")
+    ap.add_argument(
+        "--isolation-cost",
+        action="store_true",
+        help="also time `judge run --isolation process` in each round",
+    )
     opts = ap.parse_args()
     from judge.bank import load_bank
 
@@ -118,13 +123,14 @@ def main() -> None:
     floor = Path(work, "floor.py")
     floor.write_text(FLOOR.format(entry=task.entrypoint, shapes=shapes))
     test = Path(work, "test_bench.py")
-    test.write_text(textwrap.dedent(PYTEST.format(entry=task.entrypoint, sub=sub,
-                                                  ref=str(task.reference_path))))
+    test.write_text(
+        textwrap.dedent(PYTEST.format(entry=task.entrypoint, sub=sub, ref=str(task.reference_path)))
+    )
     memo = Path(work, "memo")
     memo.mkdir(mode=0o700)
     env = dict(os.environ, JAX_PLATFORMS="cpu", JUDGE_MEMO=str(memo))
     judge = [str(Path(sys.executable).parent / "judge"), "run", TASK, sub, "--format", "json"]
-    timed(judge, work, env)                         # the task's first run: fills the memo
+    timed(judge, work, env)  # the task's first run: fills the memo
     runs = {"judge": [], "cold": [], "floor": [], "pytest": []}
     if opts.isolation_cost:
         runs["process"] = []
@@ -133,26 +139,40 @@ def main() -> None:
         runs["cold"].append(timed(judge, work, dict(env, JUDGE_MEMO="off")))
         if opts.isolation_cost:
             runs["process"].append(timed(judge + ["--isolation", "process"], work, env))
-        runs["floor"].append(timed([sys.executable, str(floor), sub], work,
-                                   dict(env, OPENBLAS_NUM_THREADS="1")))
-        runs["pytest"].append(timed([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                                     str(test)], work, env))
+        runs["floor"].append(
+            timed([sys.executable, str(floor), sub], work, dict(env, OPENBLAS_NUM_THREADS="1"))
+        )
+        runs["pytest"].append(
+            timed(
+                [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test)],
+                work,
+                env,
+            )
+        )
     med = {k: statistics.median(v) for k, v in runs.items()}
     print(f"distinct shapes fed by the judge: {len(shapes)}; rounds: {opts.rounds}")
     for k in runs:
         print(f"  {k:<7} median {med[k]:.2f} s  (runs: {', '.join(f'{x:.2f}' for x in runs[k])})")
     # each round's ratio too: the machine's load drifts, and a round's runs share it
     for run in ("judge", "cold"):
-        paired = {b: statistics.median(j / x for j, x in zip(runs[run], runs[b]))
-                  for b in ("pytest", "floor")}
-        print(f"{run:<5} / pytest = {med[run] / med['pytest']:.2f}  (median of rounds' ratios "
-              f"{paired['pytest']:.2f}; target <= 0.40)")
-        print(f"{run:<5} / floor  = {med[run] / med['floor']:.2f}  (median of rounds' ratios "
-              f"{paired['floor']:.2f}; target <= 1.50)")
+        paired = {
+            b: statistics.median(j / x for j, x in zip(runs[run], runs[b]))
+            for b in ("pytest", "floor")
+        }
+        print(
+            f"{run:<5} / pytest = {med[run] / med['pytest']:.2f}  (median of rounds' ratios "
+            f"{paired['pytest']:.2f}; target <= 0.40)"
+        )
+        print(
+            f"{run:<5} / floor  = {med[run] / med['floor']:.2f}  (median of rounds' ratios "
+            f"{paired['floor']:.2f}; target <= 1.50)"
+        )
     if opts.isolation_cost:
         ratio = statistics.median(j / p for j, p in zip(runs["judge"], runs["process"]))
-        print(f"judge (default isolation) / judge --isolation process = "
-              f"{med['judge'] / med['process']:.2f}  (median of rounds' ratios {ratio:.2f})")
+        print(
+            f"judge (default isolation) / judge --isolation process = "
+            f"{med['judge'] / med['process']:.2f}  (median of rounds' ratios {ratio:.2f})"
+        )
     print(json.dumps({k: round(v, 3) for k, v in med.items()}))
 
 

@@ -49,7 +49,7 @@ ROOT = Path(__file__).resolve().parents[1]
 JUDGE = str(Path(sys.executable).parent / "judge")
 TASK = "cache_independent_count"
 RIGHT = (ROOT / "examples" / f"{TASK}.py").read_text()
-TASKS = {        # task -> two known wrong answers
+TASKS = {  # task -> two known wrong answers
     "cache_independent_count": ["abs_sum.py", "hard_coded.py"],
     "bucketed_mean": ["divide_by_bucket.py", "edge_padding.py"],
     "masked_row_sums": ["off_by_one.py", "cumsum_minus_one.py"],
@@ -57,17 +57,40 @@ TASKS = {        # task -> two known wrong answers
     "canonical_pair_sum": ["first_twice.py", "rows_loop.py"],
 }
 # of every 20 submissions of a task: 13 right, 4 wrong, 1 looping, 2 crashing
-MIX = ["right", "wrong", "right", "crashing", "right", "right", "wrong", "right", "looping",
-       "right", "right", "wrong", "right", "crashing", "right", "right", "wrong", "right",
-       "right", "right"]
+MIX = [
+    "right",
+    "wrong",
+    "right",
+    "crashing",
+    "right",
+    "right",
+    "wrong",
+    "right",
+    "looping",
+    "right",
+    "right",
+    "wrong",
+    "right",
+    "crashing",
+    "right",
+    "right",
+    "wrong",
+    "right",
+    "right",
+    "right",
+]
 LISTENING = re.compile(r"listening on (http://\S+)")
 
 
 # ---------------------------------------------------------------- the service
 class Service:
     def __init__(self, state: Path, *args: str):
-        self.proc = subprocess.Popen([JUDGE, "serve", "--port", "0", "--state", str(state), *args],
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.proc = subprocess.Popen(
+            [JUDGE, "serve", "--port", "0", "--state", str(state), *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         self.url = None
         for line in self.proc.stdout:
             found = LISTENING.search(line)
@@ -86,8 +109,11 @@ class Service:
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             h = self.health()
-            if h["oracles_warm"] >= h["oracles_warm_target"] and \
-                    h["workers_warm"] >= h["workers_warm_target"] and not h["running"]:
+            if (
+                h["oracles_warm"] >= h["oracles_warm_target"]
+                and h["workers_warm"] >= h["workers_warm_target"]
+                and not h["running"]
+            ):
                 return
             time.sleep(0.1)
         raise SystemExit(f"the service did not warm up: {h}")
@@ -139,7 +165,7 @@ def cpu_s(pid: int, own: bool = False) -> float:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return 0.0
-    return sum(int(x) for x in fields[11:13 if own else 15]) / os.sysconf("SC_CLK_TCK")
+    return sum(int(x) for x in fields[11 : 13 if own else 15]) / os.sysconf("SC_CLK_TCK")
 
 
 def tree_cpu_s(pid: int) -> float:
@@ -187,8 +213,12 @@ class MemoryWatch:
 # ---------------------------------------------------------------- latency
 def judge_run(path: Path, memo: str) -> tuple[float, str]:
     t0 = time.perf_counter()
-    res = subprocess.run([JUDGE, "run", TASK, str(path), "--format", "json"],
-                         capture_output=True, text=True, env={**os.environ, "JUDGE_MEMO": memo})
+    res = subprocess.run(
+        [JUDGE, "run", TASK, str(path), "--format", "json"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "JUDGE_MEMO": memo},
+    )
     return time.perf_counter() - t0, json.loads(res.stdout)["verdict"]
 
 
@@ -200,13 +230,13 @@ def latency(work: Path, rounds: int) -> None:
         times: dict[str, list[float]] = {"serve": [], "cold": [], "memo": []}
         memo = work / "memo"
         memo.mkdir(mode=0o700, exist_ok=True)
-        for r in range(rounds + 1):                      # round 0 warms the disk cache
+        for r in range(rounds + 1):  # round 0 warms the disk cache
             source = RIGHT + f"\n# round {r}\n"
             path = work / f"round{r}.py"
             path.write_text(source)
             sides = ("serve", "cold", "memo")
-            for side in sides[r % 3:] + sides[:r % 3]:
-                service.wait_warm()                     # neither side pays the other's refill
+            for side in sides[r % 3 :] + sides[: r % 3]:
+                service.wait_warm()  # neither side pays the other's refill
                 if side == "serve":
                     t0 = time.perf_counter()
                     verdict = service.grade(http, TASK, source)["verdict"]
@@ -228,12 +258,12 @@ def latency(work: Path, rounds: int) -> None:
         service.close()
     p = lambda xs, q: sorted(xs)[min(len(xs) - 1, math.ceil(q * len(xs)) - 1)]
     print(f"latency, {rounds} sequential correct {TASK} submissions:")
-    print(f"  serve (POST -> report)   p50 {p(serve_s, .5):.3f} s   p95 {p(serve_s, .95):.3f} s")
-    print(f"  cold judge run           p50 {p(cold_s, .5):.3f} s   p95 {p(cold_s, .95):.3f} s")
-    print(f"  judge run from its memo  p50 {p(memo_s, .5):.3f} s   p95 {p(memo_s, .95):.3f} s")
-    print(f"  serve back to back       p50 {p(back_s, .5):.3f} s   p95 {p(back_s, .95):.3f} s")
-    print(f"serve p50 / cold p50: {p(serve_s, .5) / p(cold_s, .5):.2f}x  (target <= 0.5)")
-    print(f"serve p50 / memo p50: {p(serve_s, .5) / p(memo_s, .5):.2f}x")
+    print(f"  serve (POST -> report)   p50 {p(serve_s, 0.5):.3f} s   p95 {p(serve_s, 0.95):.3f} s")
+    print(f"  cold judge run           p50 {p(cold_s, 0.5):.3f} s   p95 {p(cold_s, 0.95):.3f} s")
+    print(f"  judge run from its memo  p50 {p(memo_s, 0.5):.3f} s   p95 {p(memo_s, 0.95):.3f} s")
+    print(f"  serve back to back       p50 {p(back_s, 0.5):.3f} s   p95 {p(back_s, 0.95):.3f} s")
+    print(f"serve p50 / cold p50: {p(serve_s, 0.5) / p(cold_s, 0.5):.2f}x  (target <= 0.5)")
+    print(f"serve p50 / memo p50: {p(serve_s, 0.5) / p(memo_s, 0.5):.2f}x")
 
 
 # ---------------------------------------------------------------- throughput
@@ -247,11 +277,13 @@ def entrypoint(task: str) -> str:
 def kinds_of(task: str) -> dict[str, str]:
     entry = entrypoint(task)
     known = ROOT / "tasks" / task / "known"
-    return {"right": (ROOT / "reference" / f"{task}.py").read_text(),
-            "wrong0": (known / TASKS[task][0]).read_text(),
-            "wrong1": (known / TASKS[task][1]).read_text(),
-            "looping": f"def {entry}(*args, **kwargs):\n    while True:\n        pass\n",
-            "crashing": f"import os\n\n\ndef {entry}(*args, **kwargs):\n    os.abort()\n"}
+    return {
+        "right": (ROOT / "reference" / f"{task}.py").read_text(),
+        "wrong0": (known / TASKS[task][0]).read_text(),
+        "wrong1": (known / TASKS[task][1]).read_text(),
+        "looping": f"def {entry}(*args, **kwargs):\n    while True:\n        pass\n",
+        "crashing": f"import os\n\n\ndef {entry}(*args, **kwargs):\n    os.abort()\n",
+    }
 
 
 def make_class(dst: Path, n: int) -> list[dict]:
@@ -280,8 +312,11 @@ def judge_run_verdicts(work: Path, subs: list[dict]) -> dict[tuple[str, str], st
             path = work / "runs" / f"{sub['task']}-{sub['kind']}.py"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(sub["source"])
-            res = subprocess.run([JUDGE, "run", sub["task"], str(path), "--format", "json"],
-                                 capture_output=True, text=True)
+            res = subprocess.run(
+                [JUDGE, "run", sub["task"], str(path), "--format", "json"],
+                capture_output=True,
+                text=True,
+            )
             found[key] = json.loads(res.stdout)["verdict"]
     return found
 
@@ -297,25 +332,37 @@ def rush(service: Service, subs: list[dict], clients: int) -> dict:
         if not hasattr(local, "http"):
             local.http = httpx.Client(base_url=service.url, timeout=120)
         return service.grade(local.http, sub["task"], sub["source"])["verdict"]
+
     t0 = time.perf_counter()
     with ThreadPoolExecutor(clients) as pool:
         verdicts = list(pool.map(one, subs))
     elapsed = time.perf_counter() - t0
     watch.stop()
-    return {"verdicts": verdicts, "s": elapsed, "watch": watch,
-            "front_cpu": cpu_s(service.proc.pid, own=True) - front0,
-            "cpu": tree_cpu_s(service.proc.pid) - tree0, "graded": service.health()["graded"]}
+    return {
+        "verdicts": verdicts,
+        "s": elapsed,
+        "watch": watch,
+        "front_cpu": cpu_s(service.proc.pid, own=True) - front0,
+        "cpu": tree_cpu_s(service.proc.pid) - tree0,
+        "graded": service.health()["graded"],
+    }
 
 
 def on_dask(work: Path, subs: list[dict], clients: int) -> dict:
     """The same rush with the gradings on a local Dask cluster of two worker processes."""
     import distributed
 
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  host="127.0.0.1", dashboard_address=None,
-                                  local_directory=str(work / "dask")) as cluster:
-        service = Service(work / "dask.sqlite", "--scheduler", cluster.scheduler_address,
-                          "--workers", "2")
+    with distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+        local_directory=str(work / "dask"),
+    ) as cluster:
+        service = Service(
+            work / "dask.sqlite", "--scheduler", cluster.scheduler_address, "--workers", "2"
+        )
         try:
             return rush(service, subs, clients)
         finally:
@@ -337,42 +384,67 @@ def throughput(work: Path, n: int, clients: int, dask: bool) -> None:
 
     children0 = children_cpu_s()
     t0 = time.perf_counter()
-    res = subprocess.run([JUDGE, "batch", str(work / "class"), "--out", str(work / "batch-out"),
-                          "--workers", "2"], capture_output=True, text=True)
+    res = subprocess.run(
+        [JUDGE, "batch", str(work / "class"), "--out", str(work / "batch-out"), "--workers", "2"],
+        capture_output=True,
+        text=True,
+    )
     batch_s = time.perf_counter() - t0
     batch_cpu = children_cpu_s() - children0
     if res.returncode not in (0, 3):
         raise SystemExit(f"judge batch failed ({res.returncode}):\n{res.stderr[-3000:]}")
-    batch = {(r["learner"], r["task"]): r["verdict"] for r in
-             map(json.loads, (work / "batch-out" / "results.jsonl").read_text().splitlines())}
+    batch = {
+        (r["learner"], r["task"]): r["verdict"]
+        for r in map(json.loads, (work / "batch-out" / "results.jsonl").read_text().splitlines())
+    }
 
-    wrong_run = [(s["learner"], s["task"], s["kind"], v, expected[(s["task"], s["kind"])])
-                 for s, v in zip(subs, served) if v != expected[(s["task"], s["kind"])]]
-    wrong_batch = [(s["learner"], s["task"], v, batch.get((s["learner"], s["task"])))
-                   for s, v in zip(subs, served) if v != batch.get((s["learner"], s["task"]))]
+    wrong_run = [
+        (s["learner"], s["task"], s["kind"], v, expected[(s["task"], s["kind"])])
+        for s, v in zip(subs, served)
+        if v != expected[(s["task"], s["kind"])]
+    ]
+    wrong_batch = [
+        (s["learner"], s["task"], v, batch.get((s["learner"], s["task"])))
+        for s, v in zip(subs, served)
+        if v != batch.get((s["learner"], s["task"]))
+    ]
     counts: dict[str, int] = {}
     for v in served:
         counts[v] = counts.get(v, 0) + 1
-    print(f"throughput, {n} submissions over {len(TASKS)} tasks from {clients} clients "
-          f"(load average {load:.1f} before):")
+    print(
+        f"throughput, {n} submissions over {len(TASKS)} tasks from {clients} clients "
+        f"(load average {load:.1f} before):"
+    )
     print(f"  verdicts: {', '.join(f'{k} {v}' for k, v in sorted(counts.items()))}")
-    print(f"  serve --workers 2        {serve_s:7.1f} s  {n / serve_s * 60:6.1f} gradings/min  "
-          f"({graded} graded, {n - len(served)} lost)")
+    print(
+        f"  serve --workers 2        {serve_s:7.1f} s  {n / serve_s * 60:6.1f} gradings/min  "
+        f"({graded} graded, {n - len(served)} lost)"
+    )
     print(f"  judge batch --workers 2  {batch_s:7.1f} s  {n / batch_s * 60:6.1f} gradings/min")
     print(f"  serve vs batch: {batch_s / serve_s:.2f}x the gradings a minute")
-    print(f"  CPU: serve {serve_cpu:.0f} s (its own process {front_cpu:.0f} s), batch {batch_cpu:.0f} s (its process and every worker)")
+    print(
+        f"  CPU: serve {serve_cpu:.0f} s (its own process {front_cpu:.0f} s), batch {batch_cpu:.0f} s (its process and every worker)"
+    )
     if dask:
         remote = on_dask(work, subs, clients)
         same = sum(v == expected[(s["task"], s["kind"])] for s, v in zip(subs, remote["verdicts"]))
-        print(f"  serve on Dask (2 workers)  {remote['s']:5.1f} s  "
-              f"{n / remote['s'] * 60:6.1f} gradings/min  ({remote['graded']} graded; verdicts "
-              f"equal to judge run's: {same} of {n})")
-    print(f"  peak memory: {watch.peak_tree_kb / 1024:.0f} MiB PSS for the service and every "
-          f"worker under it; {watch.peak_front_kb / 1024:.0f} MiB RSS for the service's own process")
-    print(f"  verdicts equal to judge run's: {n - len(wrong_run)} of {n}"
-          + (f"; differ: {wrong_run[:5]}" if wrong_run else ""))
-    print(f"  verdicts equal to judge batch's: {n - len(wrong_batch)} of {n}"
-          + (f"; differ: {wrong_batch[:5]}" if wrong_batch else ""))
+        print(
+            f"  serve on Dask (2 workers)  {remote['s']:5.1f} s  "
+            f"{n / remote['s'] * 60:6.1f} gradings/min  ({remote['graded']} graded; verdicts "
+            f"equal to judge run's: {same} of {n})"
+        )
+    print(
+        f"  peak memory: {watch.peak_tree_kb / 1024:.0f} MiB PSS for the service and every "
+        f"worker under it; {watch.peak_front_kb / 1024:.0f} MiB RSS for the service's own process"
+    )
+    print(
+        f"  verdicts equal to judge run's: {n - len(wrong_run)} of {n}"
+        + (f"; differ: {wrong_run[:5]}" if wrong_run else "")
+    )
+    print(
+        f"  verdicts equal to judge batch's: {n - len(wrong_batch)} of {n}"
+        + (f"; differ: {wrong_batch[:5]}" if wrong_batch else "")
+    )
 
 
 def main() -> None:
@@ -381,8 +453,11 @@ def main() -> None:
     ap.add_argument("--submissions", type=int, default=200)
     ap.add_argument("--clients", type=int, default=20)
     ap.add_argument("--only", choices=["latency", "throughput"])
-    ap.add_argument("--no-dask", action="store_true",
-                    help="skip the throughput run on a local Dask cluster of two workers")
+    ap.add_argument(
+        "--no-dask",
+        action="store_true",
+        help="skip the throughput run on a local Dask cluster of two workers",
+    )
     opts = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="judge-bench-serve-"))
     print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at start")

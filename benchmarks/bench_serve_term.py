@@ -36,7 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_serve import JUDGE, RIGHT, TASK, TASKS, Service, judge_run, kb, make_class, rush, tree  # noqa: E402
 
-FIRST_TASK = "bucketed_mean"       # not the bank's first task: nothing is warmed in order
+FIRST_TASK = "bucketed_mean"  # not the bank's first task: nothing is warmed in order
 
 
 def pss_mib(pid: int) -> float:
@@ -48,8 +48,12 @@ def settle(service: Service, timeout_s: float = 300) -> dict:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         h = service.health()
-        if not h["running"] and not h["queue"] and h["workers_warm"] >= h["workers_warm_target"] \
-                and h["oracles_warm"] >= h["oracles_warm_target"]:
+        if (
+            not h["running"]
+            and not h["queue"]
+            and h["workers_warm"] >= h["workers_warm_target"]
+            and h["oracles_warm"] >= h["oracles_warm_target"]
+        ):
             return h
         time.sleep(0.2)
     return h
@@ -80,20 +84,26 @@ def first_verdict_and_memory(work: Path) -> dict:
         start_processes = len(tree(service.proc.pid))
     finally:
         service.close()
-    return {"listening_s": listening_s, "first_s": first_s, "idle_start_mib": at_start,
-            "idle_start_processes": start_processes, "idle_warm_mib": warm_one,
-            "idle_warm_processes": processes, "health": h}
+    return {
+        "listening_s": listening_s,
+        "first_s": first_s,
+        "idle_start_mib": at_start,
+        "idle_start_processes": start_processes,
+        "idle_warm_mib": warm_one,
+        "idle_warm_processes": processes,
+        "health": h,
+    }
 
 
 def latency(work: Path, rounds: int) -> dict:
     service = Service(work / "latency.sqlite")
     serve_s, cold_s = [], []
     try:
-        for r in range(rounds + 1):                 # round 0 warms the reference, the disk
+        for r in range(rounds + 1):  # round 0 warms the reference, the disk
             source = RIGHT + f"\n# round {r}\n"
             path = work / f"round{r}.py"
             path.write_text(source)
-            for side in (("serve", "cold") if r % 2 else ("cold", "serve")):
+            for side in ("serve", "cold") if r % 2 else ("cold", "serve"):
                 settle(service)
                 if side == "serve":
                     t0 = time.perf_counter()
@@ -106,7 +116,7 @@ def latency(work: Path, rounds: int) -> dict:
                     (serve_s if side == "serve" else cold_s).append(elapsed)
     finally:
         service.close()
-    p50 = lambda xs: sorted(xs)[max(0, math.ceil(.5 * len(xs)) - 1)]
+    p50 = lambda xs: sorted(xs)[max(0, math.ceil(0.5 * len(xs)) - 1)]
     return {"serve_p50": p50(serve_s), "cold_p50": p50(cold_s), "rounds": rounds}
 
 
@@ -118,16 +128,28 @@ def throughput(work: Path, n: int, clients: int) -> dict:
     finally:
         service.close()
     t0 = time.perf_counter()
-    res = subprocess.run([JUDGE, "batch", str(work / "class"), "--out", str(work / "batch-out"),
-                          "--workers", "2"], capture_output=True, text=True)
+    res = subprocess.run(
+        [JUDGE, "batch", str(work / "class"), "--out", str(work / "batch-out"), "--workers", "2"],
+        capture_output=True,
+        text=True,
+    )
     batch_s = time.perf_counter() - t0
     if res.returncode not in (0, 3):
         raise SystemExit(f"judge batch failed ({res.returncode}):\n{res.stderr[-3000:]}")
-    batch = {(r["learner"], r["task"]): r["verdict"] for r in
-             map(json.loads, (work / "batch-out" / "results.jsonl").read_text().splitlines())}
-    differ = sum(v != batch.get((s["learner"], s["task"])) for s, v in zip(subs, served["verdicts"]))
-    return {"serve_s": served["s"], "batch_s": batch_s, "n": n, "differ": differ,
-            "peak_mib": served["watch"].peak_tree_kb / 1024}
+    batch = {
+        (r["learner"], r["task"]): r["verdict"]
+        for r in map(json.loads, (work / "batch-out" / "results.jsonl").read_text().splitlines())
+    }
+    differ = sum(
+        v != batch.get((s["learner"], s["task"])) for s, v in zip(subs, served["verdicts"])
+    )
+    return {
+        "serve_s": served["s"],
+        "batch_s": batch_s,
+        "n": n,
+        "differ": differ,
+        "peak_mib": served["watch"].peak_tree_kb / 1024,
+    }
 
 
 def main() -> None:
@@ -138,8 +160,10 @@ def main() -> None:
     opts = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="judge-bench-term-"))
     load0 = os.getloadavg()[0]
-    print(f"{os.cpu_count()} cores, load average {load0:.2f} at start; the full bank; "
-          f"{opts.submissions} submissions over {len(TASKS)} tasks, {opts.rounds} latency rounds")
+    print(
+        f"{os.cpu_count()} cores, load average {load0:.2f} at start; the full bank; "
+        f"{opts.submissions} submissions over {len(TASKS)} tasks, {opts.rounds} latency rounds"
+    )
     try:
         first = first_verdict_and_memory(work)
         lat = latency(work, opts.rounds)
@@ -148,30 +172,55 @@ def main() -> None:
         load1 = os.getloadavg()[0]
         shutil.rmtree(work, ignore_errors=True)
     rows = [
-        ("first verdict after start", f"{first['first_s']:.1f} s",
-         f"(listening after {first['listening_s']:.1f} s)", "<= 10 s",
-         first["first_s"] <= 10),
-        ("idle memory, just started", f"{first['idle_start_mib']:.0f} MiB PSS",
-         f"({first['idle_start_processes']} processes)", "<= 1024 MiB",
-         first["idle_start_mib"] <= 1024),
-        ("idle memory, one task graded", f"{first['idle_warm_mib']:.0f} MiB PSS",
-         f"({first['idle_warm_processes']} processes)", "<= 1024 MiB",
-         first["idle_warm_mib"] <= 1024),
-        (f"throughput, {tp['n']} mixed", f"{tp['batch_s'] / tp['serve_s']:.2f}x batch",
-         f"(serve {tp['serve_s']:.0f} s, batch --workers 2 {tp['batch_s']:.0f} s, "
-         f"{tp['differ']} verdicts differ; peak {tp['peak_mib']:.0f} MiB)", ">= 1x",
-         tp["batch_s"] >= tp["serve_s"]),
-        ("p50 vs cold judge run", f"{lat['serve_p50'] / lat['cold_p50']:.2f}x",
-         f"(serve {lat['serve_p50']:.2f} s, cold {lat['cold_p50']:.2f} s, "
-         f"{lat['rounds']} rounds)", "<= 0.5x", lat["serve_p50"] <= 0.5 * lat["cold_p50"]),
+        (
+            "first verdict after start",
+            f"{first['first_s']:.1f} s",
+            f"(listening after {first['listening_s']:.1f} s)",
+            "<= 10 s",
+            first["first_s"] <= 10,
+        ),
+        (
+            "idle memory, just started",
+            f"{first['idle_start_mib']:.0f} MiB PSS",
+            f"({first['idle_start_processes']} processes)",
+            "<= 1024 MiB",
+            first["idle_start_mib"] <= 1024,
+        ),
+        (
+            "idle memory, one task graded",
+            f"{first['idle_warm_mib']:.0f} MiB PSS",
+            f"({first['idle_warm_processes']} processes)",
+            "<= 1024 MiB",
+            first["idle_warm_mib"] <= 1024,
+        ),
+        (
+            f"throughput, {tp['n']} mixed",
+            f"{tp['batch_s'] / tp['serve_s']:.2f}x batch",
+            f"(serve {tp['serve_s']:.0f} s, batch --workers 2 {tp['batch_s']:.0f} s, "
+            f"{tp['differ']} verdicts differ; peak {tp['peak_mib']:.0f} MiB)",
+            ">= 1x",
+            tp["batch_s"] >= tp["serve_s"],
+        ),
+        (
+            "p50 vs cold judge run",
+            f"{lat['serve_p50'] / lat['cold_p50']:.2f}x",
+            f"(serve {lat['serve_p50']:.2f} s, cold {lat['cold_p50']:.2f} s, "
+            f"{lat['rounds']} rounds)",
+            "<= 0.5x",
+            lat["serve_p50"] <= 0.5 * lat["cold_p50"],
+        ),
     ]
     width = max(len(r[0]) for r in rows)
     print()
     for name, value, detail, target, met in rows:
-        print(f"  {name:<{width}}  {value:>16}  target {target:<12} "
-              f"{'met' if met else 'NOT met'}  {detail}")
-    print(f"\nload average {load0:.2f} at start, {load1:.2f} at end "
-          "(the targets are for a quiet 2-core machine)")
+        print(
+            f"  {name:<{width}}  {value:>16}  target {target:<12} "
+            f"{'met' if met else 'NOT met'}  {detail}"
+        )
+    print(
+        f"\nload average {load0:.2f} at start, {load1:.2f} at end "
+        "(the targets are for a quiet 2-core machine)"
+    )
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ def __getattr__(name):
 
         try:
             found = version("jax-judge")
-        except PackageNotFoundError:      # a checkout on sys.path, never installed
+        except PackageNotFoundError:  # a checkout on sys.path, never installed
             found = "0+unknown"
         globals()["__version__"] = found
         return found

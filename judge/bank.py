@@ -21,11 +21,11 @@ from .limits import Limits
 from .memo import memo_hidden_paths
 
 BANK_ENV = "JUDGE_BANK"
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)   # libyaml: 7x faster
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: 7x faster
 # A bank is parsed before anyone can look at it: bounded however it is written (an
 # alias bomb expands each alias again wherever the tree is walked).
 MAX_BANK_BYTES = 8 << 20
-MAX_NODES = 500_000     # of the whole file, every alias expanded
+MAX_NODES = 500_000  # of the whole file, every alias expanded
 MAX_DEPTH = 64
 # What a learner may have of each task (the wheel ships these and tasks.yaml, see
 # hatch_build.py); everything else in a bank (reference/, tasks/<id>/known/, the memo)
@@ -41,8 +41,9 @@ VISIBILITIES = ("visible", "after_due_date", "after_published", "hidden")
 class BankError(Exception):
     """A bank that cannot be used; the message names the file, task and field."""
 
-    def __init__(self, file: str | Path, message: str, task: str | None = None,
-                 field: str | None = None):
+    def __init__(
+        self, file: str | Path, message: str, task: str | None = None, field: str | None = None
+    ):
         self.file, self.task, self.field, self.detail = str(file), task, field, message
         where = self.file
         if task:
@@ -60,10 +61,12 @@ class PublicBankOnly(BankError):
         shipped = Path(root).resolve() == (Path(__file__).resolve().parent / "_bank")
         holder = "this install holds" if shipped else f"{root} holds"
         super().__init__(root / "reference", "no reference solutions")
-        self.args = (f"{holder} the public bank only (statements, starters, hints; no "
-                     "reference solutions), so it cannot grade: grade against the course's "
-                     "server with JUDGE_SERVER=URL or check(..., server=URL), or pass --bank "
-                     "DIR with the full bank (tasks.yaml, tasks/ and reference/)",)
+        self.args = (
+            f"{holder} the public bank only (statements, starters, hints; no "
+            "reference solutions), so it cannot grade: grade against the course's "
+            "server with JUDGE_SERVER=URL or check(..., server=URL), or pass --bank "
+            "DIR with the full bank (tasks.yaml, tasks/ and reference/)",
+        )
 
 
 class UnknownTask(Exception):
@@ -92,8 +95,9 @@ class FieldReader:
         return f"{self.path}.{key}" if self.path else key
 
     def child(self, key: str, data: Any = None) -> "FieldReader":
-        return FieldReader(self.data.get(key) if data is None else data, self.file,
-                           self.task, self._at(key))
+        return FieldReader(
+            self.data.get(key) if data is None else data, self.file, self.task, self._at(key)
+        )
 
     def reader_at(self, path: str, data: Any) -> "FieldReader":
         return FieldReader(data, self.file, self.task, path)
@@ -102,8 +106,11 @@ class FieldReader:
         for key in self.data:
             if key not in allowed:
                 close = difflib.get_close_matches(str(key), allowed, n=1)
-                hint = f" (did you mean '{close[0]}'?)" if close else \
-                    f" (known fields: {', '.join(allowed)})"
+                hint = (
+                    f" (did you mean '{close[0]}'?)"
+                    if close
+                    else f" (known fields: {', '.join(allowed)})"
+                )
                 self.fail(f"unknown field '{key}'{hint}", str(key))
 
     def get(self, key: str, types: type | tuple, default: Any = ..., *, what: str = ""):
@@ -118,8 +125,9 @@ class FieldReader:
             self.fail(f"expected {what or _names(types)}, got {_kind(value)} {value!r}", key)
         return value
 
-    def number(self, key: str, default: Any = ..., *, low: float | None = None,
-               high: float | None = None) -> float:
+    def number(
+        self, key: str, default: Any = ..., *, low: float | None = None, high: float | None = None
+    ) -> float:
         value = self.get(key, (int, float), default, what="a number")
         if value is not None and low is not None and value < low:
             self.fail(f"must be at least {low}, got {value}", key)
@@ -133,23 +141,37 @@ def _as_tuple(types) -> tuple:
 
 
 def _names(types) -> str:
-    names = {"str": "a string", "int": "an integer", "float": "a number", "list": "a list",
-             "dict": "a mapping", "bool": "true or false", "NoneType": "nothing"}
+    names = {
+        "str": "a string",
+        "int": "an integer",
+        "float": "a number",
+        "list": "a list",
+        "dict": "a mapping",
+        "bool": "true or false",
+        "NoneType": "nothing",
+    }
     return " or ".join(names.get(t.__name__, t.__name__) for t in _as_tuple(types))
 
 
 def _kind(value: Any) -> str:
-    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean",
-            int: "an integer", float: "a number", type(None): "nothing"}.get(
-        type(value), type(value).__name__)
+    return {
+        dict: "a mapping",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        type(None): "nothing",
+    }.get(type(value), type(value).__name__)
 
 
 # ---------------------------------------------------------------- the typed model
 
+
 @dataclass(frozen=True)
 class Example:
-    args: dict[str, Any]            # name -> value tree (see literals.py)
-    expect: Any                     # value tree, or ... when the statement gives none
+    args: dict[str, Any]  # name -> value tree (see literals.py)
+    expect: Any  # value tree, or ... when the statement gives none
     note: str = ""
 
 
@@ -162,17 +184,17 @@ class Task:
     difficulty: str
     tags: list[str]
     entrypoint: str
-    args: dict[str, Any]            # name -> specs.Spec, in signature order
-    dims: dict[str, Any]            # name -> specs.Dim
-    result: Any                     # compare.ResultSpec
-    tolerance: Any                  # compare.Tolerance
-    examples: list[Any]             # literals.Example
-    checks: list[Any]               # checks.CheckSpec subclasses
+    args: dict[str, Any]  # name -> specs.Spec, in signature order
+    dims: dict[str, Any]  # name -> specs.Dim
+    result: Any  # compare.ResultSpec
+    tolerance: Any  # compare.Tolerance
+    examples: list[Any]  # literals.Example
+    checks: list[Any]  # checks.CheckSpec subclasses
     scripts: dict[str, list[dict[str, Any]]]
     limits: Limits
     seed: int
-    devices: int | None = None      # `devices: N`: the workers start with N devices
-    mesh: Any = None                # specs.MeshSpec the sharded arguments are placed on
+    devices: int | None = None  # `devices: N`: the workers start with N devices
+    mesh: Any = None  # specs.MeshSpec the sharded arguments are placed on
     bank: "Bank" = field(repr=False, default=None)
     # check id -> its `visibility`, for every check
     visibility: dict[str, str] = field(default_factory=dict)
@@ -200,7 +222,11 @@ class Task:
     def known_submissions(self) -> list[Path]:
         """Submissions shipped with the task, each labelled with the verdict it must get."""
         folder = self.folder / "known"
-        return sorted(p for p in folder.iterdir() if p.suffix in (".py", ".ipynb")) if folder.is_dir() else []
+        return (
+            sorted(p for p in folder.iterdir() if p.suffix in (".py", ".ipynb"))
+            if folder.is_dir()
+            else []
+        )
 
 
 class Bank:
@@ -209,7 +235,7 @@ class Bank:
 
     def __init__(self, root: Path, course: str, steps: dict[int, str]):
         self.root, self.course, self.steps = root, course, steps
-        self._entries: dict[str, tuple[int, Any]] = {}     # id -> (index, raw entry)
+        self._entries: dict[str, tuple[int, Any]] = {}  # id -> (index, raw entry)
         self._parsed: dict[str, Task] = {}
 
     @property
@@ -259,12 +285,13 @@ class Bank:
 
 # ---------------------------------------------------------------- locating and loading
 
+
 def default_root() -> Path:
     here = Path(__file__).resolve().parent
-    shipped = here / "_bank"          # a wheel carries the public bank here (hatch_build.py)
+    shipped = here / "_bank"  # a wheel carries the public bank here (hatch_build.py)
     if (shipped / "tasks.yaml").is_file():
         return shipped
-    return here.parent                # a source checkout or an editable install
+    return here.parent  # a source checkout or an editable install
 
 
 def installed_with_the_package(root: Path) -> bool:
@@ -274,7 +301,7 @@ def installed_with_the_package(root: Path) -> bool:
     import sysconfig
 
     root = Path(root).resolve()
-    shipped = (Path(__file__).resolve().parent / "_bank")
+    shipped = Path(__file__).resolve().parent / "_bank"
     places = {sysconfig.get_paths()[k] for k in ("purelib", "platlib")}
     places.update(getattr(site, "getsitepackages", lambda: [])())
     places.add(site.getusersitepackages())
@@ -303,12 +330,12 @@ def load_bank(root: str | Path | None = None, *, lazy: bool = False) -> Bank:
         if not isinstance(k, int) or not isinstance(v, str):
             top.fail("maps a step number to its title", f"steps.{k}")
         steps[k] = v
-    raw_tasks = top.get("tasks", (list, type(None))) or []    # `tasks:` alone: none yet
+    raw_tasks = top.get("tasks", (list, type(None))) or []  # `tasks:` alone: none yet
     bank = Bank(root=root, course=course, steps=steps)
     for i, raw in enumerate(raw_tasks):
         task_id = raw.get("id") if isinstance(raw, dict) else None
         if not isinstance(task_id, str):
-            parse_task(raw, file, i, bank)       # refused, saying which entry and why
+            parse_task(raw, file, i, bank)  # refused, saying which entry and why
         if task_id in bank._entries:
             raise BankError(file, "is defined twice", task_id, "id")
         bank._entries[task_id] = (i, raw)
@@ -375,16 +402,26 @@ def _check_size(file: Path, root) -> None:
         return
     task, field = _where(root, size, depth)
     if size[id(root)] > MAX_NODES:
-        raise BankError(file, f"is {size[id(root)]:,} values once its aliases are expanded (at "
-                              f"most {MAX_NODES:,}): an alias repeated inside an alias?", task, field)
-    raise BankError(file, f"is nested {depth[id(root)]} levels deep (at most {MAX_DEPTH})", task, field)
+        raise BankError(
+            file,
+            f"is {size[id(root)]:,} values once its aliases are expanded (at "
+            f"most {MAX_NODES:,}): an alias repeated inside an alias?",
+            task,
+            field,
+        )
+    raise BankError(
+        file, f"is nested {depth[id(root)]} levels deep (at most {MAX_DEPTH})", task, field
+    )
 
 
 def _where(root, size: dict, depth: dict) -> tuple[str | None, str | None]:
     """The task and field where the excess is: follow the largest (or deepest) child
     down while it alone is over the limit."""
-    over = (lambda n: size[id(n)] > MAX_NODES) if size[id(root)] > MAX_NODES else \
-        (lambda n: depth[id(n)] > MAX_DEPTH - 8)
+    over = (
+        (lambda n: size[id(n)] > MAX_NODES)
+        if size[id(root)] > MAX_NODES
+        else (lambda n: depth[id(n)] > MAX_DEPTH - 8)
+    )
     path, task, node = [], None, root
     while True:
         step = None
@@ -402,8 +439,16 @@ def _where(root, size: dict, depth: dict) -> tuple[str | None, str | None]:
             break
         label, child = step
         if path == ["tasks"] and isinstance(child, yaml.MappingNode):
-            task = next((v.value for k, v in child.value if isinstance(k, yaml.ScalarNode)
-                         and k.value == "id" and isinstance(v, yaml.ScalarNode)), label)
+            task = next(
+                (
+                    v.value
+                    for k, v in child.value
+                    if isinstance(k, yaml.ScalarNode)
+                    and k.value == "id"
+                    and isinstance(v, yaml.ScalarNode)
+                ),
+                label,
+            )
             path = []
         else:
             path.append(label)
@@ -412,9 +457,27 @@ def _where(root, size: dict, depth: dict) -> tuple[str | None, str | None]:
     return task, field
 
 
-TASK_FIELDS = ("id", "title", "step", "step_title", "difficulty", "tags", "entrypoint",
-               "args", "dims", "result", "tolerance", "examples", "checks", "scripts",
-               "limits", "seed", "devices", "mesh", "host_syncs")
+TASK_FIELDS = (
+    "id",
+    "title",
+    "step",
+    "step_title",
+    "difficulty",
+    "tags",
+    "entrypoint",
+    "args",
+    "dims",
+    "result",
+    "tolerance",
+    "examples",
+    "checks",
+    "scripts",
+    "limits",
+    "seed",
+    "devices",
+    "mesh",
+    "host_syncs",
+)
 HOST_SYNCS = ("counted", "allowed")
 MAX_DEVICES = 64
 
@@ -451,20 +514,26 @@ def parse_task(raw: Any, file: Path, index: int, bank: Bank) -> Task:
     args = {name: specs.parse_spec(args_r.child(name), dims) for name in args_r.data}
     limits, devices = worker_fields(r)
     mesh = specs.MeshSpec.parse(r.child("mesh"), devices) if "mesh" in r.data else None
-    dims = specs.place_on_mesh(args, dims, mesh,
-                               lambda name: args_r.child(name) if name else r)
+    dims = specs.place_on_mesh(args, dims, mesh, lambda name: args_r.child(name) if name else r)
     result = compare.ResultSpec.parse(r.child("result", r.data.get("result", {})))
     tolerance = compare.Tolerance.parse(r.child("tolerance", r.data.get("tolerance", {})))
     scripts_r = r.child("scripts", r.data.get("scripts", {}))
-    scripts = {name: [specs.place_call(args, call, lambda m, n=name: scripts_r.fail(m, n))
-                      for call in literals.parse_calls(scripts_r, name, list(args))]
-               for name in scripts_r.data}
+    scripts = {
+        name: [
+            specs.place_call(args, call, lambda m, n=name: scripts_r.fail(m, n))
+            for call in literals.parse_calls(scripts_r, name, list(args))
+        ]
+        for name in scripts_r.data
+    }
     examples = []
     for i, e in enumerate(r.get("examples", list, [])):
         er = r.reader_at(f"examples[{i}]", e)
         ex = literals.parse_example(er, list(args))
-        examples.append(dataclasses.replace(ex, args=specs.place_call(
-            args, ex.args, lambda m, er=er: er.fail(m, "args"))))
+        examples.append(
+            dataclasses.replace(
+                ex, args=specs.place_call(args, ex.args, lambda m, er=er: er.fail(m, "args"))
+            )
+        )
     check_list = r.get("checks", list)
     parsed, visibility = [], {}
     for i, c in enumerate(check_list):
@@ -481,18 +550,34 @@ def parse_task(raw: Any, file: Path, index: int, bank: Bank) -> Task:
         from .checks.scripted import DEFAULT_SYNC
 
         default = checks.parse_check(r.reader_at("host_syncs", dict(DEFAULT_SYNC)), scripts)
-        default.needs_teeth = False   # a default, not a check the task's author declared
+        default.needs_teeth = False  # a default, not a check the task's author declared
         parsed.append(default)
     ids = [c.id for c in parsed]
     for i, cid in enumerate(ids):
         if ids.index(cid) != i:
             r.fail(f"check id '{cid}' is used twice", f"checks[{i}].id")
-    return Task(id=task_id, title=r.get("title", str), step=step, step_title=step_title,
-                difficulty=difficulty, tags=tags, entrypoint=entrypoint, args=args,
-                dims=dims, result=result, tolerance=tolerance, examples=examples,
-                checks=parsed, scripts=scripts, limits=limits,
-                seed=r.get("seed", int, 20260), devices=devices, mesh=mesh, bank=bank,
-                visibility=visibility)
+    return Task(
+        id=task_id,
+        title=r.get("title", str),
+        step=step,
+        step_title=step_title,
+        difficulty=difficulty,
+        tags=tags,
+        entrypoint=entrypoint,
+        args=args,
+        dims=dims,
+        result=result,
+        tolerance=tolerance,
+        examples=examples,
+        checks=parsed,
+        scripts=scripts,
+        limits=limits,
+        seed=r.get("seed", int, 20260),
+        devices=devices,
+        mesh=mesh,
+        bank=bank,
+        visibility=visibility,
+    )
 
 
 def check_visibility(r: FieldReader) -> tuple[dict, str]:
@@ -501,9 +586,12 @@ def check_visibility(r: FieldReader) -> tuple[dict, str]:
     shown = r.get("visibility", str, "visible", what=f"one of {', '.join(VISIBILITIES)}")
     if shown not in VISIBILITIES:
         close = difflib.get_close_matches(shown, VISIBILITIES, n=1)
-        r.fail(f"must be one of {', '.join(VISIBILITIES)}, got '{shown}'" +
-               (f" (did you mean '{close[0]}'?)" if close else ""), "visibility")
-    for key in r.data:        # the kinds' own did-you-mean does not know this field
+        r.fail(
+            f"must be one of {', '.join(VISIBILITIES)}, got '{shown}'"
+            + (f" (did you mean '{close[0]}'?)" if close else ""),
+            "visibility",
+        )
+    for key in r.data:  # the kinds' own did-you-mean does not know this field
         if key != "visibility" and difflib.get_close_matches(str(key), ["visibility"], cutoff=0.8):
             r.fail(f"unknown field '{key}' (did you mean 'visibility'?)", str(key))
     return {k: v for k, v in r.data.items() if k != "visibility"}, shown

@@ -19,21 +19,32 @@ def read_hints(task: Task) -> list[str]:
     except OSError:
         return []
     heads = list(_HINT.finditer(text))
-    return [text[h.end():nxt.start() if nxt else len(text)].strip()
-            for h, nxt in zip(heads, heads[1:] + [None])]
+    return [
+        text[h.end() : nxt.start() if nxt else len(text)].strip()
+        for h, nxt in zip(heads, heads[1:] + [None])
+    ]
 
 
 def task_summary(task: Task) -> dict:
-    return {"id": task.id, "title": task.title, "step": task.step, "step_title": task.step_title,
-            "difficulty": task.difficulty, "tags": task.tags, "signature": task.signature,
-            "entrypoint": task.entrypoint,
-            "checks": [{"id": c.id, "kind": c.kind, "required": c.required} for c in task.checks]}
+    return {
+        "id": task.id,
+        "title": task.title,
+        "step": task.step,
+        "step_title": task.step_title,
+        "difficulty": task.difficulty,
+        "tags": task.tags,
+        "signature": task.signature,
+        "entrypoint": task.entrypoint,
+        "checks": [{"id": c.id, "kind": c.kind, "required": c.required} for c in task.checks],
+    }
 
 
 def listing(bank: Bank) -> dict:
     steps: dict[int, dict] = {}
     for task in sorted(bank.tasks.values(), key=lambda t: (t.step, t.id)):
-        step = steps.setdefault(task.step, {"step": task.step, "title": task.step_title, "tasks": []})
+        step = steps.setdefault(
+            task.step, {"step": task.step, "title": task.step_title, "tasks": []}
+        )
         step["title"] = step["title"] or task.step_title
         step["tasks"].append(task_summary(task))
     return {"course": bank.course, "bank": str(bank.root), "steps": list(steps.values())}
@@ -50,9 +61,13 @@ def listing_text(bank: Bank) -> str:
     twidth = max([len(t["title"]) for t in rows] + [5])
     out = [f"{data['course'] or 'Task bank'}  ({len(rows)} tasks, {data['bank']})", ""]
     for step in data["steps"]:
-        out.append(f"Step {step['step']}: {step['title'] or '(untitled: add it under steps: in tasks.yaml)'}")
+        out.append(
+            f"Step {step['step']}: {step['title'] or '(untitled: add it under steps: in tasks.yaml)'}"
+        )
         for t in step["tasks"]:
-            out.append(f"  {t['id']:<{width}}  {t['title']:<{twidth}}  {t['difficulty']:<6}  {_kinds(t)}")
+            out.append(
+                f"  {t['id']:<{width}}  {t['title']:<{twidth}}  {t['difficulty']:<6}  {_kinds(t)}"
+            )
         out.append("")
     out.append("checks: a trailing ? marks an advisory check (counted only with --strict)")
     return "\n".join(out)
@@ -67,7 +82,7 @@ def plain_inline(text: str) -> str:
     """Emphasis marks dropped, code spans kept exactly as written (`0.5 * tanh(x)`)."""
     out, last = [], 0
     for m in _CODE_SPAN.finditer(text):
-        out.append(_EMPHASIS.sub(lambda e: e.group(1) or e.group(2), text[last:m.start()]))
+        out.append(_EMPHASIS.sub(lambda e: e.group(1) or e.group(2), text[last : m.start()]))
         out.append(m.group(0))
         last = m.end()
     out.append(_EMPHASIS.sub(lambda e: e.group(1) or e.group(2), text[last:]))
@@ -80,7 +95,7 @@ def render_markdown(text: str, width: int = 88) -> str:
     continuation lines stay with it)."""
     out: list[str] = []
     in_code = False
-    block: list[str] = []          # the paragraph or list item being gathered
+    block: list[str] = []  # the paragraph or list item being gathered
     item_indent: int | None = None  # the open list item's indent, None for a paragraph
 
     def flush():
@@ -91,9 +106,15 @@ def render_markdown(text: str, width: int = 88) -> str:
                 out.extend(textwrap.wrap(joined, width, break_on_hyphens=False) or [""])
             else:
                 marker = _LIST_ITEM.match(joined.strip()).group(0)
-                out.extend(textwrap.wrap(joined.strip(), width, break_on_hyphens=False,
-                                         initial_indent=" " * item_indent,
-                                         subsequent_indent=" " * (item_indent + len(marker))))
+                out.extend(
+                    textwrap.wrap(
+                        joined.strip(),
+                        width,
+                        break_on_hyphens=False,
+                        initial_indent=" " * item_indent,
+                        subsequent_indent=" " * (item_indent + len(marker)),
+                    )
+                )
             block.clear()
         item_indent = None
 
@@ -113,7 +134,7 @@ def render_markdown(text: str, width: int = 88) -> str:
             flush()
             out.append("")
         elif line.startswith("    ") and not block:
-            out.append(line)                       # an indented code block, as it is
+            out.append(line)  # an indented code block, as it is
         elif _LIST_ITEM.match(line):
             flush()
             item_indent = len(line) - len(line.lstrip())
@@ -125,28 +146,43 @@ def render_markdown(text: str, width: int = 88) -> str:
 
 
 def show_text(task: Task) -> str:
-    statement = task.statement_path.read_text(encoding="utf-8") if task.statement_path.is_file() \
+    statement = (
+        task.statement_path.read_text(encoding="utf-8")
+        if task.statement_path.is_file()
         else "(this task has no statement.md yet)"
-    lines = [render_markdown(statement), "-" * 40,
-             f"Signature: {task.signature}",
-             f"Task: {task.id} (step {task.step}"
-             + (f": {task.step_title}" if task.step_title else "") + f", {task.difficulty})"]
+    )
+    lines = [
+        render_markdown(statement),
+        "-" * 40,
+        f"Signature: {task.signature}",
+        f"Task: {task.id} (step {task.step}"
+        + (f": {task.step_title}" if task.step_title else "")
+        + f", {task.difficulty})",
+    ]
     if task.devices:
-        lines.append(f"Devices: {task.devices}" + (f", mesh {task.mesh.describe()}" if task.mesh else ""))
+        lines.append(
+            f"Devices: {task.devices}" + (f", mesh {task.mesh.describe()}" if task.mesh else "")
+        )
     lines.append("Arguments:")
     lines += [f"  {name}: {spec.describe()}" for name, spec in task.args.items()]
     lines.append("Checks:")
     for c in task.checks:
-        lines.append(f"  {c.id} ({c.kind}{'' if c.required else ', advisory'})" +
-                     (f": {c.doc}" if c.doc else ""))
+        lines.append(
+            f"  {c.id} ({c.kind}{'' if c.required else ', advisory'})"
+            + (f": {c.doc}" if c.doc else "")
+        )
     lines.append(f"Starter: {task.starter_path}   (judge show {task.id} --starter > my.py)")
     hints = len(read_hints(task))
     if hints:
-        lines.append(f"Hints:   {hints} (judge hint {task.id} 1; in a notebook: "
-                     f"from judge import hint; hint(\"{task.id}\", 1))")
+        lines.append(
+            f"Hints:   {hints} (judge hint {task.id} 1; in a notebook: "
+            f'from judge import hint; hint("{task.id}", 1))'
+        )
     if task.bank.has_references:
         lines.append(f"Grade:   judge run {task.id} my.py")
-    else:                          # a learner's install: the public bank, graded elsewhere
-        lines.append(f"Grade:   check(\"{task.id}\", my_fn) in a notebook, with "
-                     "JUDGE_SERVER=URL (the course's judge serve)")
+    else:  # a learner's install: the public bank, graded elsewhere
+        lines.append(
+            f'Grade:   check("{task.id}", my_fn) in a notebook, with '
+            "JUDGE_SERVER=URL (the course's judge serve)"
+        )
     return "\n".join(lines) + "\n"

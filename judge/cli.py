@@ -37,8 +37,15 @@ def open_bank(ctx: click.Context, lazy: bool = False, grading: bool = False):
         fail_usage(str(exc))
 
 
-def get_task(ctx: click.Context, task_id: str, bank=None, fmt: str | None = None,
-             submission: str = "", seed: int | None = None, strict: bool = False):
+def get_task(
+    ctx: click.Context,
+    task_id: str,
+    bank=None,
+    fmt: str | None = None,
+    submission: str = "",
+    seed: int | None = None,
+    strict: bool = False,
+):
     """The task; a usage error naming the closest ids when there is none.  A platform
     reading results.json (a format whose writer says ``RESULTS_FILE``) still gets one,
     scoring 0 and saying why, since it shows a broken grader when the file is absent."""
@@ -60,10 +67,14 @@ def emit(report: Report, fmt: str) -> None:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--bank", envvar="JUDGE_BANK", type=click.Path(file_okay=False),
-              help="Bank folder holding tasks.yaml, tasks/ and reference/ (default: the "
-                   "checkout's bank, or the public bank a wheel ships, which cannot "
-                   "grade; env JUDGE_BANK).")
+@click.option(
+    "--bank",
+    envvar="JUDGE_BANK",
+    type=click.Path(file_okay=False),
+    help="Bank folder holding tasks.yaml, tasks/ and reference/ (default: the "
+    "checkout's bank, or the public bank a wheel ships, which cannot "
+    "grade; env JUDGE_BANK).",
+)
 @click.version_option(package_name="jax-judge", message="jax-judge %(version)s")
 @click.pass_context
 def main(ctx: click.Context, bank: str | None) -> None:
@@ -76,11 +87,16 @@ def main(ctx: click.Context, bank: str | None) -> None:
 
 
 def isolation_option(f):
-    return click.option("--isolation", type=click.Choice(["auto", "bubblewrap", "process"]),
-                        envvar="JUDGE_ISOLATION", default="auto", show_default=True,
-                        help="How the learner's code is isolated: bubblewrap (fails when it "
-                             "cannot be had), process, or auto (bubblewrap when it works; env "
-                             "JUDGE_ISOLATION).  README, Isolation, says what each holds.")(f)
+    return click.option(
+        "--isolation",
+        type=click.Choice(["auto", "bubblewrap", "process"]),
+        envvar="JUDGE_ISOLATION",
+        default="auto",
+        show_default=True,
+        help="How the learner's code is isolated: bubblewrap (fails when it "
+        "cannot be had), process, or auto (bubblewrap when it works; env "
+        "JUDGE_ISOLATION).  README, Isolation, says what each holds.",
+    )(f)
 
 
 def resolve_isolation(asked: str) -> str:
@@ -118,25 +134,39 @@ class FormatChoice(click.Choice):
         from .writers import builtin
 
         if isinstance(value, str) and builtin(value) is not None:
-            return value             # one of the judge's own: no installed package read
+            return value  # one of the judge's own: no installed package read
         return super().convert(value, param, ctx)
 
 
 def format_option(f):
-    return click.option("--format", "fmt", type=FormatChoice(), default="text",
-                        show_default=True, help="Report format.")(f)
+    return click.option(
+        "--format",
+        "fmt",
+        type=FormatChoice(),
+        default="text",
+        show_default=True,
+        help="Report format.",
+    )(f)
 
 
 @main.command()
 @click.argument("arguments", nargs=-1, required=True, metavar="TASK_ID SUBMISSION")
 @format_option
-@click.option("--tasks", "task_list", metavar="ID,...",
-              help="Grade SUBMISSION (one notebook holding several steps) against each of "
-                   "these tasks, one report per task; then give SUBMISSION alone.")
+@click.option(
+    "--tasks",
+    "task_list",
+    metavar="ID,...",
+    help="Grade SUBMISSION (one notebook holding several steps) against each of "
+    "these tasks, one report per task; then give SUBMISSION alone.",
+)
 @click.option("--strict", is_flag=True, help="Count advisory checks (required: false) too.")
 @click.option("--seed", type=int, default=None, help="Hypothesis seed (default: the task's).")
-@click.option("--examples", type=click.IntRange(1, 100000), default=None,
-              help="Number of generated examples for property checks.")
+@click.option(
+    "--examples",
+    type=click.IntRange(1, 100000),
+    default=None,
+    help="Number of generated examples for property checks.",
+)
 @isolation_option
 @click.pass_context
 def run(ctx, arguments, fmt, task_list, strict, seed, examples, isolation):
@@ -146,33 +176,39 @@ def run(ctx, arguments, fmt, task_list, strict, seed, examples, isolation):
     the worst of the tasks')."""
     if task_list is not None:
         if len(arguments) != 1:
-            fail_usage("with --tasks, give the submission alone: judge run --tasks "
-                       "bucketed_mean,col_mean week3.ipynb")
-        sys.exit(grade_each_task(ctx, _csv_list(task_list), arguments[0], fmt, strict, seed,
-                                 examples, isolation))
+            fail_usage(
+                "with --tasks, give the submission alone: judge run --tasks "
+                "bucketed_mean,col_mean week3.ipynb"
+            )
+        sys.exit(
+            grade_each_task(
+                ctx, _csv_list(task_list), arguments[0], fmt, strict, seed, examples, isolation
+            )
+        )
     if len(arguments) != 2:
-        fail_usage("give a task and a submission: judge run TASK_ID SUBMISSION (or "
-                   "judge run --tasks ID,... SUBMISSION)")
+        fail_usage(
+            "give a task and a submission: judge run TASK_ID SUBMISSION (or "
+            "judge run --tasks ID,... SUBMISSION)"
+        )
     task_id, submission = arguments
     sys.exit(run_one(ctx, task_id, submission, fmt, strict, seed, examples, isolation))
 
 
-def run_one(ctx, task_id, submission, fmt, strict, seed, examples, isolation,
-            show=None) -> int:
+def run_one(ctx, task_id, submission, fmt, strict, seed, examples, isolation, show=None) -> int:
     """Grade one task and emit its report (``show``: how, default ``emit``); the exit status."""
     from .sandbox import check_isolation_soon
     from .sources import SubmissionRefused, read_submission
 
-    check_isolation_soon()             # while the bank loads
+    check_isolation_soon()  # while the bank loads
     path = Path(submission)
-    source = None                      # the bytes graded, read once here
+    source = None  # the bytes graded, read once here
     try:
         source = read_submission(path)
     except SubmissionRefused:
-        pass                           # graded: the report says invalid_submission, and why
+        pass  # graded: the report says invalid_submission, and why
     except OSError as exc:
         problem = f"cannot read {submission}: {exc.strerror or exc}"
-        if results_file(fmt):   # a platform reading results.json must find one (score 0)
+        if results_file(fmt):  # a platform reading results.json must find one (score 0)
             from .standin_reports import missing_report
 
             task = get_task(ctx, task_id, fmt=fmt, submission=str(path), seed=seed, strict=strict)
@@ -180,42 +216,51 @@ def run_one(ctx, task_id, submission, fmt, strict, seed, examples, isolation,
         fail_usage(problem)
     isolation = resolve_isolation(isolation)
     bank = open_bank(ctx, lazy=True, grading=True)
-    worker = learner_worker(bank, task_id, isolation)   # imports jax while the task is parsed
+    worker = learner_worker(bank, task_id, isolation)  # imports jax while the task is parsed
     try:
-        task = get_task(ctx, task_id, bank, fmt=fmt, submission=str(path), seed=seed,
-                        strict=strict)
-    except BaseException:              # a usage error: no grading to hand the worker to
+        task = get_task(ctx, task_id, bank, fmt=fmt, submission=str(path), seed=seed, strict=strict)
+    except BaseException:  # a usage error: no grading to hand the worker to
         if worker is not None:
             worker.close()
         raise
     from .runner import grade, judge_error_report
 
-    try:                               # the grading owns the worker from here, and closes it
-        report = grade(task, path, seed=seed, examples=examples, strict=strict,
-                       isolation=isolation, worker=worker, source_bytes=source)
+    try:  # the grading owns the worker from here, and closes it
+        report = grade(
+            task,
+            path,
+            seed=seed,
+            examples=examples,
+            strict=strict,
+            isolation=isolation,
+            worker=worker,
+            source_bytes=source,
+        )
     except Exception as exc:  # the judge's own fault: say so, never a traceback
         report = judge_error_report(task, path, seed, strict, exc)
     (show or emit)(report, fmt)
     return report.exit_code
 
 
-def grade_each_task(ctx, task_ids: list[str], submission: str, fmt: str, strict: bool,
-                    seed, examples, isolation) -> int:
+def grade_each_task(
+    ctx, task_ids: list[str], submission: str, fmt: str, strict: bool, seed, examples, isolation
+) -> int:
     """One notebook holding several steps, graded against each task in turn: one report
     per task (text: one after another; json: one object per line, each the contract's
     report); the exit status is the worst of the tasks'."""
     if not task_ids:
         fail_usage("--tasks: name the tasks, as --tasks bucketed_mean,col_mean")
     if fmt not in ("text", "json"):
-        fail_usage(f"--tasks writes one report per task as text or json (one object a "
-                   f"line), not {fmt}: for one Gradescope results.json of several tasks, "
-                   "use judge gradescope")
+        fail_usage(
+            f"--tasks writes one report per task as text or json (one object a "
+            f"line), not {fmt}: for one Gradescope results.json of several tasks, "
+            "use judge gradescope"
+        )
     statuses = []
     for i, task_id in enumerate(dict.fromkeys(task_ids)):
         if i and fmt == "text":
             click.echo("")
-        statuses.append(run_one(ctx, task_id, submission, fmt, strict, seed, examples,
-                                isolation))
+        statuses.append(run_one(ctx, task_id, submission, fmt, strict, seed, examples, isolation))
         sys.stdout.flush()
     return max(statuses)
 
@@ -228,10 +273,11 @@ def learner_worker(bank, task_id: str, isolation: str):
     try:
         limits, devices = bank.worker_settings(task_id)
     except (BankError, UnknownTask):
-        return None                    # said by get_task, as a usage error
+        return None  # said by get_task, as a usage error
     try:
-        return start_learner_worker(limits, hidden_paths=bank.hidden_paths(),
-                                    isolation=isolation, devices=devices)
+        return start_learner_worker(
+            limits, hidden_paths=bank.hidden_paths(), isolation=isolation, devices=devices
+        )
     except Exception:
         return None
 
@@ -247,36 +293,86 @@ def results_file(fmt: str | None) -> bool:
 
 @main.command()
 @click.argument("submissions", type=click.Path(exists=True))
-@click.option("--out", required=True, type=click.Path(file_okay=False),
-              help="Output folder: results.jsonl, gradebook.csv, summary.json, report.html "
-                   "(created if needed).")
-@click.option("--workers", type=click.IntRange(1, 1024), default=None,
-              help="Gradings at once on this machine (default: the number of cores).")
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False),
+    help="Output folder: results.jsonl, gradebook.csv, summary.json, report.html "
+    "(created if needed).",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 1024),
+    default=None,
+    help="Gradings at once on this machine (default: the number of cores).",
+)
 @click.option("--tasks", "task_list", metavar="ID,...", help="Grade only these tasks.")
-@click.option("--only", "only", metavar="LEARNER[/TASK],...",
-              help="Grade only these learners (alice) or gradings (alice/tree_sgd).")
-@click.option("--force", is_flag=True,
-              help="Grade again what already has a result (the new result replaces it).")
-@click.option("--deadline", metavar="TIME",
-              help="Mark submissions handed in after this ISO 8601 time as late "
-                   "(needs a manifest's submitted column).")
-@click.option("--late-penalty", metavar="PENALTY",
-              help="With --deadline: take this share of a late submission's points off, "
-                   "per started day or hour late (10%/day, 5%/hour) or once (50%).")
-@click.option("--grace", metavar="DURATION",
-              help="With --deadline: a submission this soon after it (15m, 2h, 1d) is on time.")
-@click.option("--scheduler", metavar="tcp://HOST:PORT",
-              help="Run the gradings on this Dask cluster instead (pip install 'jax-judge[dask]').")
-@click.option("--emit", metavar="FORMAT,...",
-              help="Also write per-submission files: exercism, gradescope, junit.")
+@click.option(
+    "--only",
+    "only",
+    metavar="LEARNER[/TASK],...",
+    help="Grade only these learners (alice) or gradings (alice/tree_sgd).",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Grade again what already has a result (the new result replaces it).",
+)
+@click.option(
+    "--deadline",
+    metavar="TIME",
+    help="Mark submissions handed in after this ISO 8601 time as late "
+    "(needs a manifest's submitted column).",
+)
+@click.option(
+    "--late-penalty",
+    metavar="PENALTY",
+    help="With --deadline: take this share of a late submission's points off, "
+    "per started day or hour late (10%/day, 5%/hour) or once (50%).",
+)
+@click.option(
+    "--grace",
+    metavar="DURATION",
+    help="With --deadline: a submission this soon after it (15m, 2h, 1d) is on time.",
+)
+@click.option(
+    "--scheduler",
+    metavar="tcp://HOST:PORT",
+    help="Run the gradings on this Dask cluster instead (pip install 'jax-judge[dask]').",
+)
+@click.option(
+    "--emit",
+    metavar="FORMAT,...",
+    help="Also write per-submission files: exercism, gradescope, junit.",
+)
 @click.option("--seed", type=int, default=None, help="Hypothesis seed (default: each task's).")
 @click.option("--strict", is_flag=True, help="Count advisory checks (required: false) too.")
-@click.option("--examples", type=click.IntRange(1, 100000), default=None,
-              help="Number of generated examples for property checks.")
+@click.option(
+    "--examples",
+    type=click.IntRange(1, 100000),
+    default=None,
+    help="Number of generated examples for property checks.",
+)
 @isolation_option
 @click.pass_context
-def batch(ctx, submissions, out, workers, task_list, only, force, deadline, late_penalty, grace,
-          scheduler, emit, seed, strict, examples, isolation):
+def batch(
+    ctx,
+    submissions,
+    out,
+    workers,
+    task_list,
+    only,
+    force,
+    deadline,
+    late_penalty,
+    grace,
+    scheduler,
+    emit,
+    seed,
+    strict,
+    examples,
+    isolation,
+):
     """Grade every submission in SUBMISSIONS: a folder laid out <learner>/<task_id>.py
     (or .ipynb), or a CSV manifest with columns learner,task,path[,submitted].
 
@@ -294,31 +390,46 @@ def batch(ctx, submissions, out, workers, task_list, only, force, deadline, late
 
     asked, isolation = isolation, resolve_isolation(isolation)
     if isolation == "process" and asked != "process" and is_root():
-        fail_usage("bubblewrap does not work here, and grading a class as root in process "
-                   "isolation is weaker (README, Isolation, says how): install bubblewrap, "
-                   "or pass --isolation process to grade this way anyway")
+        fail_usage(
+            "bubblewrap does not work here, and grading a class as root in process "
+            "isolation is weaker (README, Isolation, says how): install bubblewrap, "
+            "or pass --isolation process to grade this way anyway"
+        )
     bank = open_bank(ctx, grading=True)
     try:
         when = parse_time(deadline) if deadline else None
     except ValueError:
         fail_usage(f"--deadline: '{deadline}' is not a time (ISO 8601: 2026-11-20T23:59)")
     if when is not None and not _names_a_zone(deadline):
-        click.echo(f"judge: --deadline {deadline} names no time zone: taken as this machine's "
-                   f"local time, {when.isoformat()} (add Z or +01:00 to say which)", err=True)
+        click.echo(
+            f"judge: --deadline {deadline} names no time zone: taken as this machine's "
+            f"local time, {when.isoformat()} (add Z or +01:00 to say which)",
+            err=True,
+        )
     from .scoring import LatePolicy, PolicyError
 
     if (late_penalty or grace) and not deadline:
-        fail_usage(f"{'--late-penalty' if late_penalty else '--grace'} needs --deadline (the "
-                   "time a submission is late after)")
+        fail_usage(
+            f"{'--late-penalty' if late_penalty else '--grace'} needs --deadline (the "
+            "time a submission is late after)"
+        )
     try:
         policy = LatePolicy.parse(late_penalty, grace)
     except PolicyError as exc:
         fail_usage(str(exc))
-    request = Request(submissions=submissions, out=Path(out), workers=workers,
-                      tasks=_csv_list(task_list), scheduler=scheduler, emit=_csv_list(emit),
-                      opts=Options(seed=seed, strict=strict, examples=examples,
-                                   isolation=isolation),
-                      only=_csv_list(only), force=force, deadline=when, late_policy=policy)
+    request = Request(
+        submissions=submissions,
+        out=Path(out),
+        workers=workers,
+        tasks=_csv_list(task_list),
+        scheduler=scheduler,
+        emit=_csv_list(emit),
+        opts=Options(seed=seed, strict=strict, examples=examples, isolation=isolation),
+        only=_csv_list(only),
+        force=force,
+        deadline=when,
+        late_policy=policy,
+    )
     try:
         status = run(bank, request, lambda text: click.echo(text, err=True))
     except UsageError as exc:
@@ -332,55 +443,137 @@ def _csv_list(value: str | None) -> list[str]:
 
 def _names_a_zone(text: str) -> bool:
     from datetime import datetime
+
     return datetime.fromisoformat(text.strip()).tzinfo is not None
 
 
 @main.command()
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to listen on (0.0.0.0: every interface; other machines need "
-                   "--tokens).")
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
-              help="Port to listen on (0: any free port, printed at start).")
-@click.option("--workers", type=click.IntRange(1, 256), default=None,
-              help="Gradings at once (default: the number of cores; with --scheduler, "
-                   "gradings in flight on the cluster, default 16).")
-@click.option("--warm", type=click.IntRange(0, 64), default=None,
-              help="Learner workers kept started, waiting for a submission (default: --workers).")
-@click.option("--queue", "queue_limit", type=click.IntRange(1, 1_000_000), default=1000,
-              show_default=True, help="Submissions that may wait; beyond, 503 with Retry-After.")
-@click.option("--state", default="judge-serve.sqlite", show_default=True,
-              type=click.Path(dir_okay=False),
-              help="SQLite file holding every submission and report (created if needed).")
-@click.option("--tokens", type=click.Path(dir_okay=False),
-              help="YAML file of bearer tokens (name, token, per_minute); without it only "
-                   "this machine may call.")
-@click.option("--scheduler", metavar="tcp://HOST:PORT",
-              help="Grade on this Dask cluster instead of here "
-                   "(pip install 'jax-judge[serve,dask]').")
-@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]),
-              default="info", show_default=True)
-@click.option("--allow-host", "allow_hosts", multiple=True, metavar="NAME",
-              help="Also answer requests for this Host name (the listen address and "
-                   "localhost always); repeatable.  Any other is refused (DNS rebinding).")
-@click.option("--allow-origin", "allow_origins", multiple=True, metavar="https://SITE",
-              help="Let pages of this origin call the API from a browser (CORS); repeatable. "
-                   "Pages of any other origin are refused.")
-@click.option("--allow-callback-host", "allow_callback_hosts", multiple=True,
-              metavar="NAME|ADDRESS|NETWORK",
-              help="Let callback_url reach this name, address or network although it is "
-                   "not public (e.g. 127.0.0.1 for a site on this machine); repeatable.")
-@click.option("--keep-references", type=click.IntRange(1, 1000), default=8, show_default=True,
-              help="Reference workers kept warm at most (each warms when its task is first "
-                   "graded; past this, the least recently used idle one is given back).")
-@click.option("--reference-idle", "reference_idle_s", type=click.FloatRange(1, 86400),
-              default=300, show_default=True, metavar="SECONDS",
-              help="A reference idle this long gives its memory back.")
-@click.option("--gradebook", "gradebook", type=click.Choice(["best", "last"]), default="best",
-              show_default=True, help="The attempt a learner's gradebook cell shows.")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on (0.0.0.0: every interface; other machines need --tokens).",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8000,
+    show_default=True,
+    help="Port to listen on (0: any free port, printed at start).",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 256),
+    default=None,
+    help="Gradings at once (default: the number of cores; with --scheduler, "
+    "gradings in flight on the cluster, default 16).",
+)
+@click.option(
+    "--warm",
+    type=click.IntRange(0, 64),
+    default=None,
+    help="Learner workers kept started, waiting for a submission (default: --workers).",
+)
+@click.option(
+    "--queue",
+    "queue_limit",
+    type=click.IntRange(1, 1_000_000),
+    default=1000,
+    show_default=True,
+    help="Submissions that may wait; beyond, 503 with Retry-After.",
+)
+@click.option(
+    "--state",
+    default="judge-serve.sqlite",
+    show_default=True,
+    type=click.Path(dir_okay=False),
+    help="SQLite file holding every submission and report (created if needed).",
+)
+@click.option(
+    "--tokens",
+    type=click.Path(dir_okay=False),
+    help="YAML file of bearer tokens (name, token, per_minute); without it only "
+    "this machine may call.",
+)
+@click.option(
+    "--scheduler",
+    metavar="tcp://HOST:PORT",
+    help="Grade on this Dask cluster instead of here (pip install 'jax-judge[serve,dask]').",
+)
+@click.option(
+    "--log-level",
+    type=click.Choice(["debug", "info", "warning", "error"]),
+    default="info",
+    show_default=True,
+)
+@click.option(
+    "--allow-host",
+    "allow_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="Also answer requests for this Host name (the listen address and "
+    "localhost always); repeatable.  Any other is refused (DNS rebinding).",
+)
+@click.option(
+    "--allow-origin",
+    "allow_origins",
+    multiple=True,
+    metavar="https://SITE",
+    help="Let pages of this origin call the API from a browser (CORS); repeatable. "
+    "Pages of any other origin are refused.",
+)
+@click.option(
+    "--allow-callback-host",
+    "allow_callback_hosts",
+    multiple=True,
+    metavar="NAME|ADDRESS|NETWORK",
+    help="Let callback_url reach this name, address or network although it is "
+    "not public (e.g. 127.0.0.1 for a site on this machine); repeatable.",
+)
+@click.option(
+    "--keep-references",
+    type=click.IntRange(1, 1000),
+    default=8,
+    show_default=True,
+    help="Reference workers kept warm at most (each warms when its task is first "
+    "graded; past this, the least recently used idle one is given back).",
+)
+@click.option(
+    "--reference-idle",
+    "reference_idle_s",
+    type=click.FloatRange(1, 86400),
+    default=300,
+    show_default=True,
+    metavar="SECONDS",
+    help="A reference idle this long gives its memory back.",
+)
+@click.option(
+    "--gradebook",
+    "gradebook",
+    type=click.Choice(["best", "last"]),
+    default="best",
+    show_default=True,
+    help="The attempt a learner's gradebook cell shows.",
+)
 @click.pass_context
-def serve(ctx, host, port, workers, warm, queue_limit, state, tokens, scheduler, log_level,
-          allow_hosts, allow_origins, allow_callback_hosts, keep_references, reference_idle_s,
-          gradebook):
+def serve(
+    ctx,
+    host,
+    port,
+    workers,
+    warm,
+    queue_limit,
+    state,
+    tokens,
+    scheduler,
+    log_level,
+    allow_hosts,
+    allow_origins,
+    allow_callback_hosts,
+    keep_references,
+    reference_idle_s,
+    gradebook,
+):
     """Serve the grading API (/v1), its metrics and a page for people at /.
 
     POST /v1/submissions {"task": ID, "source": TEXT} answers 202 {"id": ...} at once;
@@ -393,22 +586,36 @@ def serve(ctx, host, port, workers, warm, queue_limit, state, tokens, scheduler,
     from .serve.command import run as run_service
 
     bank = open_bank(ctx, grading=True)
-    request = ServeRequest(host=host, port=port, workers=workers, warm=warm, queue=queue_limit,
-                           state=state, tokens=tokens, scheduler=scheduler, log_level=log_level,
-                           allow_hosts=allow_hosts, allow_origins=allow_origins,
-                           allow_callback_hosts=allow_callback_hosts,
-                           keep_references=keep_references, reference_idle_s=reference_idle_s,
-                           gradebook=gradebook)
+    request = ServeRequest(
+        host=host,
+        port=port,
+        workers=workers,
+        warm=warm,
+        queue=queue_limit,
+        state=state,
+        tokens=tokens,
+        scheduler=scheduler,
+        log_level=log_level,
+        allow_hosts=allow_hosts,
+        allow_origins=allow_origins,
+        allow_callback_hosts=allow_callback_hosts,
+        keep_references=keep_references,
+        reference_idle_s=reference_idle_s,
+        gradebook=gradebook,
+    )
     try:
-        status = run_service(bank, request, lambda text: click.echo(f"judge serve: {text}",
-                                                                    err=True))
+        status = run_service(
+            bank, request, lambda text: click.echo(f"judge serve: {text}", err=True)
+        )
     except UsageError as exc:
         fail_usage(str(exc))
     sys.exit(status)
 
 
 @main.command(name="list")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
 @click.pass_context
 def list_(ctx, fmt):
     """The bank's tasks, grouped by course step."""
@@ -446,14 +653,15 @@ def hint(ctx, task_id, number):
     """The task's NUMBER-th hint (default the first): a nudge, not the answer."""
     from .learner_api import hint as read_hint
 
-    task = get_task(ctx, task_id)     # this bank's hints, even where JUDGE_SERVER is set
+    task = get_task(ctx, task_id)  # this bank's hints, even where JUDGE_SERVER is set
     click.echo(repr(read_hint(task.id, number, bank=str(task.bank.root))))
 
 
 @main.command()
 @click.argument("task_id")
-@click.option("--step", type=click.IntRange(0, 1000), default=0, show_default=True,
-              help="Course step number.")
+@click.option(
+    "--step", type=click.IntRange(0, 1000), default=0, show_default=True, help="Course step number."
+)
 @click.option("--title", default="TODO: a one-line title", help="One line for people.")
 @click.pass_context
 def new(ctx, task_id, step, title):
@@ -486,14 +694,21 @@ def init(folder, course):
     click.echo(f"started a bank in {root}:")
     for path in made:
         click.echo(f"  {path}")
-    click.echo(f"next: judge --bank {root} new TASK_ID --step N --title \"...\"")
+    click.echo(f'next: judge --bank {root} new TASK_ID --step N --title "..."')
 
 
 @main.command()
 @click.argument("task_ids", nargs=-1)
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True,
-              help="Gradings run at once per task.")
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 64),
+    default=2,
+    show_default=True,
+    help="Gradings run at once per task.",
+)
 @click.pass_context
 def validate(ctx, task_ids, fmt, workers):
     """Prove tasks are ready for learners (all tasks when none are named; then also the
@@ -508,19 +723,29 @@ def validate(ctx, task_ids, fmt, workers):
     bank = open_bank(ctx, grading=True)
     tasks = [get_task(ctx, t) for t in task_ids] if task_ids else list(bank.tasks.values())
     reports, bank_wide = validate_tasks(
-        tasks, workers, whole_bank=not task_ids,
-        each=write_validation_text if fmt == "text" else lambda report: None)
+        tasks,
+        workers,
+        whole_bank=not task_ids,
+        each=write_validation_text if fmt == "text" else lambda report: None,
+    )
     valid = all(r.verdict == Verdict.ACCEPTED for r in reports + bank_wide)
     if fmt == "json":
-        click.echo(json.dumps({"valid": valid,
-                               "tasks": [r.to_dict() for r in reports + bank_wide]}))
+        click.echo(
+            json.dumps({"valid": valid, "tasks": [r.to_dict() for r in reports + bank_wide]})
+        )
     else:
         bad = [r.task for r in reports if r.verdict != Verdict.ACCEPTED]
-        click.echo(f"{len(reports) - len(bad)} of {len(reports)} tasks valid" +
-                   (f"; fix: {', '.join(bad)}" if bad else "") +
-                   ("" if not bank_wide else "; the bank-wide rules hold"
-                    if bank_wide[0].verdict == Verdict.ACCEPTED else
-                    "; the bank-wide rules do not hold (the (bank) report above)"))
+        click.echo(
+            f"{len(reports) - len(bad)} of {len(reports)} tasks valid"
+            + (f"; fix: {', '.join(bad)}" if bad else "")
+            + (
+                ""
+                if not bank_wide
+                else "; the bank-wide rules hold"
+                if bank_wide[0].verdict == Verdict.ACCEPTED
+                else "; the bank-wide rules do not hold (the (bank) report above)"
+            )
+        )
     sys.exit(0 if valid else 1)
 
 
@@ -529,10 +754,15 @@ def write_validation_text(report) -> None:
 
     color = sys.stdout.isatty()
     ok = report.verdict == Verdict.ACCEPTED
-    head = ("\033[32mVALID\033[0m" if ok else "\033[31mINVALID\033[0m") if color else \
-        ("VALID" if ok else "INVALID")
+    head = (
+        ("\033[32mVALID\033[0m" if ok else "\033[31mINVALID\033[0m")
+        if color
+        else ("VALID" if ok else "INVALID")
+    )
     passed = sum(c.status == "passed" for c in report.checks)
-    click.echo(f"{head}  {report.task}  ({passed} of {len(report.checks)} items, {report.elapsed_s:.1f} s)")
+    click.echo(
+        f"{head}  {report.task}  ({passed} of {len(report.checks)} items, {report.elapsed_s:.1f} s)"
+    )
     write_checks(report, sys.stdout, color=color, only_failed=True)
     from .validation_summary import summary_line
 
@@ -565,10 +795,18 @@ def entry() -> None:
 
 @main.command()
 @click.argument("task_ids", metavar="TASK[,TASK...]")
-@click.option("--out", required=True, type=click.Path(dir_okay=False),
-              help="The zip to write (replaced if there): upload it as the assignment's autograder.")
-@click.option("--bank", "bank_dir", type=click.Path(file_okay=False),
-              help="The bank the tasks are in (as judge --bank; default: the shipped one).")
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="The zip to write (replaced if there): upload it as the assignment's autograder.",
+)
+@click.option(
+    "--bank",
+    "bank_dir",
+    type=click.Path(file_okay=False),
+    help="The bank the tasks are in (as judge --bank; default: the shipped one).",
+)
 @click.pass_context
 def gradescope(ctx, task_ids, out, bank_dir):
     """Write a Gradescope autograder for these tasks: setup.sh, run_autograder, the judge
@@ -591,10 +829,16 @@ def gradescope(ctx, task_ids, out, bank_dir):
     except BundleError as exc:
         fail_usage(str(exc))
     for entry in bundle.tasks:
-        click.echo(f"  {entry['id']}: {entry['max_score']} points, graded from "
-                   f"{' or '.join(entry['files'][:2])}")
-    click.echo(f"wrote {bundle.path}: {len(bundle.tasks)} task(s), {bundle.max_score} points in all")
-    click.echo(f"next: on Gradescope, a programming assignment worth {bundle.max_score} points "
-               f"(base image Ubuntu 24.04: the judge needs Python 3.11 or newer); upload "
-               f"{bundle.path.name} as its autograder.  It holds the reference solutions: "
-               f"keep it from learners.")
+        click.echo(
+            f"  {entry['id']}: {entry['max_score']} points, graded from "
+            f"{' or '.join(entry['files'][:2])}"
+        )
+    click.echo(
+        f"wrote {bundle.path}: {len(bundle.tasks)} task(s), {bundle.max_score} points in all"
+    )
+    click.echo(
+        f"next: on Gradescope, a programming assignment worth {bundle.max_score} points "
+        f"(base image Ubuntu 24.04: the judge needs Python 3.11 or newer); upload "
+        f"{bundle.path.name} as its autograder.  It holds the reference solutions: "
+        f"keep it from learners."
+    )

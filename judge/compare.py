@@ -30,22 +30,29 @@ from .worker.wire import Leaf, Opaque
 
 @dataclass(frozen=True)
 class ResultSpec:
-    type: str = "any"        # scalar | array | any (same structure as the reference)
-    kind: str = "any"        # jax | numpy | any: what an array result must be
-    dtype: str = "float"     # same | float | any | <a dtype name>
+    type: str = "any"  # scalar | array | any (same structure as the reference)
+    kind: str = "any"  # jax | numpy | any: what an array result must be
+    dtype: str = "float"  # same | float | any | <a dtype name>
     containers: str = "loose"  # loose: a list may stand for a tuple; strict: not
-    min: float | None = None   # no element may be below it (a distance is never negative)
+    min: float | None = None  # no element may be below it (a distance is never negative)
 
     FIELDS = ("type", "kind", "dtype", "containers", "min", "doc")
 
     @classmethod
     def parse(cls, r) -> "ResultSpec":
         r.only(cls.FIELDS)
-        spec = cls(type=r.get("type", str, "any"), kind=r.get("kind", str, "any"),
-                   dtype=r.get("dtype", str, "float"), containers=r.get("containers", str, "loose"),
-                   min=r.number("min", None))
-        for key, allowed in (("type", ("scalar", "array", "any")), ("kind", ("jax", "numpy", "any")),
-                             ("containers", ("loose", "strict"))):
+        spec = cls(
+            type=r.get("type", str, "any"),
+            kind=r.get("kind", str, "any"),
+            dtype=r.get("dtype", str, "float"),
+            containers=r.get("containers", str, "loose"),
+            min=r.number("min", None),
+        )
+        for key, allowed in (
+            ("type", ("scalar", "array", "any")),
+            ("kind", ("jax", "numpy", "any")),
+            ("containers", ("loose", "strict")),
+        ):
             if getattr(spec, key) not in allowed:
                 r.fail(f"must be one of {', '.join(allowed)}", key)
         return spec
@@ -63,8 +70,12 @@ class Tolerance:
     @classmethod
     def parse(cls, r) -> "Tolerance":
         r.only(cls.FIELDS)
-        tol = cls(mode=r.get("mode", str, "elementwise"), ulps=r.number("ulps", None, low=0),
-                  rtol=r.number("rtol", None, low=0), atol=r.number("atol", None, low=0))
+        tol = cls(
+            mode=r.get("mode", str, "elementwise"),
+            ulps=r.number("ulps", None, low=0),
+            rtol=r.number("rtol", None, low=0),
+            atol=r.number("atol", None, low=0),
+        )
         if tol.mode not in ("elementwise", "reduction", "exact"):
             r.fail("must be one of elementwise, reduction, exact", "mode")
         return tol
@@ -90,19 +101,24 @@ class Tolerance:
 @dataclass
 class Mismatch:
     message: str
-    kind: str = "value"      # value | type | shape | dtype | structure | range
+    kind: str = "value"  # value | type | shape | dtype | structure | range
 
 
-def compare(actual, expected, spec: ResultSpec, tol: Tolerance,
-            data: list[np.ndarray]) -> Mismatch | None:
+def compare(
+    actual, expected, spec: ResultSpec, tol: Tolerance, data: list[np.ndarray]
+) -> Mismatch | None:
     """None when ``actual`` is ``expected`` within ``tol``, scaled by ``data`` (the
     call's data leaves, ``specs.data_leaves``); else what differs."""
     if spec.type == "scalar":
         if not is_scalar_like(actual):
-            return Mismatch(f"expected a scalar, but the function returned {kind_phrase(actual)}", "type")
+            return Mismatch(
+                f"expected a scalar, but the function returned {kind_phrase(actual)}", "type"
+            )
         return _leaf(actual, expected, spec, tol, data, "")
     if spec.type == "array" and not isinstance(actual, Leaf):
-        return Mismatch(f"expected an array, but the function returned {kind_phrase(actual)}", "type")
+        return Mismatch(
+            f"expected an array, but the function returned {kind_phrase(actual)}", "type"
+        )
     return _tree(actual, expected, spec, tol, data, "")
 
 
@@ -113,12 +129,18 @@ def _where(path: str) -> str:
 def _tree(actual, expected, spec, tol, data, path):
     if isinstance(expected, dict):
         if not isinstance(actual, dict):
-            return Mismatch(f"expected a dict{_where(path)}, got {kind_phrase(actual)}", "structure")
+            return Mismatch(
+                f"expected a dict{_where(path)}, got {kind_phrase(actual)}", "structure"
+            )
         if set(actual) != set(expected):
             missing = sorted(set(expected) - set(actual))
             extra = sorted(set(actual) - set(expected))
-            parts = ([f"missing keys {missing}"] if missing else []) + ([f"unexpected keys {extra}"] if extra else [])
-            return Mismatch(f"the dict{_where(path)} has the wrong keys: {'; '.join(parts)}", "structure")
+            parts = ([f"missing keys {missing}"] if missing else []) + (
+                [f"unexpected keys {extra}"] if extra else []
+            )
+            return Mismatch(
+                f"the dict{_where(path)} has the wrong keys: {'; '.join(parts)}", "structure"
+            )
         for k in expected:
             m = _tree(actual[k], expected[k], spec, tol, data, f"{path}[{k!r}]")
             if m:
@@ -127,9 +149,14 @@ def _tree(actual, expected, spec, tol, data, path):
     if isinstance(expected, (list, tuple)):
         ok_types = (list, tuple) if spec.containers == "loose" else (type(expected),)
         if not isinstance(actual, ok_types):
-            return Mismatch(f"expected a {type(expected).__name__}{_where(path)}, got {kind_phrase(actual)}", "structure")
+            return Mismatch(
+                f"expected a {type(expected).__name__}{_where(path)}, got {kind_phrase(actual)}",
+                "structure",
+            )
         if len(actual) != len(expected):
-            return Mismatch(f"expected {len(expected)} items{_where(path)}, got {len(actual)}", "structure")
+            return Mismatch(
+                f"expected {len(expected)} items{_where(path)}, got {len(actual)}", "structure"
+            )
         for i, (a, e) in enumerate(zip(actual, expected)):
             m = _tree(a, e, spec, tol, data, f"{path}[{i}]")
             if m:
@@ -144,8 +171,11 @@ def _tree(actual, expected, spec, tol, data, path):
             return Mismatch(f"expected an array{_where(path)}, got {kind_phrase(actual)}", "type")
         return _leaf(actual, expected, spec, tol, data, path)
     if expected is None or isinstance(expected, (str, Opaque)):
-        return None if short(actual) == short(expected) else Mismatch(
-            f"expected {short(expected)}{_where(path)}, got {short(actual)}")
+        return (
+            None
+            if short(actual) == short(expected)
+            else Mismatch(f"expected {short(expected)}{_where(path)}, got {short(actual)}")
+        )
     if not is_scalar_like(actual):
         return Mismatch(f"expected a number{_where(path)}, got {kind_phrase(actual)}", "type")
     return _leaf(actual, expected, spec, tol, data, path)
@@ -157,17 +187,23 @@ def _as_array(v) -> np.ndarray:
 
 def _leaf(actual, expected, spec, tol, data, path):
     a, e = _as_array(actual), _as_array(expected)
-    if isinstance(actual, Leaf) and spec.kind != "any" and actual.kind != spec.kind \
-            and not (spec.kind == "numpy" and actual.kind == "npscalar"):
+    if (
+        isinstance(actual, Leaf)
+        and spec.kind != "any"
+        and actual.kind != spec.kind
+        and not (spec.kind == "numpy" and actual.kind == "npscalar")
+    ):
         want = "a JAX array" if spec.kind == "jax" else "a NumPy array"
         return Mismatch(f"expected {want}{_where(path)}, got {kind_phrase(actual)}", "type")
     if a.shape != e.shape:
-        return Mismatch(f"wrong shape{_where(path)}: expected {tuple(e.shape)}, got {tuple(a.shape)}", "shape")
+        return Mismatch(
+            f"wrong shape{_where(path)}: expected {tuple(e.shape)}, got {tuple(a.shape)}", "shape"
+        )
     dt = _dtype_problem(a.dtype, e.dtype, spec.dtype, isinstance(actual, Leaf))
     if dt:
         return Mismatch(dt + _where(path), "dtype")
     if spec.min is not None and a.dtype.kind in "fiu":
-        below = _widened(a) < spec.min          # a NaN is not below: the values say it
+        below = _widened(a) < spec.min  # a NaN is not below: the values say it
         if below.any():
             return Mismatch(_describe_below(a, below, spec.min, path), "range")
     if tol.mode == "exact" or not is_floating(e.dtype):
@@ -182,11 +218,13 @@ def _leaf(actual, expected, spec, tol, data, path):
     narrower = _narrower(a.dtype, e.dtype if isinstance(expected, Leaf) else None)
     if narrower:
         # the usual cause is the dtype itself: say that, not "2 of 3 elements differ"
-        return Mismatch(f"wrong dtype{_where(path)}: expected {e.dtype}, got {a.dtype}, "
-                        f"{narrower}; {int(bad.sum())} of {bad.size} "
-                        f"element{'s' if bad.size != 1 else ''} differ by more than the "
-                        f"tolerance (a cast, or an input's dtype, made it compute in {a.dtype})",
-                        "dtype")
+        return Mismatch(
+            f"wrong dtype{_where(path)}: expected {e.dtype}, got {a.dtype}, "
+            f"{narrower}; {int(bad.sum())} of {bad.size} "
+            f"element{'s' if bad.size != 1 else ''} differ by more than the "
+            f"tolerance (a cast, or an input's dtype, made it compute in {a.dtype})",
+            "dtype",
+        )
     return Mismatch(_describe_values(a, e, bad, atol, rtol, path))
 
 
@@ -212,8 +250,11 @@ def _named_dtype(policy: str) -> np.dtype:
 
 
 def _widened(x: np.ndarray) -> np.ndarray:
-    return x.astype(np.complex128 if x.dtype.kind == "c" else np.float64) \
-        if is_floating(x.dtype) or x.dtype.kind in "iub" else x
+    return (
+        x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)
+        if is_floating(x.dtype) or x.dtype.kind in "iub"
+        else x
+    )
 
 
 def _dtype_problem(got: np.dtype, want: np.dtype, policy: str, is_array: bool) -> str | None:
@@ -264,8 +305,10 @@ def _describe_below(a, below, low, path):
     if a.ndim == 0:
         return f"got {_fmt(a[()])}{_where(path)}, below the smallest allowed value, {_fmt(low)}"
     idx = tuple(int(i) for i in np.argwhere(below)[0])
-    return (f"{int(below.sum())} of {a.size} elements are below the smallest allowed value, "
-            f"{_fmt(low)}{_where(path)}; first at index {idx}: {_fmt(a[idx])}")
+    return (
+        f"{int(below.sum())} of {a.size} elements are below the smallest allowed value, "
+        f"{_fmt(low)}{_where(path)}; first at index {idx}: {_fmt(a[idx])}"
+    )
 
 
 def _describe_values(a, e, bad, atol, rtol, path):
@@ -276,10 +319,15 @@ def _describe_values(a, e, bad, atol, rtol, path):
             limit = atol + rtol * abs(float(want))
             off = abs(float(got) - float(want))
             # a NaN or inf expected makes both NaN: no number to show (issue 22)
-            diff = f" (off by {off:.3g}, tolerance {limit:.3g})" \
-                if math.isfinite(limit) and math.isfinite(off) else ""
+            diff = (
+                f" (off by {off:.3g}, tolerance {limit:.3g})"
+                if math.isfinite(limit) and math.isfinite(off)
+                else ""
+            )
         return f"wrong value{_where(path)}: expected {_fmt(want)}, got {_fmt(got)}{diff}"
     idx = tuple(int(i) for i in np.argwhere(bad)[0])
     n_bad = int(bad.sum())
-    return (f"{n_bad} of {a.size} elements differ{_where(path)}; first at index {idx}: "
-            f"expected {_fmt(e[idx])}, got {_fmt(a[idx])}")
+    return (
+        f"{n_bad} of {a.size} elements differ{_where(path)}; first at index {idx}: "
+        f"expected {_fmt(e[idx])}, got {_fmt(a[idx])}"
+    )

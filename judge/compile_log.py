@@ -33,7 +33,7 @@ import os
 import struct
 from pathlib import Path
 
-MARK = ".before_optimizations.txt"          # one per compiled program
+MARK = ".before_optimizations.txt"  # one per compiled program
 _IN_ATTRIB, _IN_MOVED_FROM, _IN_MOVED_TO, _IN_CREATE, _IN_DELETE = 0x4, 0x40, 0x80, 0x100, 0x200
 _IN_DELETE_SELF, _IN_MOVE_SELF, _IN_NONBLOCK, _IN_CLOEXEC = 0x400, 0x800, 0o4000, 0o2000000
 _IN_UNMOUNT, _IN_Q_OVERFLOW, _IN_IGNORED = 0x2000, 0x4000, 0x8000
@@ -48,18 +48,28 @@ class CompileLog:
 
     def __init__(self, folder: int | str | Path):
         self.compiled = 0
-        self.problem: str | None = None      # the folder was tampered with
-        self._other: list[str] = []          # XLA's other dumps (IR, buffer assignment)
+        self.problem: str | None = None  # the folder was tampered with
+        self._other: list[str] = []  # XLA's other dumps (IR, buffer assignment)
         self._fd = -1
-        self._dir = folder if isinstance(folder, int) else \
-            os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        self._dir = (
+            folder
+            if isinstance(folder, int)
+            else os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        )
         try:
             libc = ctypes.CDLL(None, use_errno=True)
             fd = libc.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)
             if fd < 0:
                 raise OSError(ctypes.get_errno(), "inotify_init1")
-            mask = (_IN_CREATE | _IN_MOVED_TO | _IN_DELETE | _IN_MOVED_FROM | _IN_ATTRIB
-                    | _IN_DELETE_SELF | _IN_MOVE_SELF)
+            mask = (
+                _IN_CREATE
+                | _IN_MOVED_TO
+                | _IN_DELETE
+                | _IN_MOVED_FROM
+                | _IN_ATTRIB
+                | _IN_DELETE_SELF
+                | _IN_MOVE_SELF
+            )
             # the folder the descriptor holds, wherever it is moved later, whatever
             # takes its name: /proc/self/fd/N is the open folder itself
             if libc.inotify_add_watch(fd, os.fsencode(f"/proc/self/fd/{self._dir}"), mask) < 0:
@@ -87,7 +97,7 @@ class CompileLog:
             offset = 0
             while offset + _EVENT.size <= len(data):
                 _, mask, _, length = _EVENT.unpack_from(data, offset)
-                name = data[offset + _EVENT.size: offset + _EVENT.size + length].rstrip(b"\0")
+                name = data[offset + _EVENT.size : offset + _EVENT.size + length].rstrip(b"\0")
                 offset += _EVENT.size + length
                 self._event(mask, os.fsdecode(name))
         if self._dir >= 0 and not self.problem:
@@ -103,8 +113,9 @@ class CompileLog:
             self._tampered(f"the judge could not look at {_FOLDER} ({exc})")
             return
         if st.f_files and not st.f_ffree:
-            self._tampered(f"your code made so many files that no file could be made in "
-                           f"{_FOLDER} any more")
+            self._tampered(
+                f"your code made so many files that no file could be made in {_FOLDER} any more"
+            )
 
     def _tampered(self, what: str) -> None:
         self.problem = self.problem or what
@@ -114,8 +125,9 @@ class CompileLog:
             self._tampered(f"{_FOLDER} was moved or removed (or replaced by a link)")
         elif mask & _IN_Q_OVERFLOW:
             # the kernel dropped events: compiles among them would go uncounted
-            self._tampered(f"so many files were made in {_FOLDER} that the judge's count of "
-                           "them overflowed")
+            self._tampered(
+                f"so many files were made in {_FOLDER} that the judge's count of them overflowed"
+            )
         elif mask & _IN_ATTRIB and not name:
             self._tampered(f"the permissions of {_FOLDER} were changed")
         elif mask & (_IN_DELETE | _IN_MOVED_FROM) and name.endswith(MARK):

@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT_ENV = "AUTOGRADER_ROOT"
-TIMEOUT_ENV = "AUTOGRADER_TASK_TIMEOUT"     # seconds one task's grading may take
+TIMEOUT_ENV = "AUTOGRADER_TASK_TIMEOUT"  # seconds one task's grading may take
 DEFAULT_TIMEOUT_S = 600
-MAX_FILES = 10_000                          # of the submission, looked at for names
-MAX_NOTEBOOKS = 20                          # read to see which tasks' functions they define
-SHOWN_FILES = 8                             # of the learner's file names, listed when none fits
+MAX_FILES = 10_000  # of the submission, looked at for names
+MAX_NOTEBOOKS = 20  # read to see which tasks' functions they define
+SHOWN_FILES = 8  # of the learner's file names, listed when none fits
 
 
 @dataclass
@@ -45,6 +45,7 @@ class Found:
 
 
 # ---------------------------------------------------------------- finding the files
+
 
 def submitted_files(folder: Path) -> list[Path]:
     """The submission's files (links too, never followed into folders), relative to
@@ -101,8 +102,9 @@ def find(folder: Path, tasks: list[dict]) -> dict[str, Found]:
         if rel is not None:
             found[task["id"]] = Found(folder / rel)
     named = {f.path for f in found.values()}
-    notebooks = [folder / rel for rel in files
-                 if rel.suffix == ".ipynb" and folder / rel not in named][:MAX_NOTEBOOKS]
+    notebooks = [
+        folder / rel for rel in files if rel.suffix == ".ipynb" and folder / rel not in named
+    ][:MAX_NOTEBOOKS]
     for task in tasks:
         if task["id"] in found:
             continue
@@ -134,8 +136,10 @@ def why_missing(task: dict, spare: list[Path], any_folder: bool) -> str:
             break
     if close is not None:
         suffix = close.suffix.lower()
-        return (f"no file named {expected} was handed in; you handed in {close.as_posix()}: "
-                f"did you mean {stems[0]}{suffix}? Rename it and submit again")
+        return (
+            f"no file named {expected} was handed in; you handed in {close.as_posix()}: "
+            f"did you mean {stems[0]}{suffix}? Rename it and submit again"
+        )
     listed = ", ".join(rel.as_posix() for rel in spare[:SHOWN_FILES])
     more = f" and {len(spare) - SHOWN_FILES} more" if len(spare) > SHOWN_FILES else ""
     return f"no file named {expected} was handed in (you handed in {listed}{more})"
@@ -143,14 +147,14 @@ def why_missing(task: dict, spare: list[Path], any_folder: bool) -> str:
 
 # ---------------------------------------------------------------- grading
 
+
 def judge_command() -> list[str]:
     """The judge, run by the Python running this (the one setup.sh installed it in),
     isolated from the working folder so no file of the submission can stand in for it."""
     return [sys.executable, "-I", "-m", "judge"]
 
 
-def grade(task: dict, found: Found, bank: Path, root: Path, timeout: float,
-          log) -> dict:
+def grade(task: dict, found: Found, bank: Path, root: Path, timeout: float, log) -> dict:
     """The task's Gradescope results: graded by `judge run`, or scoring 0 and saying why."""
     from .bank import load_bank
     from .runner import missing_report
@@ -158,11 +162,21 @@ def grade(task: dict, found: Found, bank: Path, root: Path, timeout: float,
 
     if found.path is None:
         log(f"{task['id']}: nothing to grade: {found.why}")
-        return results(missing_report(load_bank(bank, lazy=True).get(task["id"]),
-                                      task["files"][0], found.why, None, False))
+        return results(
+            missing_report(
+                load_bank(bank, lazy=True).get(task["id"]), task["files"][0], found.why, None, False
+            )
+        )
     shown = found.path.relative_to(root).as_posix()
-    command = judge_command() + ["--bank", str(bank), "run", task["id"], str(found.path),
-                                 "--format", "gradescope"]
+    command = judge_command() + [
+        "--bank",
+        str(bank),
+        "run",
+        task["id"],
+        str(found.path),
+        "--format",
+        "gradescope",
+    ]
     started = time.monotonic()
     try:
         proc = run(command, root, timeout)
@@ -182,17 +196,26 @@ def grade(task: dict, found: Found, bank: Path, root: Path, timeout: float,
         log(f"{task['id']}: the judge (exit status {proc.returncode}) printed no results")
         return judge_failed(task, bank, "the judge printed no results")
     extra = doc.get("extra_data") or {}
-    log(f"{task['id']}: graded {shown}: {extra.get('verdict', '?')}, "
-        f"{doc.get('score')} of {_maximum(doc)} points ({time.monotonic() - started:.1f} s)")
+    log(
+        f"{task['id']}: graded {shown}: {extra.get('verdict', '?')}, "
+        f"{doc.get('score')} of {_maximum(doc)} points ({time.monotonic() - started:.1f} s)"
+    )
     return doc
 
 
 def run(command: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess:
     """``command`` in a session of its own, all of it killed when it takes too long
     (the judge's workers die with it too, but nothing is left to that)."""
-    proc = subprocess.Popen(command, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, errors="replace",
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        command,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        errors="replace",
+        start_new_session=True,
+    )
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -214,16 +237,32 @@ def judge_failed(task: dict, bank: Path, what: str) -> dict:
     from .writers.gradescope import results
 
     try:
-        report = missing_report(load_bank(bank, lazy=True).get(task["id"]), task["files"][0],
-                                what, None, False)
-        report.checks[0] = CheckResult(id="judge", kind="judge", required=True, status=Status.ERROR,
-                                       message=f"the judge failed (not your fault): {what}",
-                                       verdict=Verdict.JUDGE_ERROR)
+        report = missing_report(
+            load_bank(bank, lazy=True).get(task["id"]), task["files"][0], what, None, False
+        )
+        report.checks[0] = CheckResult(
+            id="judge",
+            kind="judge",
+            required=True,
+            status=Status.ERROR,
+            message=f"the judge failed (not your fault): {what}",
+            verdict=Verdict.JUDGE_ERROR,
+        )
         return results(report.finish())
     except Exception:  # noqa: BLE001 - even the bank is gone: a test that says so
-        return {"score": 0, "output": f"The judge failed (not your fault): {what}",
-                "tests": [{"name": "judge", "score": 0, "max_score": task.get("max_score", 0),
-                           "status": "failed", "output": f"the judge failed (not your fault): {what}"}]}
+        return {
+            "score": 0,
+            "output": f"The judge failed (not your fault): {what}",
+            "tests": [
+                {
+                    "name": "judge",
+                    "score": 0,
+                    "max_score": task.get("max_score", 0),
+                    "status": "failed",
+                    "output": f"the judge failed (not your fault): {what}",
+                }
+            ],
+        }
 
 
 def _maximum(doc: dict) -> float:
@@ -238,6 +277,7 @@ def _tail(text: str, lines: int = 20) -> str:
 
 # ---------------------------------------------------------------- merging
 
+
 def merge(docs: list[tuple[dict, dict]], judge_version: str) -> dict:
     """One results.json of the tasks' ones: every task's tests, its id in their names
     and numbers (`2.3`: the task's second, its third test), the scores summed."""
@@ -249,14 +289,21 @@ def merge(docs: list[tuple[dict, dict]], judge_version: str) -> dict:
             test = dict(test, name=f"{task['id']}: {test.get('name', n)}", number=f"{index}.{n}")
             test["extra_data"] = dict(test.get("extra_data") or {}, task=task["id"])
             tests.append(test)
-        parts.append(f"{task['id']} ({number(doc.get('score', 0))} of {_maximum(doc)} points): "
-                     f"{doc.get('output', '')}")
+        parts.append(
+            f"{task['id']} ({number(doc.get('score', 0))} of {_maximum(doc)} points): "
+            f"{doc.get('output', '')}"
+        )
         extra[task["id"]] = doc.get("extra_data") or {}
-    return {"score": number(sum(t.get("score", 0) for t in tests)),
-            "execution_time": round(sum(d.get("execution_time", 0) for _, d in docs), 3),
-            "output": "\n\n".join(parts), "output_format": "text", "visibility": "visible",
-            "stdout_visibility": "hidden",
-            "extra_data": {"judge_version": judge_version, "tasks": extra}, "tests": tests}
+    return {
+        "score": number(sum(t.get("score", 0) for t in tests)),
+        "execution_time": round(sum(d.get("execution_time", 0) for _, d in docs), 3),
+        "output": "\n\n".join(parts),
+        "output_format": "text",
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "extra_data": {"judge_version": judge_version, "tasks": extra},
+        "tests": tests,
+    }
 
 
 def write_results(path: Path, doc: dict) -> None:
@@ -279,13 +326,15 @@ def main() -> int:
     source, results_file = root / "source", root / "results" / "results.json"
     from .report import escape_controls
 
-    log = lambda text: print(escape_controls(text), flush=True)   # file names are the learner's
+    log = lambda text: print(escape_controls(text), flush=True)  # file names are the learner's
     try:
         manifest = json.loads((source / "autograder.json").read_text(encoding="utf-8"))
         tasks = manifest["tasks"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        log(f"run_autograder: {source / 'autograder.json'} cannot be read ({exc}): "
-            f"make the zip again with `judge gradescope`")
+        log(
+            f"run_autograder: {source / 'autograder.json'} cannot be read ({exc}): "
+            f"make the zip again with `judge gradescope`"
+        )
         return 1
     try:
         timeout = float(os.environ.get(TIMEOUT_ENV) or DEFAULT_TIMEOUT_S)
@@ -302,7 +351,9 @@ def main() -> int:
         docs.append((task, doc))
     merged = merge(docs, manifest.get("judge_version", "?"))
     write_results(results_file, merged)
-    log(f"run_autograder: {merged['score']} of {_maximum(merged)} points, written to {results_file}")
+    log(
+        f"run_autograder: {merged['score']} of {_maximum(merged)} points, written to {results_file}"
+    )
     return 0
 
 

@@ -52,7 +52,7 @@ class BundleError(Exception):
 @dataclass(frozen=True)
 class Bundle:
     path: Path
-    tasks: list[dict]           # the manifest's entries: id, title, files, max_score
+    tasks: list[dict]  # the manifest's entries: id, title, files, max_score
 
     @property
     def max_score(self) -> float:
@@ -72,9 +72,16 @@ def build_bundle(bank: Bank, tasks: list[Task], out: Path) -> Bundle:
     out = Path(out)
     if out.is_dir():
         raise BundleError(f"--out {out} is a folder: name the zip to write (autograder.zip)")
-    entries = [{"id": t.id, "title": t.title, "entrypoint": t.entrypoint,
-                "files": file_names(t), "max_score": number(task_maximum(t, False))}
-               for t in tasks]
+    entries = [
+        {
+            "id": t.id,
+            "title": t.title,
+            "entrypoint": t.entrypoint,
+            "files": file_names(t),
+            "max_score": number(task_maximum(t, False)),
+        }
+        for t in tasks
+    ]
     with tempfile.TemporaryDirectory(prefix="jax-judge-gradescope-") as tmp:
         stage = Path(tmp) / "autograder"
         _copy_bank(bank, [t.id for t in tasks], stage / "bank")
@@ -82,13 +89,15 @@ def build_bundle(bank: Bank, tasks: list[Task], out: Path) -> Bundle:
         (stage / "requirements.txt").write_text(requirements(), encoding="utf-8")
         for script in ("setup.sh", "run_autograder"):
             shutil.copyfile(SCRIPTS / script, stage / script)
-        (stage / MANIFEST).write_text(json.dumps(
-            {"judge_version": __version__, "tasks": entries}, indent=2) + "\n", encoding="utf-8")
+        (stage / MANIFEST).write_text(
+            json.dumps({"judge_version": __version__, "tasks": entries}, indent=2) + "\n",
+            encoding="utf-8",
+        )
         out.parent.mkdir(parents=True, exist_ok=True)
         partial = out.with_name(f".{out.name}.partial")
         try:
             _zip(stage, partial)
-            os.replace(partial, out)     # a zip there is whole, the old one or the new
+            os.replace(partial, out)  # a zip there is whole, the old one or the new
         finally:
             partial.unlink(missing_ok=True)
     return Bundle(out, entries)
@@ -99,10 +108,13 @@ def _copy_bank(bank: Bank, task_ids: list[str], dst: Path) -> None:
     data = read_yaml(bank.file)
     wanted = set(task_ids)
     # the parsed form (aliases expanded), so an entry never points at one left out
-    data["tasks"] = [t for t in data.get("tasks") or [] if isinstance(t, dict) and t.get("id") in wanted]
+    data["tasks"] = [
+        t for t in data.get("tasks") or [] if isinstance(t, dict) and t.get("id") in wanted
+    ]
     dst.mkdir(parents=True)
-    (dst / "tasks.yaml").write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True),
-                                    encoding="utf-8")
+    (dst / "tasks.yaml").write_text(
+        yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8"
+    )
     for task_id in task_ids:
         task = bank.get(task_id)
         _copy_tree(task.folder, dst / "tasks" / task_id)
@@ -111,15 +123,21 @@ def _copy_bank(bank: Bank, task_ids: list[str], dst: Path) -> None:
         try:
             shutil.copyfile(task.reference_path, reference)
         except OSError as exc:
-            raise BundleError(f"task {task_id}: its reference {task.reference_path} cannot be "
-                              f"read: {exc.strerror or exc}") from None
+            raise BundleError(
+                f"task {task_id}: its reference {task.reference_path} cannot be "
+                f"read: {exc.strerror or exc}"
+            ) from None
     try:
         copied = load_bank(dst)
-    except Exception as exc:   # noqa: BLE001 - whatever it is, the zip would not grade
-        raise BundleError(f"the bank cut down to {', '.join(task_ids)} does not load: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - whatever it is, the zip would not grade
+        raise BundleError(
+            f"the bank cut down to {', '.join(task_ids)} does not load: {exc}"
+        ) from None
     missing = wanted - set(copied.tasks)
     if missing:
-        raise BundleError(f"the bank cut down to {', '.join(task_ids)} lacks {', '.join(sorted(missing))}")
+        raise BundleError(
+            f"the bank cut down to {', '.join(task_ids)} lacks {', '.join(sorted(missing))}"
+        )
 
 
 def _copy_judge(dst: Path) -> None:
@@ -142,14 +160,16 @@ def _requirements() -> list[tuple[str, str]]:
     dropped): from the installed package's metadata, or a checkout's pyproject.toml."""
     try:
         declared = importlib.metadata.requires(DISTRIBUTION) or []
-    except importlib.metadata.PackageNotFoundError:      # run from a checkout, not installed
+    except importlib.metadata.PackageNotFoundError:  # run from a checkout, not installed
         import tomllib
 
         project = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["project"]
         declared = list(project.get("dependencies", []))
         for extra in EXTRAS:
-            declared += [f"{r}; extra == '{extra}'" for r in
-                         project.get("optional-dependencies", {}).get(extra, [])]
+            declared += [
+                f"{r}; extra == '{extra}'"
+                for r in project.get("optional-dependencies", {}).get(extra, [])
+            ]
     out = []
     for req in declared:
         spec, _, marker = req.partition(";")

@@ -97,9 +97,14 @@ def parse_dodges(text: str) -> tuple[str, ...]:
     for name in names:
         if name not in DODGE_CLASSES:
             close = difflib.get_close_matches(name, list(DODGE_CLASSES), n=1)
-            raise LabelError(f"unknown dodge class '{name}'" + (
-                f" (did you mean '{close[0]}'?)" if close else
-                f" (classes: {', '.join(DODGE_CLASSES)})"))
+            raise LabelError(
+                f"unknown dodge class '{name}'"
+                + (
+                    f" (did you mean '{close[0]}'?)"
+                    if close
+                    else f" (classes: {', '.join(DODGE_CLASSES)})"
+                )
+            )
     return tuple(dict.fromkeys(names))
 
 

@@ -43,20 +43,28 @@ class Statement:
     text: str
     binds: set[str]
     reads: set[str]
-    where: str                   # "cell 3", "mine.py line 12"
+    where: str  # "cell 3", "mine.py line 12"
 
 
 @dataclass
 class Assembled:
     source: str
-    name: str                    # the learner's name for the function
+    name: str  # the learner's name for the function
     taken: list[Statement] = field(default_factory=list)
-    unknown: list[str] = field(default_factory=list)    # read, but defined nowhere we see
+    unknown: list[str] = field(default_factory=list)  # read, but defined nowhere we see
 
 
-def check(task_id: str, fn, *, bank: str | None = None, seed: int | None = None,
-          examples: int | None = None, strict: bool = False, server: str | None = None,
-          token: str | None = None):
+def check(
+    task_id: str,
+    fn,
+    *,
+    bank: str | None = None,
+    seed: int | None = None,
+    examples: int | None = None,
+    strict: bool = False,
+    server: str | None = None,
+    token: str | None = None,
+):
     """Grade ``fn`` for task ``task_id``; the report (a notebook shows it as HTML, a
     Python prompt as the text `judge run` prints).
 
@@ -68,8 +76,9 @@ def check(task_id: str, fn, *, bank: str | None = None, seed: int | None = None,
 
     url = remote.chosen_server(server) if bank is None else server
     if url:
-        return _check_on(remote.Service(url, token), task_id, fn, seed=seed,
-                         examples=examples, strict=strict)
+        return _check_on(
+            remote.Service(url, token), task_id, fn, seed=seed, examples=examples, strict=strict
+        )
     from .bank import load_bank
     from .runner import grade
 
@@ -78,8 +87,9 @@ def check(task_id: str, fn, *, bank: str | None = None, seed: int | None = None,
     with tempfile.TemporaryDirectory(prefix="judge-check-") as tmp:
         path = Path(tmp) / f"{task.entrypoint}.py"
         path.write_text(built.source, encoding="utf-8")
-        report = grade(task, path, seed=seed, examples=examples, strict=strict,
-                       display_name=f"{built.name}.py")
+        report = grade(
+            task, path, seed=seed, examples=examples, strict=strict, display_name=f"{built.name}.py"
+        )
     return _checked(report, fn, built, task.entrypoint)
 
 
@@ -90,8 +100,10 @@ def _check_on(service, task_id: str, fn, *, seed, examples, strict):
     from .report import Report
 
     if examples is not None:
-        raise CheckError("examples= changes a local grading only: the course's service "
-                         "grades every submission with the task's own number of examples")
+        raise CheckError(
+            "examples= changes a local grading only: the course's service "
+            "grades every submission with the task's own number of examples"
+        )
     entrypoint = service.entrypoint(task_id)
     built = assemble(fn, entrypoint)
     sub_id = service.submit(task_id, built.source, seed=seed, strict=strict)
@@ -99,9 +111,10 @@ def _check_on(service, task_id: str, fn, *, seed, examples, strict):
     try:
         report = Report.from_dict(answer)
     except (KeyError, TypeError, ValueError):
-        raise remote.ServiceError(f"{service.url} answered submission {sub_id} with "
-                                  "something that is not a report: is it a `judge serve`?") \
-            from None
+        raise remote.ServiceError(
+            f"{service.url} answered submission {sub_id} with "
+            "something that is not a report: is it a `judge serve`?"
+        ) from None
     checked = _checked(report, fn, built, entrypoint)
     checked.notes.append(f"graded by the course's judge at {service.url} (submission {sub_id})")
     return checked
@@ -130,7 +143,7 @@ class CheckedReport(Report):
 
 def describe(built: Assembled, entrypoint: str) -> list[str]:
     graded = built.name if built.name == entrypoint else f"{built.name} as {entrypoint}"
-    groups: list[tuple[str, list[str]]] = []        # (where, names), in the order they ran
+    groups: list[tuple[str, list[str]]] = []  # (where, names), in the order they ran
     for s in built.taken:
         if built.name in s.binds:
             continue
@@ -138,23 +151,33 @@ def describe(built: Assembled, entrypoint: str) -> list[str]:
             groups[-1][1].extend(sorted(s.binds))
         else:
             groups.append((s.where, sorted(s.binds)))
-    notes = [f"graded {graded}" + (", with " + ", ".join(
-        f"{', '.join(names)} ({where})" for where, names in groups) if groups else "")]
+    notes = [
+        f"graded {graded}"
+        + (
+            ", with " + ", ".join(f"{', '.join(names)} ({where})" for where, names in groups)
+            if groups
+            else ""
+        )
+    ]
     if built.unknown:
-        notes.append(f"not found where {built.name} was defined: {', '.join(built.unknown)} "
-                     "(run the cell that defines it, or define it at the top level)")
+        notes.append(
+            f"not found where {built.name} was defined: {', '.join(built.unknown)} "
+            "(run the cell that defines it, or define it at the top level)"
+        )
     return notes
 
 
 # ---------------------------------------------------------------- assembling the source
+
 
 def assemble(fn, entrypoint: str) -> Assembled:
     if not callable(fn):
         raise CheckError(f"check() grades a function; got {type(fn).__name__}")
     namespace = getattr(inspect.unwrap(fn), "__globals__", None)
     if namespace is None:
-        raise CheckError("check() grades a function defined in Python (a def or a jitted "
-                         "def), not a built-in")
+        raise CheckError(
+            "check() grades a function defined in Python (a def or a jitted def), not a built-in"
+        )
     statements = _statements(fn)
     latest: dict[str, Statement] = {}
     for s in statements:
@@ -162,9 +185,11 @@ def assemble(fn, entrypoint: str) -> Assembled:
             latest[name] = s
     names = [k for k, v in namespace.items() if v is fn and k in latest]
     if not names:
-        raise CheckError(f"{_name(fn)} is not bound at the top level of a cell or file that "
-                         "ran: define it with def (or assign it) at the top level, run that "
-                         "cell, then check it")
+        raise CheckError(
+            f"{_name(fn)} is not bound at the top level of a cell or file that "
+            "ran: define it with def (or assign it) at the top level, run that "
+            "cell, then check it"
+        )
     name = entrypoint if entrypoint in names else _name(fn) if _name(fn) in names else names[0]
     wanted, todo, unknown = {id(latest[name]): latest[name]}, list(latest[name].reads), []
     while todo:
@@ -210,8 +235,10 @@ def _statements(fn) -> list[Statement]:
                 continue
             out += _parse(python, lambda line, n=number: f"cell {n}")
         return out
-    raise CheckError(f"cannot find the source of {_name(fn)}: check() reads it from the "
-                     "notebook or the .py file that defines it")
+    raise CheckError(
+        f"cannot find the source of {_name(fn)}: check() reads it from the "
+        "notebook or the .py file that defines it"
+    )
 
 
 def _parse(text: str, where) -> list[Statement]:
@@ -223,7 +250,7 @@ def _parse(text: str, where) -> list[Statement]:
     out = []
     for node in tree.body:
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-        segment = "\n".join(lines[first - 1:node.end_lineno])
+        segment = "\n".join(lines[first - 1 : node.end_lineno])
         binds = _bound(node)
         if not binds or _imports_the_judge(node):
             continue
@@ -247,8 +274,7 @@ def _bound(node: ast.stmt) -> set[str]:
 def _walk_outside_scopes(node: ast.AST):
     yield node
     for child in ast.iter_child_nodes(node):
-        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
-                                  ast.Lambda)):
+        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             yield from _walk_outside_scopes(child)
 
 
@@ -296,23 +322,31 @@ def _name(fn) -> str:
 
 def _origin(fn) -> str:
     file = inspect.unwrap(fn).__code__.co_filename
-    return Path(file).name if os.path.isfile(file) and not _is_cell_file(_ipython(), file) \
+    return (
+        Path(file).name
+        if os.path.isfile(file) and not _is_cell_file(_ipython(), file)
         else "the notebook"
+    )
 
 
 # ---------------------------------------------------------------- hints
 
+
 @dataclass
 class Hint:
     """One nudge, shown as Markdown in a notebook and as text elsewhere."""
+
     task: str
     number: int
     of: int
     text: str
 
     def __repr__(self) -> str:
-        return self.text if self.of == 0 or not 1 <= self.number <= self.of else \
-            f"Hint {self.number} of {self.of} for {self.task}:\n\n{self.text}"
+        return (
+            self.text
+            if self.of == 0 or not 1 <= self.number <= self.of
+            else f"Hint {self.number} of {self.of} for {self.task}:\n\n{self.text}"
+        )
 
     def _repr_markdown_(self) -> str:
         if self.of == 0 or not 1 <= self.number <= self.of:
@@ -320,8 +354,14 @@ class Hint:
         return f"**Hint {self.number} of {self.of}** for `{self.task}`\n\n{self.text}"
 
 
-def hint(task_id: str, n: int = 1, *, bank: str | None = None, server: str | None = None,
-         token: str | None = None) -> Hint:
+def hint(
+    task_id: str,
+    n: int = 1,
+    *,
+    bank: str | None = None,
+    server: str | None = None,
+    token: str | None = None,
+) -> Hint:
     """The task's ``n``-th hint (from 1): from the course's service when ``server`` or
     $JUDGE_SERVER names one (unless ``bank`` is given), else from the local bank."""
     from . import remote
@@ -342,6 +382,10 @@ def _hint_of(task_id: str, n: int, of: int, text: str | None) -> Hint:
     if not of:
         return Hint(task_id, n, 0, f"{task_id} has no hints yet.")
     if text is None:
-        return Hint(task_id, n, of, f"{task_id} has {of} hints: ask for "
-                    f"hint('{task_id}', 1) to hint('{task_id}', {of}).")
+        return Hint(
+            task_id,
+            n,
+            of,
+            f"{task_id} has {of} hints: ask for hint('{task_id}', 1) to hint('{task_id}', {of}).",
+        )
     return Hint(task_id, n, of, text)

@@ -30,13 +30,16 @@ class RandomArray:
     kind: str
     lo: float
     hi: float
-    sharding: dict | None = None      # where the worker places it (its argument's spec says)
+    sharding: dict | None = None  # where the worker places it (its argument's spec says)
 
     def make(self, rng: np.random.Generator) -> Leaf:
         from .specs import sample_values
 
-        return Leaf(sample_values(dtype_from_name(self.dtype), self.shape, self.lo, self.hi, rng),
-                    self.kind, sharding=self.sharding)
+        return Leaf(
+            sample_values(dtype_from_name(self.dtype), self.shape, self.lo, self.hi, rng),
+            self.kind,
+            sharding=self.sharding,
+        )
 
 
 MARKERS = ("$array", "$scalar", "$tuple", "$random", "$key")
@@ -57,7 +60,9 @@ def parse_value(raw, r, key: str):
         sub.fail(f"one of {', '.join(MARKERS)} expected, got {', '.join(marks)}")
     if mark == "$tuple":
         sub.only(("$tuple",))
-        return tuple(parse_value(v, r, f"{key}[{i}]") for i, v in enumerate(sub.get("$tuple", list)))
+        return tuple(
+            parse_value(v, r, f"{key}[{i}]") for i, v in enumerate(sub.get("$tuple", list))
+        )
     if mark == "$key":
         from .specs import key_leaf
 
@@ -74,8 +79,11 @@ def parse_value(raw, r, key: str):
         if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
             rr.fail("must be a list of sizes", "shape")
         if len(shape) > MAX_RANK or math.prod(shape) > MAX_ELEMENTS:
-            rr.fail(f"is {math.prod(shape):,} elements; an array has at most {MAX_ELEMENTS:,} "
-                    f"(and rank {MAX_RANK})", "shape")
+            rr.fail(
+                f"is {math.prod(shape):,} elements; an array has at most {MAX_ELEMENTS:,} "
+                f"(and rank {MAX_RANK})",
+                "shape",
+            )
         lo, hi = rr.get("values", list, [-1.0, 1.0])
         return RandomArray(tuple(shape), _dtype(rr), _kind(rr), lo, hi)
     sub.only((mark, "dtype", "kind"))
@@ -136,8 +144,9 @@ def _call_args(r, raw, arg_names: list[str]) -> dict:
 @dataclass(frozen=True)
 class Example:
     """A worked example of the statement: arguments, and the answer it gives."""
-    args: dict[str, Any]            # name -> value tree
-    expect: Any                     # value tree, or ... when the statement gives none
+
+    args: dict[str, Any]  # name -> value tree
+    expect: Any  # value tree, or ... when the statement gives none
     note: str = ""
 
 

@@ -36,8 +36,8 @@ from pathlib import Path
 from typing import Any
 
 MEMO_ENV = "JUDGE_MEMO"
-MAX_BYTES = 32 << 20            # a memo past this is not written (values of huge inputs)
-KEPT_PER_SEED = 4               # memos of one task and seed under different keys
+MAX_BYTES = 32 << 20  # a memo past this is not written (values of huge inputs)
+KEPT_PER_SEED = 4  # memos of one task and seed under different keys
 # the whole folder: a seed is the learner's choice (judge run --seed, the service's
 # "seed"), and each makes a memo of its own; the least recently used go first
 MAX_FILES = 256
@@ -75,10 +75,19 @@ class ReferenceMemo:
         folder = memo_root()
         if folder is None:
             return None
-        key = hashlib.sha256(json.dumps(
-            [_bank_fingerprint(task.bank.root), _judge_fingerprint(), _versions(),
-             sorted((k, v) for k, v in os.environ.items() if k.startswith(("XLA_", "JAX_"))),
-             task.id, seed], sort_keys=True).encode()).hexdigest()
+        key = hashlib.sha256(
+            json.dumps(
+                [
+                    _bank_fingerprint(task.bank.root),
+                    _judge_fingerprint(),
+                    _versions(),
+                    sorted((k, v) for k, v in os.environ.items() if k.startswith(("XLA_", "JAX_"))),
+                    task.id,
+                    seed,
+                ],
+                sort_keys=True,
+            ).encode()
+        ).hexdigest()
         return cls(folder, task.id, seed, key)
 
     def load(self) -> dict[str, Any] | None:
@@ -91,13 +100,17 @@ class ReferenceMemo:
             return None
         try:
             info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() \
-                    or info.st_mode & 0o077 or info.st_size > MAX_BYTES:
+            if (
+                not stat.S_ISREG(info.st_mode)
+                or info.st_uid != os.geteuid()
+                or info.st_mode & 0o077
+                or info.st_size > MAX_BYTES
+            ):
                 return None
             with os.fdopen(fd, "rb", closefd=False) as f:
                 data = pickle.load(f)
-            os.utime(fd)                # used now: the last to go when the folder is full
-        except Exception:               # a memo cut short or from another judge: ignored
+            os.utime(fd)  # used now: the last to go when the folder is full
+        except Exception:  # a memo cut short or from another judge: ignored
             return None
         finally:
             os.close(fd)
@@ -122,13 +135,16 @@ class ReferenceMemo:
             except BaseException:
                 os.unlink(tmp)
                 raise
-            others = sorted((p for p in self.folder.glob(self.prefix + "*.pickle") if p != self.path),
-                            key=lambda p: p.stat().st_mtime_ns, reverse=True)
-            for old in others[KEPT_PER_SEED - 1:]:
+            others = sorted(
+                (p for p in self.folder.glob(self.prefix + "*.pickle") if p != self.path),
+                key=lambda p: p.stat().st_mtime_ns,
+                reverse=True,
+            )
+            for old in others[KEPT_PER_SEED - 1 :]:
                 old.unlink(missing_ok=True)
             _bound(self.folder, keep=self.path.name)
         except (OSError, pickle.PicklingError, TypeError, AttributeError):
-            pass                          # a memo is a saving, never a reason to fail
+            pass  # a memo is a saving, never a reason to fail
 
 
 def _bound(folder: Path, keep: str) -> None:
@@ -144,7 +160,7 @@ def _bound(folder: Path, keep: str) -> None:
             except OSError:
                 continue
             found.append((entry.name == keep, info.st_mtime_ns, info.st_size, entry.name))
-    found.sort(reverse=True)                     # the one kept first, then newest first
+    found.sort(reverse=True)  # the one kept first, then newest first
     count = total = 0
     for kept, _, size, name in found:
         count, total = count + 1, total + size

@@ -27,7 +27,17 @@ def untouched_starter(task: Task, text: str | None) -> bool:
 
 def code_tokens(text: str) -> list[tuple[int, str]]:
     """Python's tokens, comments and layout aside (what makes two files the same code)."""
-    ignored = (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
-               tokenize.DEDENT, tokenize.ENCODING, tokenize.ENDMARKER)
-    return [(t.type, t.string) for t in tokenize.generate_tokens(io.StringIO(text).readline)
-            if t.type not in ignored]
+    ignored = (
+        tokenize.COMMENT,
+        tokenize.NL,
+        tokenize.NEWLINE,
+        tokenize.INDENT,
+        tokenize.DEDENT,
+        tokenize.ENCODING,
+        tokenize.ENDMARKER,
+    )
+    return [
+        (t.type, t.string)
+        for t in tokenize.generate_tokens(io.StringIO(text).readline)
+        if t.type not in ignored
+    ]

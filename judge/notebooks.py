@@ -53,9 +53,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 # what IPython's transformer makes of one IPython-only line
-_IPYTHON_CALL = re.compile(r"^(?P<indent>\s*)(?:(?P<target>[^=]+?)\s*=\s*)?"
-                           r"get_ipython\(\)\.(?P<call>\w+)\(.*\)\s*$")
-PYTHON_CELL_MAGICS = ("time", "capture")     # IPython runs their body as Python
+_IPYTHON_CALL = re.compile(
+    r"^(?P<indent>\s*)(?:(?P<target>[^=]+?)\s*=\s*)?"
+    r"get_ipython\(\)\.(?P<call>\w+)\(.*\)\s*$"
+)
+PYTHON_CELL_MAGICS = ("time", "capture")  # IPython runs their body as Python
 
 
 class NotebookError(ValueError):
@@ -80,7 +82,7 @@ class Dropped(str):
 @dataclass
 class Source:
     text: str
-    dropped: list[str] = field(default_factory=list)   # Dropped: "cell 3, line 1: %time f(x)", ...
+    dropped: list[str] = field(default_factory=list)  # Dropped: "cell 3, line 1: %time f(x)", ...
 
 
 def dropped_notes(dropped: list[str]) -> list[str]:
@@ -102,10 +104,12 @@ def notebook_from_bytes(data: bytes, name: str = "notebook") -> Source:
     """A notebook's Python from the file's bytes (the very bytes the judge read and
     hashed, never the path read again)."""
     try:
-        text = data.decode("utf-8-sig")      # .ipynb is JSON: always UTF-8 (a BOM forgiven)
+        text = data.decode("utf-8-sig")  # .ipynb is JSON: always UTF-8 (a BOM forgiven)
     except UnicodeDecodeError as exc:
-        raise NotebookError(f"{name} is not a readable Jupyter notebook: "
-                            f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise NotebookError(
+            f"{name} is not a readable Jupyter notebook: "
+            f"not UTF-8 text ({exc.reason} at byte {exc.start})"
+        ) from None
     return notebook_submission(text, name)
 
 
@@ -124,7 +128,7 @@ def notebook_submission(text: str, name: str = "notebook") -> Source:
         before = len(dropped)
         python = cell_python(number, source, dropped)
         python = _drop_judge_calls(number, python, dropped, bound)
-        dropped[before:] = sorted(dropped[before:], key=_line_of)   # as the cell reads
+        dropped[before:] = sorted(dropped[before:], key=_line_of)  # as the cell reads
         parts.append(f"{_MARK}{number}\n{python}".rstrip("\n") + "\n")
     return Source("\n".join(parts), dropped)
 
@@ -157,8 +161,9 @@ def _markers(text: str) -> tuple[list[tuple[int, int]], int]:
     """([(line of a ``# %% cell N`` marker, N), ...], the script's line count), once
     per script however many lines a report names."""
     lines = text.splitlines()
-    return [(i, int(m[1])) for i, line in enumerate(lines, 1)
-            if (m := _MARK_LINE.fullmatch(line))], len(lines)
+    return [
+        (i, int(m[1])) for i, line in enumerate(lines, 1) if (m := _MARK_LINE.fullmatch(line))
+    ], len(lines)
 
 
 def in_cells(message: str, text: str, shown: str | None = None) -> str:
@@ -199,7 +204,7 @@ def defined_names(python: str) -> set[str]:
             names.add(toks[2])
         elif toks[0] in ("import", "from") and "import" in toks:
             items, item = [], []
-            for t in toks[toks.index("import") + 1:] + [","]:
+            for t in toks[toks.index("import") + 1 :] + [","]:
                 if t == ",":
                     items.append(item)
                     item = []
@@ -209,11 +214,16 @@ def defined_names(python: str) -> set[str]:
             names.update(i[-1] if "as" in i else i[0] for i in items if i)
         else:
             depth = 0
-            for i, t in enumerate(toks):       # a = b = value, a: T = value
+            for i, t in enumerate(toks):  # a = b = value, a: T = value
                 depth += t in ("(", "[", "{")
                 depth -= t in (")", "]", "}")
-                if depth == 0 and t in ("=", ":") and i and toks[i - 1].isidentifier() \
-                        and (i == 1 or toks[i - 2] == "="):
+                if (
+                    depth == 0
+                    and t in ("=", ":")
+                    and i
+                    and toks[i - 1].isidentifier()
+                    and (i == 1 or toks[i - 2] == "=")
+                ):
                     names.add(toks[i - 1])
     return names
 
@@ -222,21 +232,23 @@ def defined_names(python: str) -> set[str]:
 
 JUDGE_MODULES = ("judge", "judge.learner_api", "judge.learner")
 JUDGE_FUNCTIONS = ("check", "hint")
-_JUDGE_IMPORT_WHY = ("the import of the judge's check() and hint(), left out (the judge "
-                     "grades the notebook itself)")
-_JUDGE_CALL_WHY = ("a call of the judge's {name}(), left out (this grading is the check; "
-                   "it does nothing when graded)")
+_JUDGE_IMPORT_WHY = (
+    "the import of the judge's check() and hint(), left out (the judge grades the notebook itself)"
+)
+_JUDGE_CALL_WHY = (
+    "a call of the judge's {name}(), left out (this grading is the check; "
+    "it does nothing when graded)"
+)
 
 
-_JUDGE_RESULT_WHY = ("a use of what the judge's {name}() gave, left out (there is none when "
-                     "graded)")
+_JUDGE_RESULT_WHY = "a use of what the judge's {name}() gave, left out (there is none when graded)"
 
 
 @dataclass
 class _JudgeNames:
-    functions: dict[str, str] = field(default_factory=dict)   # bound name -> check or hint
-    modules: set[str] = field(default_factory=set)            # names bound to judge itself
-    results: dict[str, str] = field(default_factory=dict)     # report = check(...): report
+    functions: dict[str, str] = field(default_factory=dict)  # bound name -> check or hint
+    modules: set[str] = field(default_factory=set)  # names bound to judge itself
+    results: dict[str, str] = field(default_factory=dict)  # report = check(...): report
 
 
 def _statements(python: str) -> list[tuple[int, int, list[str]]] | None:
@@ -266,7 +278,7 @@ def _statements(python: str) -> list[tuple[int, int, list[str]]] | None:
             first = tok.start[0] if tok.start[1] == 0 else None
         if first is not None or current:
             current.append(tok.string)
-        if first is None:          # a statement that does not start a line: leave it
+        if first is None:  # a statement that does not start a line: leave it
             current = []
     return out
 
@@ -279,7 +291,7 @@ def _judge_statement(toks: list[str], bound: _JudgeNames) -> tuple[str, str | No
         end = toks.index("import") if "import" in toks else -1
         if end < 0 or "".join(toks[1:end]) not in JUDGE_MODULES:
             return None
-        names = [t for t in toks[end + 1:] if t not in ("(", ")", ",")]
+        names = [t for t in toks[end + 1 :] if t not in ("(", ")", ",")]
         pairs, i = [], 0
         while i < len(names):
             if i + 2 < len(names) and names[i + 1] == "as":
@@ -289,24 +301,24 @@ def _judge_statement(toks: list[str], bound: _JudgeNames) -> tuple[str, str | No
                 pairs.append((names[i], names[i]))
                 i += 1
         if not pairs or any(name not in JUDGE_FUNCTIONS for name, _ in pairs):
-            return None     # something else of the judge's: the error says what
+            return None  # something else of the judge's: the error says what
         bound.functions.update({alias: name for name, alias in pairs})
         return _JUDGE_IMPORT_WHY, None
-    if toks[:2] == ["import", "judge"] and (len(toks) == 2 or
-                                            (len(toks) == 4 and toks[2] == "as")):
+    if toks[:2] == ["import", "judge"] and (len(toks) == 2 or (len(toks) == 4 and toks[2] == "as")):
         bound.modules.add(toks[-1])
         return _JUDGE_IMPORT_WHY, None
-    if toks[0] in ("def", "class") and len(toks) > 1:     # the notebook's own check()
+    if toks[0] in ("def", "class") and len(toks) > 1:  # the notebook's own check()
         bound.functions.pop(toks[1], None)
         return None
     if toks[0] in _COMPOUND:
         return None
     target = toks[0] if len(toks) > 2 and toks[1] == "=" and toks[0].isidentifier() else None
-    uses = [bound.functions[t] for t in toks if t in bound.functions] + \
-        [toks[i + 2] for i, t in enumerate(toks[:-2]) if t in bound.modules and toks[i + 1] == "."]
+    uses = [bound.functions[t] for t in toks if t in bound.functions] + [
+        toks[i + 2] for i, t in enumerate(toks[:-2]) if t in bound.modules and toks[i + 1] == "."
+    ]
     kept = [bound.results[t] for t in toks if t in bound.results and t != target]
     if not uses and not kept:
-        if target is not None:       # check = my_own_checker, report = 1: the notebook's now
+        if target is not None:  # check = my_own_checker, report = 1: the notebook's now
             bound.functions.pop(target, None)
             bound.results.pop(target, None)
         return None
@@ -319,8 +331,26 @@ def _judge_statement(toks: list[str], bound: _JudgeNames) -> tuple[str, str | No
     return _JUDGE_RESULT_WHY.format(name=kept[0], target=target), target
 
 
-_COMPOUND = ("if", "elif", "else", "for", "while", "with", "try", "except", "finally",
-             "async", "@", "match", "return", "global", "nonlocal", "del", "import", "from")
+_COMPOUND = (
+    "if",
+    "elif",
+    "else",
+    "for",
+    "while",
+    "with",
+    "try",
+    "except",
+    "finally",
+    "async",
+    "@",
+    "match",
+    "return",
+    "global",
+    "nonlocal",
+    "del",
+    "import",
+    "from",
+)
 
 
 def _drop_judge_calls(number: int, python: str, dropped: list[str], bound: _JudgeNames) -> str:
@@ -344,6 +374,7 @@ def _drop_judge_calls(number: int, python: str, dropped: list[str], bound: _Judg
 
 def _code_cells(text: str, name: str) -> list[tuple[int, str]]:
     """(1-based position among all cells, source) of each code cell."""
+
     def refuse(why: str) -> NotebookError:
         return NotebookError(f"{name} is not a readable Jupyter notebook: {why}")
 
@@ -353,17 +384,19 @@ def _code_cells(text: str, name: str) -> list[tuple[int, str]]:
         if cell.get("cell_type") != "code":
             continue
         source = cell.get("source", "")
-        if not isinstance(source, str):   # the schema said so already; a guard, not a rule
+        if not isinstance(source, str):  # the schema said so already; a guard, not a rule
             raise refuse(f"cell {i}'s source is not text")
-        if _SURROGATE.search(source):      # JSON's "\ud800": no file can hold it
-            raise refuse(f"cell {i} holds a character that is not Unicode text "
-                         "(a lone surrogate, as a broken \\u escape writes)")
+        if _SURROGATE.search(source):  # JSON's "\ud800": no file can hold it
+            raise refuse(
+                f"cell {i} holds a character that is not Unicode text "
+                "(a lone surrogate, as a broken \\u escape writes)"
+            )
         cells.append((i, source))
     return cells
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_SHOWN = 200      # characters of a schema error's message: it may quote a whole cell
+_SHOWN = 200  # characters of a schema error's message: it may quote a whole cell
 
 
 def read_notebook(text: str, refuse):
@@ -374,8 +407,10 @@ def read_notebook(text: str, refuse):
     try:
         import nbformat
         from nbformat.validator import iter_validate
-    except ImportError:   # the judge's installation, not the learner's notebook: no NotebookError
-        raise ImportError("grading a .ipynb needs nbformat: pip install 'jax-judge[notebooks]'") from None
+    except ImportError:  # the judge's installation, not the learner's notebook: no NotebookError
+        raise ImportError(
+            "grading a .ipynb needs nbformat: pip install 'jax-judge[notebooks]'"
+        ) from None
     try:
         data = json.loads(text)
     except ValueError as exc:
@@ -383,16 +418,21 @@ def read_notebook(text: str, refuse):
     except RecursionError:
         raise refuse("its JSON is nested too deep to be a notebook") from None
     if not isinstance(data, dict):
-        raise refuse(f"its top level is a JSON {_json_kind(data)}, where a notebook is an object "
-                     "({\"cells\": [...], ...})")
+        raise refuse(
+            f"its top level is a JSON {_json_kind(data)}, where a notebook is an object "
+            '({"cells": [...], ...})'
+        )
     if "nbformat" not in data:
-        raise refuse("it has no \"nbformat\" version, which every notebook has (Jupyter "
-                     "writes \"nbformat\": 4)")
+        raise refuse(
+            'it has no "nbformat" version, which every notebook has (Jupyter writes "nbformat": 4)'
+        )
     major, minor = data["nbformat"], data.get("nbformat_minor", 0)
     if type(major) is not int or type(minor) is not int:
-        raise refuse(f"its nbformat version is {_short(json.dumps(major))}."
-                     f"{_short(json.dumps(minor))}, where a notebook's is two whole numbers "
-                     "(Jupyter writes 4 and a minor)")
+        raise refuse(
+            f"its nbformat version is {_short(json.dumps(major))}."
+            f"{_short(json.dumps(minor))}, where a notebook's is two whole numbers "
+            "(Jupyter writes 4 and a minor)"
+        )
     if major not in nbformat.versions:
         raise refuse(f"nbformat version {major} is not one nbformat reads (Jupyter writes 4)")
     if (major, minor) >= (4, 5) and isinstance(data.get("cells"), list):
@@ -408,21 +448,30 @@ def read_notebook(text: str, refuse):
     except Exception as exc:  # noqa: BLE001 (a validator that breaks on it: still its file)
         raise refuse(f"nbformat cannot check it ({type(exc).__name__}: {_short(exc)})") from None
     if error is not None:
-        raise refuse(f"{_where(error.relative_path)}{_short(error.message)} (the file does not "
-                     "follow the Jupyter notebook format: open it in Jupyter and save it again)")
+        raise refuse(
+            f"{_where(error.relative_path)}{_short(error.message)} (the file does not "
+            "follow the Jupyter notebook format: open it in Jupyter and save it again)"
+        )
     try:
         nb = nbformat.versions[major].to_notebook_json(data, minor=minor)
         return nbformat.convert(nb, 4)
-    except RecursionError:   # nbformat copies nested metadata recursively
+    except RecursionError:  # nbformat copies nested metadata recursively
         raise refuse("its JSON is nested too deep to be a notebook") from None
     except Exception as exc:  # noqa: BLE001 (valid by its schema, yet nbformat cannot convert it)
-        raise refuse(f"nbformat cannot convert it to version 4 "
-                     f"({type(exc).__name__}: {_short(exc)})") from None
+        raise refuse(
+            f"nbformat cannot convert it to version 4 ({type(exc).__name__}: {_short(exc)})"
+        ) from None
 
 
 def _json_kind(value) -> str:
-    kinds = {list: "list", str: "string", bool: "boolean", int: "number", float: "number",
-             type(None): "null"}
+    kinds = {
+        list: "list",
+        str: "string",
+        bool: "boolean",
+        int: "number",
+        float: "number",
+        type(None): "null",
+    }
     return kinds.get(type(value), type(value).__name__)
 
 
@@ -447,21 +496,22 @@ def _compiles(source: str, number: int) -> bool:
         compile(source, f"<cell {number}>", "exec", dont_inherit=True)
         return True
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False     # MemoryError: the parser's own stack, on deep nesting
+        return False  # MemoryError: the parser's own stack, on deep nesting
 
 
 def cell_python(number: int, source: str, dropped: list[str]) -> str:
     """One code cell as plain Python (its IPython-only lines dropped into ``dropped``)."""
     if _compiles(source, number):
-        return source               # plain Python: nothing IPython-only in it
+        return source  # plain Python: nothing IPython-only in it
     lines = source.splitlines()
     first = lines[0].strip() if lines else ""
     if first.startswith("%%"):
         magic = first[2:].split()[0] if first[2:].split() else ""
         dropped.append(Dropped(f"cell {number}, line 1: {first[:80]}"))
         if magic not in PYTHON_CELL_MAGICS:
-            return f"# dropped by the judge: a %%{magic} cell is not Python\n" + \
-                "".join(f"# {line}\n" for line in lines)
+            return f"# dropped by the judge: a %%{magic} cell is not Python\n" + "".join(
+                f"# {line}\n" for line in lines
+            )
         body = _cell_source_lines(number, lines[1:], dropped, offset=1)
         return f"pass  # dropped by the judge: {first}\n" + body
     return _cell_source_lines(number, lines, dropped)
@@ -480,9 +530,11 @@ def _cell_source_lines(number: int, lines: list[str], dropped: list[str], offset
     if len(transformed) != len(lines):
         # a construct IPython rewrites across lines (a continued shell escape): the line
         # numbers would no longer match the notebook's, so say what to change
-        raise NotebookError(f"notebook cell {number} holds IPython-only syntax the judge "
-                            f"cannot map line by line: put each magic or shell escape on one "
-                            f"line of its own")
+        raise NotebookError(
+            f"notebook cell {number} holds IPython-only syntax the judge "
+            f"cannot map line by line: put each magic or shell escape on one "
+            f"line of its own"
+        )
     out = []
     for i, (original, python) in enumerate(zip(lines, transformed), 1 + offset):
         m = _IPYTHON_CALL.match(python) if python != original else None
@@ -493,8 +545,13 @@ def _cell_source_lines(number: int, lines: list[str], dropped: list[str], offset
         if m["target"] and m["call"] == "getoutput":
             # IPython gives a list of the output's lines: an empty one, as for a command
             # that printed nothing, so the code after it still runs
-            dropped.append(Dropped(shown, f"a shell escape, not run when graded: "
-                                          f"{m['target'].strip()} is an empty list there"))
+            dropped.append(
+                Dropped(
+                    shown,
+                    f"a shell escape, not run when graded: "
+                    f"{m['target'].strip()} is an empty list there",
+                )
+            )
             stand_in = f"{m['target']} = []"
         else:
             dropped.append(Dropped(shown))
@@ -506,7 +563,9 @@ def _cell_source_lines(number: int, lines: list[str], dropped: list[str], offset
 def _transform(source: str) -> str:
     try:
         from IPython.core.inputtransformer2 import TransformerManager
-    except ImportError:   # the judge's installation: not the learner's fault
-        raise ImportError("grading a notebook with magics or shell escapes needs IPython: "
-                          "pip install 'jax-judge[notebooks]'") from None
+    except ImportError:  # the judge's installation: not the learner's fault
+        raise ImportError(
+            "grading a notebook with magics or shell escapes needs IPython: "
+            "pip install 'jax-judge[notebooks]'"
+        ) from None
     return TransformerManager().transform_cell(source)

@@ -48,25 +48,33 @@ class Oracle:
     With a ``memo`` (judge.memo), what earlier runs computed is answered from it, and the
     worker starts only for what the memo lacks."""
 
-    def __init__(self, task: Task, seed: int, *, x64: bool = False,
-                 memo: ReferenceMemo | None = None):
+    def __init__(
+        self, task: Task, seed: int, *, x64: bool = False, memo: ReferenceMemo | None = None
+    ):
         self.task, self.seed = task, seed
-        self.session = Session(task.reference_path, task.reference_path.name, task.entrypoint,
-                               task.limits, trusted=True, instruments=task_instruments(task),
-                               devices=task.devices, x64=x64)
+        self.session = Session(
+            task.reference_path,
+            task.reference_path.name,
+            task.entrypoint,
+            task.limits,
+            trusted=True,
+            instruments=task_instruments(task),
+            devices=task.devices,
+            x64=x64,
+        )
         self._lock = threading.RLock()
-        self._outcomes: dict[str, CallOutcome] = {}    # its values, traces and syncs
+        self._outcomes: dict[str, CallOutcome] = {}  # its values, traces and syncs
         self._measured: dict[tuple, CallOutcome] = {}
         self._scripts: dict[str, ScriptRun] = {}
         self._shared: dict[Any, Future] = {}
-        self._shared_lock = threading.Lock()     # not _lock: held while the worker starts
+        self._shared_lock = threading.Lock()  # not _lock: held while the worker starts
         self._loaded = False
-        self._load_traces: list = []       # what the reference traced while its file loaded
+        self._load_traces: list = []  # what the reference traced while its file loaded
         self._fault: JudgeFault | None = None
         self.memo = memo
-        self._recalled: dict[Any, tuple] = {}     # asked of the memo before the worker started
+        self._recalled: dict[Any, tuple] = {}  # asked of the memo before the worker started
         self._kept: dict | None = None
-        self._changed = False        # answers the memo lacked were computed
+        self._changed = False  # answers the memo lacked were computed
 
     def _recall(self) -> None:
         """What the memo holds, taken in."""
@@ -82,8 +90,11 @@ class Oracle:
 
     def _unasked(self) -> list:
         kept = self._kept or {}
-        return [k for k in [*kept.get("outcomes", {}), *kept.get("measured", {})]
-                if k not in self._recalled]
+        return [
+            k
+            for k in [*kept.get("outcomes", {}), *kept.get("measured", {})]
+            if k not in self._recalled
+        ]
 
     def start(self) -> None:
         """Start the worker, then load the reference and run its scripts in the
@@ -100,7 +111,7 @@ class Oracle:
             with self._lock:
                 self._ensure()
         except JudgeFault:
-            pass                               # kept in self._fault, raised to the next caller
+            pass  # kept in self._fault, raised to the next caller
         except RuntimeError:
             if self.session.alive:
                 raise
@@ -111,7 +122,7 @@ class Oracle:
             raise self._fault
         if not self._loaded:
             try:
-                if self.session.worker is None:      # started late: the memo fell short
+                if self.session.worker is None:  # started late: the memo fell short
                     self.session.start()
                 out = self.session.load()
                 if not out.ok:
@@ -131,8 +142,7 @@ class Oracle:
             self._loaded = True
 
     def _run_script(self, name: str) -> ScriptRun:
-        run = ScriptRun(script_calls(self.task, name, self.seed),
-                        loaded=list(self._load_traces))
+        run = ScriptRun(script_calls(self.task, name, self.seed), loaded=list(self._load_traces))
         for args in run.calls:
             out = self.session.call(args, f"script:{name}")
             if not out.ok:
@@ -162,8 +172,9 @@ class Oracle:
         with self._lock:
             wanted = {k: args for k, args in zip(keys, calls)}
             missing = [(k, args) for k, args in wanted.items() if k not in self._outcomes]
-            self._note_recalled([("call", k, args) for k, args in wanted.items()
-                                 if k in self._outcomes])
+            self._note_recalled(
+                [("call", k, args) for k, args in wanted.items() if k in self._outcomes]
+            )
             if missing:
                 self._ensure()
             self._compute(missing, chunk)
@@ -171,7 +182,7 @@ class Oracle:
 
     def _compute(self, missing: list[tuple[str, dict]], chunk: int = 32) -> None:
         for i in range(0, len(missing), chunk):
-            part = missing[i:i + chunk]
+            part = missing[i : i + chunk]
             outs = self.session.call_many([args for _, args in part], "reference", probe=True)
             for (key, _), out in zip(part, outs):
                 if not out.ok:
@@ -193,8 +204,7 @@ class Oracle:
     def _measure(self, key, kind: str, args: dict[str, Any], options: dict) -> None:
         out = self.session.measure(kind, args, options, f"measure:{kind}")
         if not out.ok:
-            raise JudgeFault(f"the reference cannot be measured by the {kind} check: "
-                             f"{out.message}")
+            raise JudgeFault(f"the reference cannot be measured by the {kind} check: {out.message}")
         self._changed |= key not in self._measured
         self._measured.setdefault(key, out)
 
@@ -239,7 +249,7 @@ class Oracle:
                 self._changed = True
             except BaseException as exc:
                 with self._shared_lock:
-                    del self._shared[key]    # the next grading tries again
+                    del self._shared[key]  # the next grading tries again
                 future.set_exception(exc)
         return future.result()
 
@@ -257,11 +267,17 @@ class Oracle:
             return
         with self._lock, self._shared_lock:
             kept = self._kept or {}
-            shared = {key: future.result() for key, future in self._shared.items()
-                      if future.done() and future.exception() is None}
-            data = {"outcomes": {**kept.get("outcomes", {}), **self._outcomes},
-                    "measured": {**kept.get("measured", {}), **self._measured},
-                    "scripts": dict(self._scripts), "shared": shared}
+            shared = {
+                key: future.result()
+                for key, future in self._shared.items()
+                if future.done() and future.exception() is None
+            }
+            data = {
+                "outcomes": {**kept.get("outcomes", {}), **self._outcomes},
+                "measured": {**kept.get("measured", {}), **self._measured},
+                "scripts": dict(self._scripts),
+                "shared": shared,
+            }
             self._changed = False
         self.memo.save(data)
 

@@ -29,8 +29,8 @@ class EntryPoint:
 
     group: str
     name: str
-    value: str            # "package.module" or "package.module:attribute"
-    dist: str             # "name version" of the distribution that declares it
+    value: str  # "package.module" or "package.module:attribute"
+    dist: str  # "name version" of the distribution that declares it
 
     def where(self) -> str:
         return f"entry point '{self.name} = {self.value}' of {self.dist} (group {self.group})"
@@ -59,7 +59,7 @@ def entry_points(group: str) -> tuple[EntryPoint, ...]:
     for ep in _installed().select(group=group):
         dist = getattr(ep, "dist", None)
         label = f"{dist.metadata['Name']} {dist.version}" if dist is not None else "a distribution"
-        if (ep.name, ep.value) in seen:      # one distribution seen twice on sys.path
+        if (ep.name, ep.value) in seen:  # one distribution seen twice on sys.path
             continue
         seen.add((ep.name, ep.value))
         found.append(EntryPoint(group, ep.name, ep.value, label))
@@ -69,6 +69,9 @@ def entry_points(group: str) -> tuple[EntryPoint, ...]:
 def package_modules(package: str, skip: frozenset[str] = frozenset()) -> list[ModuleType]:
     """Every module of ``package`` (not its subpackages), imported, by name."""
     pkg = importlib.import_module(package)
-    names = sorted(info.name for info in pkgutil.iter_modules(pkg.__path__)
-                   if not info.ispkg and info.name not in skip)
+    names = sorted(
+        info.name
+        for info in pkgutil.iter_modules(pkg.__path__)
+        if not info.ispkg and info.name not in skip
+    )
     return [importlib.import_module(f"{package}.{name}") for name in names]

@@ -15,19 +15,35 @@ with string keys, or a dict of named fields for a record with exactly those fiel
 
 from __future__ import annotations
 
-MAX_ITEMS = 20_000         # records in one list: more than any call of honest code makes
-MAX_TEXT = 1 << 16         # characters in one string (a signature of a long list: thousands)
+MAX_ITEMS = 20_000  # records in one list: more than any call of honest code makes
+MAX_TEXT = 1 << 16  # characters in one string (a signature of a long list: thousands)
 
 _TEXT, _LINE = (str, None), (int, None)
-TRACE_EVENT = {"group": str, "origin": str, "stage": str, "signature": _TEXT,
-               "reason": _TEXT, "line": _LINE, "seconds": (float, None)}
+TRACE_EVENT = {
+    "group": str,
+    "origin": str,
+    "stage": str,
+    "signature": _TEXT,
+    "reason": _TEXT,
+    "line": _LINE,
+    "seconds": (float, None),
+}
 SYNC = {"kind": str, "category": str, "line": _LINE, "code": _TEXT}
-FUNCTION_REPORT = {"name": str, "traces": int, "compiles": int, "cache_entries": _LINE,
-                   "note": _TEXT, "retraces": [_TEXT]}
-SCRIPT_REPORT = {"functions": [FUNCTION_REPORT], "learner_traces": int,
-                 "learner_compiles": int,
-                 "eager": {"traces": int, "compiles": int, "ops": {str: int}},
-                 "notes": [str]}
+FUNCTION_REPORT = {
+    "name": str,
+    "traces": int,
+    "compiles": int,
+    "cache_entries": _LINE,
+    "note": _TEXT,
+    "retraces": [_TEXT],
+}
+SCRIPT_REPORT = {
+    "functions": [FUNCTION_REPORT],
+    "learner_traces": int,
+    "learner_compiles": int,
+    "eager": {"traces": int, "compiles": int, "ops": {str: int}},
+    "notes": [str],
+}
 
 
 def conforms(value, shape) -> bool:
@@ -36,15 +52,19 @@ def conforms(value, shape) -> bool:
     if isinstance(shape, tuple):
         return any(conforms(value, s) for s in shape)
     if isinstance(shape, list):
-        return (isinstance(value, list) and len(value) <= MAX_ITEMS
-                and all(conforms(v, shape[0]) for v in value))
+        return (
+            isinstance(value, list)
+            and len(value) <= MAX_ITEMS
+            and all(conforms(v, shape[0]) for v in value)
+        )
     if isinstance(shape, dict):
         if not isinstance(value, dict):
             return False
         if set(shape) == {str}:
             return len(value) <= MAX_ITEMS and all(
                 isinstance(k, str) and len(k) <= MAX_TEXT and conforms(v, shape[str])
-                for k, v in value.items())
+                for k, v in value.items()
+            )
         return set(value) == set(shape) and all(conforms(value[k], s) for k, s in shape.items())
     if shape is float:
         return isinstance(value, (int, float)) and not isinstance(value, bool)

@@ -39,24 +39,38 @@ def reference_checks(task, oracle, generated: list | None) -> list[CheckResult]:
 
 def finite_item(task, inputs: list, values: list) -> CheckResult:
     if not inputs:
-        return _item("finite", True, "no inputs to call the reference on: finite results "
-                     "not applicable")
+        return _item(
+            "finite", True, "no inputs to call the reference on: finite results not applicable"
+        )
     stated = [ex for ex in task.examples if ex.expect is not ... and _nonfinite(ex.expect)]
     bad = [(args, v) for args, v in zip(inputs, values) if _nonfinite(v)]
     if stated:
-        return _item("finite", True, f"an example expects {_which(stated[0].expect)}: NaN or inf "
-                     "results allowed (not applicable)")
+        return _item(
+            "finite",
+            True,
+            f"an example expects {_which(stated[0].expect)}: NaN or inf "
+            "results allowed (not applicable)",
+        )
     if not bad:
-        return _item("finite", True, f"the reference gives finite results on all {len(inputs)} "
-                     "inputs (examples and generated)")
+        return _item(
+            "finite",
+            True,
+            f"the reference gives finite results on all {len(inputs)} "
+            "inputs (examples and generated)",
+        )
     args, value = bad[0]
-    return _item("finite", False, (
-        f"the reference gives {_which(value)} on {len(bad)} of {len(inputs)} finite inputs "
-        f"(first: {call_text(task.entrypoint, args)}), where neither the statement's examples "
-        f"nor the specs allow NaN or inf: learners who give what the statement defines there "
-        f"then fail with 'expected {_which(value)}'. Make the reference give the defined value "
-        f"(a guard such as jnp.where(n > 0, total / n, 0.0)), or, where {_which(value)} is the "
-        f"answer, say so in an example's expect"))
+    return _item(
+        "finite",
+        False,
+        (
+            f"the reference gives {_which(value)} on {len(bad)} of {len(inputs)} finite inputs "
+            f"(first: {call_text(task.entrypoint, args)}), where neither the statement's examples "
+            f"nor the specs allow NaN or inf: learners who give what the statement defines there "
+            f"then fail with 'expected {_which(value)}'. Make the reference give the defined value "
+            f"(a guard such as jnp.where(n > 0, total / n, 0.0)), or, where {_which(value)} is the "
+            f"answer, say so in an example's expect"
+        ),
+    )
 
 
 def exact_item(task, inputs: list, values: list) -> CheckResult:
@@ -65,46 +79,77 @@ def exact_item(task, inputs: list, values: list) -> CheckResult:
     reference computed in float64 and cast back gives the same bits on every input.
     Anything it computes differs in the last bits, and so would a right answer."""
     tol = task.tolerance
-    exact = tol.mode == "exact" or (tol.rtol == 0 and tol.atol == 0) or \
-        (tol.ulps == 0 and not tol.atol and not tol.rtol)
+    exact = (
+        tol.mode == "exact"
+        or (tol.rtol == 0 and tol.atol == 0)
+        or (tol.ulps == 0 and not tol.atol and not tol.rtol)
+    )
     floating = _any_floating(values)
     if not exact:
-        return _item("exact", True, "floating results are compared with a tolerance"
-                     if floating else "tolerance on floating results not applicable "
-                     "(no floating result)")
+        return _item(
+            "exact",
+            True,
+            "floating results are compared with a tolerance"
+            if floating
+            else "tolerance on floating results not applicable (no floating result)",
+        )
     if not floating:
-        return _item("exact", True, "an exact comparison of integer or boolean results (not "
-                     "applicable to floats)")
+        return _item(
+            "exact",
+            True,
+            "an exact comparison of integer or boolean results (not applicable to floats)",
+        )
     tried = [(args, v) for args, v in zip(inputs, values) if _has_float32(args)][:SAMPLES]
     if not tried:
-        return _item("exact", False, f"the tolerance is exact ({_tolerance_text(tol)}) on a "
-                     "floating result, and no float32 input shows it is a copy of its inputs: "
-                     + _USE_A_TOLERANCE, warn=True)
+        return _item(
+            "exact",
+            False,
+            f"the tolerance is exact ({_tolerance_text(tol)}) on a "
+            "floating result, and no float32 input shows it is a copy of its inputs: "
+            + _USE_A_TOLERANCE,
+            warn=True,
+        )
     try:
         differ = _float64_differs(task, tried)
     except JudgeFault:
-        return _item("exact", False, f"the tolerance is exact ({_tolerance_text(tol)}) on a "
-                     "floating result, and the reference does not run in 64-bit mode to show "
-                     "it is a copy of its inputs: " + _USE_A_TOLERANCE, warn=True)
+        return _item(
+            "exact",
+            False,
+            f"the tolerance is exact ({_tolerance_text(tol)}) on a "
+            "floating result, and the reference does not run in 64-bit mode to show "
+            "it is a copy of its inputs: " + _USE_A_TOLERANCE,
+            warn=True,
+        )
     if not differ:
-        return _item("exact", True, f"exact on floating results that are the inputs' own bits "
-                     f"(the reference computed in float64 gives the same on all {len(tried)} "
-                     "inputs)")
-    return _item("exact", False, (
-        f"the tolerance is exact ({_tolerance_text(tol)}) on a floating result: the reference "
-        f"computed in float64 differs from it on {len(differ)} of {len(tried)} inputs (first: "
-        f"{call_text(task.entrypoint, differ[0])}), and so would a right answer summed in "
-        f"another order. " + _USE_A_TOLERANCE))
+        return _item(
+            "exact",
+            True,
+            f"exact on floating results that are the inputs' own bits "
+            f"(the reference computed in float64 gives the same on all {len(tried)} "
+            "inputs)",
+        )
+    return _item(
+        "exact",
+        False,
+        (
+            f"the tolerance is exact ({_tolerance_text(tol)}) on a floating result: the reference "
+            f"computed in float64 differs from it on {len(differ)} of {len(tried)} inputs (first: "
+            f"{call_text(task.entrypoint, differ[0])}), and so would a right answer summed in "
+            f"another order. " + _USE_A_TOLERANCE
+        ),
+    )
 
 
 SAMPLES = 48
-_USE_A_TOLERANCE = ("use mode: elementwise (or reduction for a sum), with ulps where the "
-                    "default is too loose")
+_USE_A_TOLERANCE = (
+    "use mode: elementwise (or reduction for a sum), with ulps where the default is too loose"
+)
 
 
 def _has_float32(args) -> bool:
-    return any(isinstance(l, Leaf) and l.array.dtype == np.float32 and l.array.size
-               for l in leaves(args))
+    return any(
+        isinstance(l, Leaf) and l.array.dtype == np.float32 and l.array.size for l in leaves(args)
+    )
 
 
 def _float64_differs(task, tried: list) -> list:
@@ -120,9 +165,12 @@ def _float64_differs(task, tried: list) -> list:
         better = precise.values([_map(args, _to_float64) for args, _ in tried])
     finally:
         precise.close()
-    return [args for (args, e), b in zip(tried, better)
-            if compare(_cast_like(b, e), e, task.result, task.tolerance,
-                       data_leaves(task.args, args)) is not None]
+    return [
+        args
+        for (args, e), b in zip(tried, better)
+        if compare(_cast_like(b, e), e, task.result, task.tolerance, data_leaves(task.args, args))
+        is not None
+    ]
 
 
 def _map(value, fn):
@@ -134,8 +182,11 @@ def _map(value, fn):
 
 
 def _to_float64(leaf):
-    return Leaf(leaf.array.astype(np.float64), leaf.kind) \
-        if isinstance(leaf, Leaf) and leaf.array.dtype == np.float32 else leaf
+    return (
+        Leaf(leaf.array.astype(np.float64), leaf.kind)
+        if isinstance(leaf, Leaf) and leaf.array.dtype == np.float32
+        else leaf
+    )
 
 
 def _cast_like(value, like):
@@ -147,14 +198,16 @@ def _cast_like(value, like):
         if isinstance(leaf, Leaf) and isinstance(r, Leaf):
             return Leaf(leaf.array.astype(r.array.dtype), r.kind)
         return leaf
+
     return _map(value, cast)
 
 
 def _tolerance_text(tol) -> str:
     if tol.mode == "exact":
         return "mode: exact"
-    parts = [f"{k}: {getattr(tol, k)}" for k in ("ulps", "rtol", "atol")
-             if getattr(tol, k) is not None]
+    parts = [
+        f"{k}: {getattr(tol, k)}" for k in ("ulps", "rtol", "atol") if getattr(tol, k) is not None
+    ]
     return f"mode: {tol.mode}, " + ", ".join(parts)
 
 
@@ -174,8 +227,9 @@ def _any_floating(values: list) -> bool:
 def _nonfinite(value) -> bool:
     for a in _floats(value):
         try:
-            if a.size and not np.all(np.isfinite(a.astype(np.complex128 if a.dtype.kind == "c"
-                                                          else np.float64))):
+            if a.size and not np.all(
+                np.isfinite(a.astype(np.complex128 if a.dtype.kind == "c" else np.float64))
+            ):
                 return True
         except (TypeError, ValueError):
             continue
@@ -188,14 +242,22 @@ def _which(value) -> str:
         flat = np.asarray(a, dtype=np.complex128 if a.dtype.kind == "c" else np.float64).ravel()
         for x in flat:
             if not np.isfinite(x):
-                return str(x.real if np.iscomplexobj(x) and not np.isfinite(x.real) else x) \
-                    if not np.isnan(x) else "nan"
+                return (
+                    str(x.real if np.iscomplexobj(x) and not np.isfinite(x.real) else x)
+                    if not np.isnan(x)
+                    else "nan"
+                )
     return "nan"
 
 
 def _item(id: str, ok: bool, message: str, warn: bool = False) -> CheckResult:
     """As validate's ``item``: passed, or a failure that makes the task invalid (one
     that only warns, ``warn``, does not)."""
-    return CheckResult(id=id, kind="validate", required=not warn,
-                       status="passed" if ok else "failed",
-                       message=message, verdict=None if ok else Verdict.JUDGE_ERROR)
+    return CheckResult(
+        id=id,
+        kind="validate",
+        required=not warn,
+        status="passed" if ok else "failed",
+        message=message,
+        verdict=None if ok else Verdict.JUDGE_ERROR,
+    )

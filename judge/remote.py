@@ -22,8 +22,8 @@ import urllib.parse
 import urllib.request
 
 SERVER_ENV, TOKEN_ENV = "JUDGE_SERVER", "JUDGE_TOKEN"
-POLL_WAIT_S = 30                  # the service holds a GET this long while it grades
-GIVE_UP_S = 900                   # a report still not there: say so, never wait forever
+POLL_WAIT_S = 30  # the service holds a GET this long while it grades
+GIVE_UP_S = 900  # a report still not there: say so, never wait forever
 
 
 class ServiceError(Exception):
@@ -42,11 +42,13 @@ class Service:
     def __init__(self, url: str, token: str | None = None):
         url = url.strip()
         if "://" not in url:
-            url = "http://" + url            # JUDGE_SERVER=localhost:8000
+            url = "http://" + url  # JUDGE_SERVER=localhost:8000
         parts = urllib.parse.urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ServiceError(f"JUDGE_SERVER / server= must be the course's judge as an "
-                               f"http:// or https:// address, not {url!r}")
+            raise ServiceError(
+                f"JUDGE_SERVER / server= must be the course's judge as an "
+                f"http:// or https:// address, not {url!r}"
+            )
         self.url = url.rstrip("/")
         self.token = token or os.environ.get(TOKEN_ENV) or None
         self._opener = urllib.request.build_opener(_NoRedirects)
@@ -59,8 +61,10 @@ class Service:
         # a service older than the `entrypoint` field still says it in the signature
         name = task.get("entrypoint") or str(task.get("signature", "")).partition("(")[0]
         if not isinstance(name, str) or not name.isidentifier():
-            raise ServiceError(f"{self.url} did not say what task {task_id}'s function is "
-                               "called: is it a `judge serve`?")
+            raise ServiceError(
+                f"{self.url} did not say what task {task_id}'s function is "
+                "called: is it a `judge serve`?"
+            )
         return name
 
     def submit(self, task_id: str, source: str, *, seed: int | None, strict: bool) -> str:
@@ -69,8 +73,9 @@ class Service:
             body["seed"] = seed
         sub_id = self._call("POST", "/v1/submissions", body)[1].get("id")
         if not isinstance(sub_id, str) or not sub_id:
-            raise ServiceError(f"{self.url} took the submission but gave it no id: is it a "
-                               "`judge serve`?")
+            raise ServiceError(
+                f"{self.url} took the submission but gave it no id: is it a `judge serve`?"
+            )
         return sub_id
 
     def report(self, sub_id: str, give_up_s: float = GIVE_UP_S) -> dict:
@@ -86,29 +91,31 @@ class Service:
                 raise ServiceError(
                     f"{self.url} has not graded submission {sub_id} after {give_up_s:.0f} s "
                     f"(it is {answer.get('state', 'waiting')}; the service is busy): call "
-                    "check() again later, and it answers from the same submission")
+                    "check() again later, and it answers from the same submission"
+                )
 
     def hint(self, task_id: str, n: int) -> tuple[int, str | None]:
         """(how many hints the task has, the n-th one's text or None when out of range)."""
-        number = int(n) if int(n) >= 1 else 0      # hint 0 or -1: how many there are
-        status, answer = self._call("GET", f"/v1/tasks/{_quote(task_id)}/hints/{number}",
-                                    out_of_range_ok=True)
+        number = int(n) if int(n) >= 1 else 0  # hint 0 or -1: how many there are
+        status, answer = self._call(
+            "GET", f"/v1/tasks/{_quote(task_id)}/hints/{number}", out_of_range_ok=True
+        )
         of, text = answer.get("of"), answer.get("text") if status == 200 else None
         if not isinstance(of, int) or not (text is None or isinstance(text, str)):
             raise ServiceError(f"{self.url} answered a hint in a shape no `judge serve` gives")
         return of, text
 
     # ------------------------------------------------------------ HTTP
-    def _call(self, method: str, path: str, body: dict | None = None, *,
-              out_of_range_ok: bool = False) -> tuple[int, dict]:
+    def _call(
+        self, method: str, path: str, body: dict | None = None, *, out_of_range_ok: bool = False
+    ) -> tuple[int, dict]:
         data = json.dumps(body).encode() if body is not None else None
         # JSON both ways, and said so on every call: the service refuses a body of any
         # other type (a browser's cross-site form could send one)
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
-        request = urllib.request.Request(self.url + path, data=data, headers=headers,
-                                         method=method)
+        request = urllib.request.Request(self.url + path, data=data, headers=headers, method=method)
         timeout = POLL_WAIT_S + 60
         try:
             with self._opener.open(request, timeout=timeout) as response:
@@ -120,26 +127,32 @@ class Service:
             raise ServiceError(self._refusal(exc, answer)) from None
         except (urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
-            raise ServiceError(f"cannot reach the course's judge at {self.url}: {reason} "
-                               f"(is {SERVER_ENV} right, and is the service running?)") from None
+            raise ServiceError(
+                f"cannot reach the course's judge at {self.url}: {reason} "
+                f"(is {SERVER_ENV} right, and is the service running?)"
+            ) from None
 
     def _refusal(self, exc: urllib.error.HTTPError, answer: dict) -> str:
         said = answer.get("error") or exc.reason or "no reason given"
         if exc.code == 401:
-            return (f"the course's judge at {self.url} wants a token ({said}): set "
-                    f"{TOKEN_ENV}=YOUR_TOKEN, or pass check(..., token=YOUR_TOKEN)"
-                    if not self.token else
-                    f"the course's judge at {self.url} does not know this token: {said}")
+            return (
+                f"the course's judge at {self.url} wants a token ({said}): set "
+                f"{TOKEN_ENV}=YOUR_TOKEN, or pass check(..., token=YOUR_TOKEN)"
+                if not self.token
+                else f"the course's judge at {self.url} does not know this token: {said}"
+            )
         if 300 <= exc.code < 400:
             where = exc.headers.get("Location", "another address")
-            return (f"the course's judge at {self.url} answered with a redirect to {where}: "
-                    f"set {SERVER_ENV} to the address it names")
+            return (
+                f"the course's judge at {self.url} answered with a redirect to {where}: "
+                f"set {SERVER_ENV} to the address it names"
+            )
         return f"the course's judge at {self.url} answered {exc.code}: {said}"
 
 
 class _NoRedirects(urllib.request.HTTPRedirectHandler):
     def redirect_request(self, req, fp, code, msg, headers, newurl):
-        return None                  # urllib then raises the 3xx as an HTTPError
+        return None  # urllib then raises the 3xx as an HTTPError
 
 
 def _quote(part: str) -> str:

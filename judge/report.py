@@ -19,7 +19,7 @@ class CheckResult:
     message: str
     counterexample: dict | None = None
     details: dict[str, Any] = field(default_factory=dict)
-    verdict: Verdict | None = None   # the verdict this check's failure stands for
+    verdict: Verdict | None = None  # the verdict this check's failure stands for
 
     def __post_init__(self):
         self.status = Status(self.status)
@@ -32,8 +32,13 @@ class CheckResult:
         return self.status.bad and (self.required or strict)
 
     def to_dict(self) -> dict:
-        out = {"id": self.id, "kind": self.kind, "required": self.required,
-               "status": self.status.value, "message": self.message}
+        out = {
+            "id": self.id,
+            "kind": self.kind,
+            "required": self.required,
+            "status": self.status.value,
+            "message": self.message,
+        }
         if self.counterexample is not None:
             out["counterexample"] = self.counterexample
         details = dict(self.details)
@@ -81,11 +86,11 @@ class Report:
     elapsed_s: float = 0.0
     strict: bool = False
     isolation: str = "process"
-    isolation_layers: list = field(default_factory=list)   # what held, in a few words each
-    devices: dict | None = None      # {"count": n, "platform": name}: what the grading ran on
+    isolation_layers: list = field(default_factory=list)  # what held, in a few words each
+    devices: dict | None = None  # {"count": n, "platform": name}: what the grading ran on
     title: str = ""
     verdict: Verdict = Verdict.JUDGE_ERROR
-    notes: list[str] = field(default_factory=list)   # said once, above the checks
+    notes: list[str] = field(default_factory=list)  # said once, above the checks
 
     def finish(self) -> "Report":
         """Decide the verdict, and escape control characters everywhere, once: every
@@ -105,14 +110,20 @@ class Report:
         return self.verdict.exit_code
 
     def to_dict(self) -> dict:
-        out = {"task": self.task, "submission": self.submission, "verdict": self.verdict.value,
-               "seed": self.seed, "elapsed_s": round(self.elapsed_s, 3),
-               "judge_version": self.judge_version,
-               "checks": [c.to_dict() for c in self.checks],
-               "output": self.output,
-               "strict": self.strict, "isolation": self.isolation,
-               "isolation_layers": list(self.isolation_layers),
-               "score": score(self).to_dict()}
+        out = {
+            "task": self.task,
+            "submission": self.submission,
+            "verdict": self.verdict.value,
+            "seed": self.seed,
+            "elapsed_s": round(self.elapsed_s, 3),
+            "judge_version": self.judge_version,
+            "checks": [c.to_dict() for c in self.checks],
+            "output": self.output,
+            "strict": self.strict,
+            "isolation": self.isolation,
+            "isolation_layers": list(self.isolation_layers),
+            "score": score(self).to_dict(),
+        }
         if self.devices:
             out["devices"] = dict(self.devices)
         if self.notes:
@@ -124,14 +135,30 @@ class Report:
         checks = []
         for c in data.get("checks", []):
             details = dict(c.get("details", {}))
-            checks.append(CheckResult(id=c["id"], kind=c["kind"], required=c["required"],
-                                      status=c["status"], message=c["message"],
-                                      counterexample=c.get("counterexample"), details=details,
-                                      verdict=details.get("verdict")))
-        return cls(task=data["task"], submission=data["submission"], seed=data["seed"],
-                   judge_version=data["judge_version"], checks=checks,
-                   output=data.get("output", {}), elapsed_s=data.get("elapsed_s", 0.0),
-                   strict=data.get("strict", False), isolation=data.get("isolation", "process"),
-                   isolation_layers=list(data.get("isolation_layers", [])),
-                   devices=data.get("devices") if isinstance(data.get("devices"), dict) else None,
-                   verdict=Verdict.parse(data["verdict"]), notes=list(data.get("notes", [])))
+            checks.append(
+                CheckResult(
+                    id=c["id"],
+                    kind=c["kind"],
+                    required=c["required"],
+                    status=c["status"],
+                    message=c["message"],
+                    counterexample=c.get("counterexample"),
+                    details=details,
+                    verdict=details.get("verdict"),
+                )
+            )
+        return cls(
+            task=data["task"],
+            submission=data["submission"],
+            seed=data["seed"],
+            judge_version=data["judge_version"],
+            checks=checks,
+            output=data.get("output", {}),
+            elapsed_s=data.get("elapsed_s", 0.0),
+            strict=data.get("strict", False),
+            isolation=data.get("isolation", "process"),
+            isolation_layers=list(data.get("isolation_layers", [])),
+            devices=data.get("devices") if isinstance(data.get("devices"), dict) else None,
+            verdict=Verdict.parse(data["verdict"]),
+            notes=list(data.get("notes", [])),
+        )

@@ -69,31 +69,31 @@ Write `{id}(x)`: TODO what it returns.
 - **property**: generated inputs (empty ones included) compared with the reference.
 """
 
-STARTER = '''import jax
+STARTER = """import jax
 import jax.numpy as jnp
 
 
 def {id}(x):
     raise NotImplementedError("write {id}")
-'''
+"""
 
-REFERENCE = '''import jax
+REFERENCE = """import jax
 import jax.numpy as jnp
 
 
 def {id}(x):
     # TODO: the reference solution, written the way the course teaches it.
     raise NotImplementedError("the reference for {id} is not written yet")
-'''
+"""
 
-KNOWN = '''# expect: wrong_answer via property
+KNOWN = """# expect: wrong_answer via property
 # why: TODO: a plausible mistake the checks must catch; add several, each labelled.
 import jax.numpy as jnp
 
 
 def {id}(x):
     return jnp.zeros_like(x)
-'''
+"""
 
 
 BANK_YAML = """# A jax-judge task bank: tasks.yaml (every task's metadata), tasks/<id>/ (statement,
@@ -124,7 +124,7 @@ def init_bank(root: Path, course: str) -> list[Path]:
         made.append(folder)
     with open(root / "tasks.yaml", "x", encoding="utf-8") as f:
         f.write(BANK_YAML.format(root=root, course=yaml_string(course)))
-    load_bank(root)                     # what it wrote must load
+    load_bank(root)  # what it wrote must load
     return [root / "tasks.yaml"] + made
 
 
@@ -133,9 +133,12 @@ def create_task(bank: Bank, task_id: str, step: int, title: str) -> list[Path]:
         raise ScaffoldError(
             f"the bank in use ({bank.root}) is the one installed with jax-judge, and the next "
             "install or upgrade replaces it: your task would be lost. Start a bank of your "
-            "own with `judge init DIR`, then `judge --bank DIR new ...` (or set JUDGE_BANK=DIR)")
+            "own with `judge init DIR`, then `judge --bank DIR new ...` (or set JUDGE_BANK=DIR)"
+        )
     if not TASK_ID.match(task_id):
-        raise ScaffoldError(f"'{task_id}' is not a valid Python identifier (letters, digits, underscores)")
+        raise ScaffoldError(
+            f"'{task_id}' is not a valid Python identifier (letters, digits, underscores)"
+        )
     if task_id in bank.tasks:
         raise ScaffoldError(f"task '{task_id}' already exists in {bank.file}")
     folder = bank.root / "tasks" / task_id
@@ -143,8 +146,13 @@ def create_task(bank: Bank, task_id: str, step: int, title: str) -> list[Path]:
     for path in (folder, reference):
         if path.exists():
             raise ScaffoldError(f"{path} already exists; nothing was changed")
-    values = {"id": task_id, "title": title, "title_yaml": yaml_string(title), "step": step,
-              "seed": 1000 + step}
+    values = {
+        "id": task_id,
+        "title": title,
+        "title_yaml": yaml_string(title),
+        "step": step,
+        "seed": 1000 + step,
+    }
     original = bank.file.read_text(encoding="utf-8")
     with open(bank.file, "a", encoding="utf-8") as f:
         f.write(("" if original.endswith("\n") else "\n") + ENTRY.format(**values))
@@ -152,11 +160,17 @@ def create_task(bank: Bank, task_id: str, step: int, title: str) -> list[Path]:
         load_bank(bank.root)
     except BankError as exc:
         bank.file.write_text(original, encoding="utf-8")
-        raise ScaffoldError(f"the new entry would not load ({exc}); tasks.yaml is unchanged. "
-                            "Is `tasks:` the last key of the file?") from None
+        raise ScaffoldError(
+            f"the new entry would not load ({exc}); tasks.yaml is unchanged. "
+            "Is `tasks:` the last key of the file?"
+        ) from None
     made = []
-    for path, template in ((folder / "statement.md", STATEMENT), (folder / "starter.py", STARTER),
-                           (folder / "known" / "returns_zeros.py", KNOWN), (reference, REFERENCE)):
+    for path, template in (
+        (folder / "statement.md", STATEMENT),
+        (folder / "starter.py", STARTER),
+        (folder / "known" / "returns_zeros.py", KNOWN),
+        (reference, REFERENCE),
+    ):
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "x", encoding="utf-8") as f:
             f.write(template.format(**values))

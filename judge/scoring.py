@@ -37,11 +37,11 @@ from datetime import datetime, timedelta
 
 from .verdicts import Status
 
-SETUP_KINDS = ("load", "judge")      # added by the runner when the task's checks cannot run
+SETUP_KINDS = ("load", "judge")  # added by the runner when the task's checks cannot run
 # added by the runner when the learner's code touched its instruments: worth nothing, and
 # no performance check earns its points then (what it measured cannot be trusted)
 TAMPER_KIND = "instruments"
-PERFORMANCE_KINDS = ("retrace", "sync")   # for reports stored before points were recorded
+PERFORMANCE_KINDS = ("retrace", "sync")  # for reports stored before points were recorded
 
 
 def outcome(check, strict: bool) -> tuple[Status, str]:
@@ -79,15 +79,15 @@ def check_points(check) -> tuple[float, bool]:
 class CheckScore:
     earned: float
     worth: float
-    passed: bool          # as the verdict sees it (an advisory failure passes unless strict)
+    passed: bool  # as the verdict sees it (an advisory failure passes unless strict)
 
 
 @dataclass(frozen=True)
 class Score:
     earned: float
     maximum: float
-    checks: tuple[CheckScore, ...]     # one per check of the report, in its order
-    before_late: float | None = None   # what the checks earned, where a late penalty took some
+    checks: tuple[CheckScore, ...]  # one per check of the report, in its order
+    before_late: float | None = None  # what the checks earned, where a late penalty took some
 
     def to_dict(self) -> dict:
         return {"points": number(self.earned), "max_points": number(self.maximum)}
@@ -105,19 +105,27 @@ def score(report) -> Score:
 
 def _checks_score(report) -> Score:
     blocked = any(c.kind in SETUP_KINDS and c.status.bad for c in report.checks)
-    rows = []                       # (passed, worth, performance) per check
+    rows = []  # (passed, worth, performance) per check
     for c in report.checks:
         state = outcome(c, report.strict)[0]
-        passed = state == Status.PASSED or (state == Status.SKIPPED and not blocked
-                                            and not c.details.get("out_of_time"))
+        passed = state == Status.PASSED or (
+            state == Status.SKIPPED and not blocked and not c.details.get("out_of_time")
+        )
         points, performance = check_points(c)
-        can = 0 if c.kind in SETUP_KINDS + (TAMPER_KIND,) else worth(points, c.required, report.strict)
+        can = (
+            0
+            if c.kind in SETUP_KINDS + (TAMPER_KIND,)
+            else worth(points, c.required, report.strict)
+        )
         rows.append((passed, can, performance))
     values_ok = all(passed for passed, can, performance in rows if can and not performance)
     tampered = any(c.kind == TAMPER_KIND and c.status.bad for c in report.checks)
-    out = tuple(CheckScore(can if passed and ((values_ok and not tampered) or not performance) else 0,
-                           can, passed)
-                for passed, can, performance in rows)
+    out = tuple(
+        CheckScore(
+            can if passed and ((values_ok and not tampered) or not performance) else 0, can, passed
+        )
+        for passed, can, performance in rows
+    )
     return Score(sum(c.earned for c in out), sum(c.worth for c in out), out)
 
 
@@ -133,8 +141,18 @@ def number(x: float):
 
 # ---------------------------------------------------------------- late policy
 
-_UNITS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hour": 3600, "d": 86400,
-          "day": 86400, "w": 604800, "week": 604800}
+_UNITS = {
+    "s": 1,
+    "sec": 1,
+    "m": 60,
+    "min": 60,
+    "h": 3600,
+    "hour": 3600,
+    "d": 86400,
+    "day": 86400,
+    "w": 604800,
+    "week": 604800,
+}
 _DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([a-z]+)\s*")
 _PENALTY = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(%?)\s*(?:(?:/|per\s+)\s*([a-z]+))?\s*")
 
@@ -156,6 +174,7 @@ def parse_duration(text: str) -> timedelta:
 class LatePolicy:
     """``fraction`` of the points taken off per started ``unit`` late (once, where
     ``unit`` is None), after ``grace``."""
+
     fraction: float = 0.0
     unit: timedelta | None = None
     grace: timedelta = timedelta(0)
@@ -168,19 +187,24 @@ class LatePolicy:
         if penalty:
             m = _PENALTY.fullmatch(penalty.lower())
             if not m:
-                raise PolicyError(f"--late-penalty: '{penalty}' is not a penalty: write 10%/day "
-                                  "(a tenth of the points per started day late), 5%/hour, or "
-                                  "50% (once, however late)")
+                raise PolicyError(
+                    f"--late-penalty: '{penalty}' is not a penalty: write 10%/day "
+                    "(a tenth of the points per started day late), 5%/hour, or "
+                    "50% (once, however late)"
+                )
             fraction = float(m[1]) / (100 if m[2] else 1)
             if m[3]:
                 name = m[3] if m[3] in _UNITS else m[3].rstrip("s")
                 if name not in _UNITS:
-                    raise PolicyError(f"--late-penalty: '{m[3]}' is not a unit of time (hour, "
-                                      "day, week)")
+                    raise PolicyError(
+                        f"--late-penalty: '{m[3]}' is not a unit of time (hour, day, week)"
+                    )
                 unit = timedelta(seconds=_UNITS[name])
             if not 0 <= fraction <= 1:
-                raise PolicyError(f"--late-penalty: {penalty} takes more than all the points "
-                                  "(write a percentage up to 100%, or a fraction up to 1)")
+                raise PolicyError(
+                    f"--late-penalty: {penalty} takes more than all the points "
+                    "(write a percentage up to 100%, or a fraction up to 1)"
+                )
         try:
             kept = parse_duration(grace) if grace else timedelta(0)
         except PolicyError as exc:
@@ -212,19 +236,29 @@ class LatePolicy:
 @dataclass(frozen=True)
 class LateCharge:
     """What a late policy takes off one grading."""
+
     fraction: float
     late_by: timedelta
     policy: str
 
     def note(self, before: float, after: float) -> str:
         """The report's words for it."""
-        taken = (f": {_percent(self.fraction)} off, {number(after)} of the "
-                 f"{number(before)} points earned kept") if self.fraction else ""
+        taken = (
+            (
+                f": {_percent(self.fraction)} off, {number(after)} of the "
+                f"{number(before)} points earned kept"
+            )
+            if self.fraction
+            else ""
+        )
         return f"handed in {_span(self.late_by)} after the deadline (late policy: {self.policy}){taken}"
 
     def to_dict(self) -> dict:
-        return {"late_by_s": round(self.late_by.total_seconds()), "penalty": round(self.fraction, 4),
-                "policy": self.policy}
+        return {
+            "late_by_s": round(self.late_by.total_seconds()),
+            "penalty": round(self.fraction, 4),
+            "policy": self.policy,
+        }
 
 
 def _unit_name(unit: timedelta) -> str:

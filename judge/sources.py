@@ -24,11 +24,15 @@ import stat
 import tokenize
 from pathlib import Path
 
-MAX_SUBMISSION_BYTES = 8 << 20   # a notebook with outputs; a .py is a few KB
+MAX_SUBMISSION_BYTES = 8 << 20  # a notebook with outputs; a .py is a few KB
 
-_KINDS = [(stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
-          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-          (stat.S_ISSOCK, "a socket")]
+_KINDS = [
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+]
 
 
 _OPEN = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -55,8 +59,13 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-def read_submission(path: str | Path, *, within: str | Path | None = None,
-                    shown: str | None = None, max_bytes: int = MAX_SUBMISSION_BYTES) -> bytes:
+def read_submission(
+    path: str | Path,
+    *,
+    within: str | Path | None = None,
+    shown: str | None = None,
+    max_bytes: int = MAX_SUBMISSION_BYTES,
+) -> bytes:
     """The file's bytes, or SubmissionRefused saying why not.  ``within``: the folder a
     symbolic link may point into (default: the folder the path is in).  OSError (no
     such file, no permission) passes through: that is the caller's usage error."""
@@ -68,12 +77,14 @@ def read_submission(path: str | Path, *, within: str | Path | None = None,
     if stat.S_ISLNK(st.st_mode):
         target = Path(os.path.realpath(path))
         if not _inside(target, folder):
-            raise SubmissionRefused(f"{shown} is a symbolic link to a file outside its folder: "
-                                    "submit the file itself")
+            raise SubmissionRefused(
+                f"{shown} is a symbolic link to a file outside its folder: submit the file itself"
+            )
         st = os.lstat(target)
     if not stat.S_ISREG(st.st_mode):
-        raise SubmissionRefused(f"{shown} is {_kind(st.st_mode)}, not a file: submit the source "
-                                "file itself")
+        raise SubmissionRefused(
+            f"{shown} is {_kind(st.st_mode)}, not a file: submit the source file itself"
+        )
     fd = os.open(target, _OPEN)
     try:
         return _read_open(fd, shown, max_bytes)[0]
@@ -81,8 +92,9 @@ def read_submission(path: str | Path, *, within: str | Path | None = None,
         os.close(fd)
 
 
-def read_at(dir_fd: int, name: str, shown: str,
-            max_bytes: int = MAX_SUBMISSION_BYTES) -> tuple[bytes, os.stat_result]:
+def read_at(
+    dir_fd: int, name: str, shown: str, max_bytes: int = MAX_SUBMISSION_BYTES
+) -> tuple[bytes, os.stat_result]:
     """The bytes of the entry ``name`` of the folder open as ``dir_fd``, and the status
     of the file they were read from.  A symbolic link is never followed (``IsALink``);
     anything but a regular file is refused before it is opened, and again on the open
@@ -91,12 +103,13 @@ def read_at(dir_fd: int, name: str, shown: str,
     if stat.S_ISLNK(st.st_mode):
         raise IsALink(f"{shown} is a symbolic link", os.readlink(name, dir_fd=dir_fd))
     if not stat.S_ISREG(st.st_mode):
-        raise SubmissionRefused(f"{shown} is {_kind(st.st_mode)}, not a file: submit the source "
-                                "file itself")
+        raise SubmissionRefused(
+            f"{shown} is {_kind(st.st_mode)}, not a file: submit the source file itself"
+        )
     try:
         fd = os.open(name, _OPEN, dir_fd=dir_fd)
     except OSError as exc:
-        if exc.errno == errno.ELOOP:     # it became a link since the lstat
+        if exc.errno == errno.ELOOP:  # it became a link since the lstat
             raise IsALink(f"{shown} is a symbolic link", "") from None
         raise
     try:
@@ -106,13 +119,16 @@ def read_at(dir_fd: int, name: str, shown: str,
 
 
 def _read_open(fd: int, shown: str, max_bytes: int) -> tuple[bytes, os.stat_result]:
-    st = os.fstat(fd)   # what was opened, not what was looked at before
+    st = os.fstat(fd)  # what was opened, not what was looked at before
     if not stat.S_ISREG(st.st_mode):
-        raise SubmissionRefused(f"{shown} is {_kind(st.st_mode)}, not a file: submit the "
-                                "source file itself")
+        raise SubmissionRefused(
+            f"{shown} is {_kind(st.st_mode)}, not a file: submit the source file itself"
+        )
     if st.st_size > max_bytes:
-        raise SubmissionRefused(f"{shown} is {st.st_size / (1 << 20):.1f} MB; a submission may "
-                                f"be at most {max_bytes >> 20} MB")
+        raise SubmissionRefused(
+            f"{shown} is {st.st_size / (1 << 20):.1f} MB; a submission may "
+            f"be at most {max_bytes >> 20} MB"
+        )
     chunks, size = [], 0
     while True:
         chunk = os.read(fd, 1 << 20)
@@ -120,8 +136,9 @@ def _read_open(fd: int, shown: str, max_bytes: int) -> tuple[bytes, os.stat_resu
             break
         size += len(chunk)
         if size > max_bytes:  # it grew while being read
-            raise SubmissionRefused(f"{shown} is larger than the {max_bytes >> 20} MB a "
-                                    "submission may be")
+            raise SubmissionRefused(
+                f"{shown} is larger than the {max_bytes >> 20} MB a submission may be"
+            )
         chunks.append(chunk)
     return b"".join(chunks), st
 

@@ -12,17 +12,28 @@ from .report import CheckResult, Report
 from .verdicts import Status, Verdict
 
 
-def missing_report(task: Task, submission: str, why: str, seed: int | None,
-                   strict: bool) -> Report:
+def missing_report(task: Task, submission: str, why: str, seed: int | None, strict: bool) -> Report:
     """The report of a submission that is not there (a batch's missing cell), so that
     every view (a Gradescope results.json above all: without one Gradescope shows a
     broken autograder) says why, and scores it 0 of the task's points."""
-    report = Report(task=task.id, submission=submission,
-                    seed=task.seed if seed is None else seed, judge_version=__version__,
-                    strict=strict, title=task.title)
-    report.checks.append(CheckResult(id="load", kind="load", required=True, status=Status.ERROR,
-                                     message=f"nothing to grade: {why}",
-                                     verdict=Verdict.INVALID_SUBMISSION))
+    report = Report(
+        task=task.id,
+        submission=submission,
+        seed=task.seed if seed is None else seed,
+        judge_version=__version__,
+        strict=strict,
+        title=task.title,
+    )
+    report.checks.append(
+        CheckResult(
+            id="load",
+            kind="load",
+            required=True,
+            status=Status.ERROR,
+            message=f"nothing to grade: {why}",
+            verdict=Verdict.INVALID_SUBMISSION,
+        )
+    )
     for spec in task.checks:
         skipped = spec.result(Status.SKIPPED, "not run: no submission")
         skipped.details.update(points_details(spec))
@@ -31,16 +42,30 @@ def missing_report(task: Task, submission: str, why: str, seed: int | None,
     return report.finish()
 
 
-def no_task_report(task_id: str, submission: str, why: str, seed: int | None,
-                   strict: bool) -> Report:
+def no_task_report(
+    task_id: str, submission: str, why: str, seed: int | None, strict: bool
+) -> Report:
     """The report when the task asked for is not in the bank: the grader's set-up is at
     fault, never the learner, and a platform's results file still says so."""
-    report = Report(task=task_id, submission=submission, seed=0 if seed is None else seed,
-                    judge_version=__version__, strict=strict, title=task_id)
-    report.checks.append(CheckResult(id="task", kind="judge", required=True, status=Status.ERROR,
-                                     message=f"this grader is set up for a task the bank does "
-                                             f"not hold (not your fault): {why}",
-                                     verdict=Verdict.JUDGE_ERROR))
+    report = Report(
+        task=task_id,
+        submission=submission,
+        seed=0 if seed is None else seed,
+        judge_version=__version__,
+        strict=strict,
+        title=task_id,
+    )
+    report.checks.append(
+        CheckResult(
+            id="task",
+            kind="judge",
+            required=True,
+            status=Status.ERROR,
+            message=f"this grader is set up for a task the bank does "
+            f"not hold (not your fault): {why}",
+            verdict=Verdict.JUDGE_ERROR,
+        )
+    )
     return report.finish()
 
 
@@ -58,15 +83,28 @@ def visibility_details(task: Task, check_id: str) -> dict:
     return {} if shown == "visible" else {"visibility": shown}
 
 
-def judge_error_report(task: Task, submission, seed: int | None, strict: bool,
-                       exc: BaseException) -> Report:
+def judge_error_report(
+    task: Task, submission, seed: int | None, strict: bool, exc: BaseException
+) -> Report:
     """The report of a grading that the judge itself broke: never the learner's fault,
     never a traceback in their face."""
     detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-    report = Report(task=task.id, submission=str(submission),
-                    seed=task.seed if seed is None else seed, judge_version=__version__,
-                    strict=strict, title=task.title)
-    report.checks.append(CheckResult(id="judge", kind="judge", required=True, status=Status.ERROR,
-                                     message=f"the judge failed (not your fault): {detail}",
-                                     verdict=Verdict.JUDGE_ERROR))
+    report = Report(
+        task=task.id,
+        submission=str(submission),
+        seed=task.seed if seed is None else seed,
+        judge_version=__version__,
+        strict=strict,
+        title=task.title,
+    )
+    report.checks.append(
+        CheckResult(
+            id="judge",
+            kind="judge",
+            required=True,
+            status=Status.ERROR,
+            message=f"the judge failed (not your fault): {detail}",
+            verdict=Verdict.JUDGE_ERROR,
+        )
+    )
     return report.finish()

@@ -20,9 +20,9 @@ class InstrumentsWatch:
     """One grading's watch on the instruments, across restarts of the learner's worker."""
 
     def __init__(self) -> None:
-        self.found: list[str] = []       # what the learner's code did to the instruments
-        self.log = None                  # the worker's CompileLog (compile_log.py), or None
-        self.reported = 0                # compile events in the worker's replies so far
+        self.found: list[str] = []  # what the learner's code did to the instruments
+        self.log = None  # the worker's CompileLog (compile_log.py), or None
+        self.reported = 0  # compile events in the worker's replies so far
 
     def watch(self, worker, loaded: CallOutcome) -> None:
         """A (fresh) worker's file was loaded: its own compile log, watched since before
@@ -31,7 +31,7 @@ class InstrumentsWatch:
         self.log = log = worker.compile_log if worker is not None else None
         if log is not None:
             log.at_start = log.count()
-        self.reported = 0                # a fresh worker: its own log, its own records
+        self.reported = 0  # a fresh worker: its own log, its own records
         self.check(loaded)
 
     def check(self, out: CallOutcome) -> None:
@@ -52,25 +52,37 @@ class InstrumentsWatch:
                 # a reply without the probe's total (its reader replaced) is matched by
                 # its records alone
                 if out.compiles_seen is not None and compiled > out.compiles_seen:
-                    found.append(f"XLA compiled {plural(compiled, 'program')} in your worker "
-                                 f"where the judge's probe saw {out.compiles_seen} (the probe "
-                                 f"was blinded)")
+                    found.append(
+                        f"XLA compiled {plural(compiled, 'program')} in your worker "
+                        f"where the judge's probe saw {out.compiles_seen} (the probe "
+                        f"was blinded)"
+                    )
                 elif during > self.reported:
                     # the probe's own total can be rewritten as easily as its records: the
                     # records the checks read are what XLA's count must match
-                    found.append(f"XLA compiled {plural(during, 'program')} in your worker "
-                                 f"during its calls, where the probe's records of them show "
-                                 f"{self.reported} (the records were rewritten)")
+                    found.append(
+                        f"XLA compiled {plural(during, 'program')} in your worker "
+                        f"during its calls, where the probe's records of them show "
+                        f"{self.reported} (the records were rewritten)"
+                    )
         self.found += [t for t in found if t not in self.found]
 
     def results(self) -> list[CheckResult]:
         """The ``instruments`` check, where anything was found; else nothing."""
         if not self.found:
             return []
-        return [CheckResult(
-            id="instruments", kind="instruments", required=True, status="error",
-            message="your code tampered with the judge's instruments: " + "; ".join(self.found[:4])
-                    + ". The performance checks cannot trust what they measured, so the "
-                      "submission is graded as a runtime error; remove the code that touches "
-                      "the judge's probe, jax's monitoring listeners or the patched functions",
-            details={"changes": self.found}, verdict=Verdict.RUNTIME_ERROR)]
+        return [
+            CheckResult(
+                id="instruments",
+                kind="instruments",
+                required=True,
+                status="error",
+                message="your code tampered with the judge's instruments: "
+                + "; ".join(self.found[:4])
+                + ". The performance checks cannot trust what they measured, so the "
+                "submission is graded as a runtime error; remove the code that touches "
+                "the judge's probe, jax's monitoring listeners or the patched functions",
+                details={"changes": self.found},
+                verdict=Verdict.RUNTIME_ERROR,
+            )
+        ]

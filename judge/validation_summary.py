@@ -32,5 +32,6 @@ def _names(ids: list[str]) -> str:
     """Known submissions' items folded into one count (a task has dozens)."""
     known = [i for i in ids if i.startswith("known:")]
     rest = [i for i in ids if not i.startswith("known:")]
-    return ", ".join(rest + ([f"{len(known)} known submission{'s' if len(known) != 1 else ''}"]
-                             if known else []))
+    return ", ".join(
+        rest + ([f"{len(known)} known submission{'s' if len(known) != 1 else ''}"] if known else [])
+    )

@@ -7,8 +7,8 @@ import numpy as np
 
 from .worker.wire import Leaf, Opaque
 
-SHOW_ELEMENTS = 16        # what a line of text shows of an array
-NESTED_ELEMENTS = 4       # inside a tree, a leaf longer than this shows its shape and dtype only
+SHOW_ELEMENTS = 16  # what a line of text shows of an array
+NESTED_ELEMENTS = 4  # inside a tree, a leaf longer than this shows its shape and dtype only
 # What a report holds of one array, in the JSON and in the replay snippet: every element
 # up to this many (a pool's largest input is far below: 64 x 64 is 4,096), so a learner
 # can call their function on exactly the failing input.  Above, the first ones and
@@ -45,8 +45,10 @@ def numeric_leaves(value) -> list[np.ndarray]:
     out = []
     for leaf in leaves(value):
         if isinstance(leaf, Leaf) and leaf.kind == "key":
-            continue            # a random key's bits are not data: they scale nothing
-        if isinstance(leaf, Leaf) and (is_floating(leaf.array.dtype) or leaf.array.dtype.kind in "iu"):
+            continue  # a random key's bits are not data: they scale nothing
+        if isinstance(leaf, Leaf) and (
+            is_floating(leaf.array.dtype) or leaf.array.dtype.kind in "iu"
+        ):
             arr = leaf.array
             out.append(arr if arr.dtype.kind == "c" else arr.astype(np.float64))
         elif isinstance(leaf, (int, float)) and not isinstance(leaf, bool):
@@ -59,8 +61,11 @@ def is_scalar_like(value) -> bool:
         return False
     if isinstance(value, (int, float)):
         return True
-    return isinstance(value, Leaf) and value.array.ndim == 0 and (
-        value.array.dtype.kind in "iufcb" or is_floating(value.array.dtype))
+    return (
+        isinstance(value, Leaf)
+        and value.array.ndim == 0
+        and (value.array.dtype.kind in "iufcb" or is_floating(value.array.dtype))
+    )
 
 
 def kind_phrase(value) -> str:
@@ -70,7 +75,9 @@ def kind_phrase(value) -> str:
     if isinstance(value, Leaf) and value.kind == "key":
         return "a JAX random key"
     if isinstance(value, Leaf):
-        holder = {"jax": "JAX array", "numpy": "NumPy array", "npscalar": "NumPy scalar"}[value.kind]
+        holder = {"jax": "JAX array", "numpy": "NumPy array", "npscalar": "NumPy scalar"}[
+            value.kind
+        ]
         if value.array.ndim == 0:
             return f"a {value.array.dtype} {holder} scalar"
         return f"a {value.array.dtype} {holder} of shape {tuple(value.array.shape)}"
@@ -158,7 +165,9 @@ def render(value, nested: bool = False) -> str:
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k!r}: {render(v, True)}" for k, v in value.items()) + "}"
     if isinstance(value, tuple):
-        return "(" + ", ".join(render(v, True) for v in value) + ("," if len(value) == 1 else "") + ")"
+        return (
+            "(" + ", ".join(render(v, True) for v in value) + ("," if len(value) == 1 else "") + ")"
+        )
     if isinstance(value, list):
         return "[" + ", ".join(render(v, True) for v in value) + "]"
     if isinstance(value, float):
@@ -195,8 +204,12 @@ def first_difference(a, b, path: str = "") -> str | None:
     if isinstance(a, (list, tuple)):
         if len(a) != len(b):
             return f"{len(a)} items then {len(b)}{where}"
-        return next(filter(None, (first_difference(x, y, f"{path}[{i}]")
-                                  for i, (x, y) in enumerate(zip(a, b)))), None)
+        return next(
+            filter(
+                None, (first_difference(x, y, f"{path}[{i}]") for i, (x, y) in enumerate(zip(a, b)))
+            ),
+            None,
+        )
     if isinstance(a, Leaf):
         x, y = a.array, b.array
         if (a.kind, a.weak, x.dtype, x.shape) != (b.kind, b.weak, y.dtype, y.shape):
@@ -213,8 +226,11 @@ def first_difference(a, b, path: str = "") -> str | None:
         same = np.float64(a).tobytes() == np.float64(b).tobytes()
         return None if same else f"{_num(a)} then {_num(b)}{where}"
     if isinstance(a, Opaque):
-        return None if (a.type_name, a.text) == (b.type_name, b.text) else \
-            f"{a.text[:40]} then {b.text[:40]}{where}"
+        return (
+            None
+            if (a.type_name, a.text) == (b.type_name, b.text)
+            else f"{a.text[:40]} then {b.text[:40]}{where}"
+        )
     return None if a == b else f"{short(a, 40)} then {short(b, 40)}{where}"
 
 
@@ -223,7 +239,7 @@ def render_shown(value, nested: bool = False) -> str:
     would write it: ``{'dense': {'w': float32[2, 3], 'b': float32[3] [0.1, 0.2, 0.3]}}``.
     Trees stay on one line: a leaf inside one shows its values only when they are few."""
     if isinstance(value, dict) and value.get("kind") == "key" and "key" in value:
-        return value["key"]                 # jax.random.key(42)
+        return value["key"]  # jax.random.key(42)
     if isinstance(value, dict) and "dtype" in value and "shape" in value:
         return _render_leaf(value, nested)
     if isinstance(value, dict) and set(value) == {"type", "repr"}:
@@ -262,6 +278,7 @@ def _shown_number(x) -> str:
 
 
 # ---------------------------------------------------------------- replaying a failure
+
 
 def replay_snippet(entrypoint: str, args: dict) -> str:
     """Python a learner pastes into a cell to call their function on exactly ``args``
@@ -303,13 +320,15 @@ def _array_code(leaf: Leaf, notes: list[str]) -> str:
     if leaf.kind == "npscalar":
         return f"{dtype}({_number_code(arr[()])})"
     if arr.ndim == 0:
-        if leaf.weak:       # a Python number jax holds without a dtype of its own
+        if leaf.weak:  # a Python number jax holds without a dtype of its own
             return f"jnp.asarray({_number_code(arr[()].item())})"
         return f"{module}.array({_number_code(arr[()])}, dtype={dtype})"
     flat = arr.reshape(-1)
     if flat.size > REPORT_ELEMENTS:
-        notes.append(f"an array of {flat.size} elements is more than a report holds "
-                     f"({REPORT_ELEMENTS}): the zeros stand in for its values")
+        notes.append(
+            f"an array of {flat.size} elements is more than a report holds "
+            f"({REPORT_ELEMENTS}): the zeros stand in for its values"
+        )
         body = f"{module}.zeros({tuple(arr.shape)}, dtype={dtype})"
     else:
         values = "[" + ", ".join(_number_code(x) for x in flat) + "]"
@@ -317,8 +336,10 @@ def _array_code(leaf: Leaf, notes: list[str]) -> str:
         if arr.ndim != 1:
             body += f".reshape{tuple(arr.shape)}"
     if leaf.sharding:
-        notes.append("the judge placed the arrays on the task's mesh: place them the same way "
-                     "(jax.device_put) to replay the layout too")
+        notes.append(
+            "the judge placed the arrays on the task's mesh: place them the same way "
+            "(jax.device_put) to replay the layout too"
+        )
     return body
 
 

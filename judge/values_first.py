@@ -16,8 +16,9 @@ from .verdicts import Status, Verdict
 VALUE_VERDICTS = (Verdict.WRONG_ANSWER, Verdict.RUNTIME_ERROR)
 
 
-def performance_skipped_while_values_wrong(specs: list, results: list[CheckResult],
-                                           strict: bool = False) -> list[CheckResult]:
+def performance_skipped_while_values_wrong(
+    specs: list, results: list[CheckResult], strict: bool = False
+) -> list[CheckResult]:
     """One cause, said once: where the values are wrong (or the code raised) and a value
     check says so with the input that shows it, a performance check is ``skipped`` with
     that reason, whatever its kind: one that ran into the same wrong value (or exception)
@@ -30,13 +31,21 @@ def performance_skipped_while_values_wrong(specs: list, results: list[CheckResul
             continue
         ran_into = result.status.bad and result.verdict in VALUE_VERDICTS
         if not (ran_into or result.status == Status.PASSED):
-            continue                 # measured and found wanting: that stands
+            continue  # measured and found wanting: that stands
         # a counted value check only: an advisory one decides neither verdict nor points
-        cause = next((j for j, (s, r) in enumerate(zip(specs, results))
-                      if not s.performance and r.counts(strict) and r.verdict in VALUE_VERDICTS
-                      and (r.verdict == result.verdict or not ran_into)), None)
+        cause = next(
+            (
+                j
+                for j, (s, r) in enumerate(zip(specs, results))
+                if not s.performance
+                and r.counts(strict)
+                and r.verdict in VALUE_VERDICTS
+                and (r.verdict == result.verdict or not ran_into)
+            ),
+            None,
+        )
         if cause is None:
-            continue                 # its scripted calls are the only evidence: keep it
+            continue  # its scripted calls are the only evidence: keep it
         where = "above" if cause < i else "below"
         verdict = results[cause].verdict
         what = "the values are wrong" if verdict == Verdict.WRONG_ANSWER else "your code raised"
@@ -53,5 +62,8 @@ def short_evidence_notes(results: list[CheckResult]) -> list[str]:
     """What a check stopped short by the run's budget said about how much it checked
     (its ``details["short"]``): said above the checks, so no view hides that the verdict
     rests on less evidence than a full run's."""
-    return [f"the {r.id} check {r.details['short']}" for r in results
-            if r.status == Status.PASSED and isinstance(r.details.get("short"), str)]
+    return [
+        f"the {r.id} check {r.details['short']}"
+        for r in results
+        if r.status == Status.PASSED and isinstance(r.details.get("short"), str)
+    ]

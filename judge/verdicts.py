@@ -40,14 +40,26 @@ class Verdict(StrEnum):
 
 
 # When several apply, the first wins (accepted is what is left when none applies).
-PRECEDENCE = (Verdict.JUDGE_ERROR, Verdict.INVALID_SUBMISSION, Verdict.TIME_LIMIT_EXCEEDED,
-              Verdict.MEMORY_LIMIT_EXCEEDED, Verdict.RUNTIME_ERROR, Verdict.WRONG_ANSWER,
-              Verdict.INEFFICIENT)
+PRECEDENCE = (
+    Verdict.JUDGE_ERROR,
+    Verdict.INVALID_SUBMISSION,
+    Verdict.TIME_LIMIT_EXCEEDED,
+    Verdict.MEMORY_LIMIT_EXCEEDED,
+    Verdict.RUNTIME_ERROR,
+    Verdict.WRONG_ANSWER,
+    Verdict.INEFFICIENT,
+)
 
-_SHORT = {Verdict.ACCEPTED: "AC", Verdict.WRONG_ANSWER: "WA", Verdict.RUNTIME_ERROR: "RTE",
-          Verdict.TIME_LIMIT_EXCEEDED: "TLE", Verdict.MEMORY_LIMIT_EXCEEDED: "MLE",
-          Verdict.INVALID_SUBMISSION: "IS", Verdict.INEFFICIENT: "INEF",
-          Verdict.JUDGE_ERROR: "JE"}
+_SHORT = {
+    Verdict.ACCEPTED: "AC",
+    Verdict.WRONG_ANSWER: "WA",
+    Verdict.RUNTIME_ERROR: "RTE",
+    Verdict.TIME_LIMIT_EXCEEDED: "TLE",
+    Verdict.MEMORY_LIMIT_EXCEEDED: "MLE",
+    Verdict.INVALID_SUBMISSION: "IS",
+    Verdict.INEFFICIENT: "INEF",
+    Verdict.JUDGE_ERROR: "JE",
+}
 
 
 def first_of(found) -> Verdict:
@@ -60,9 +72,9 @@ class Status(StrEnum):
     """What happened to one check."""
 
     PASSED = "passed"
-    FAILED = "failed"          # it ran and found the submission wanting
-    ERROR = "error"            # it could not finish: the call raised, timed out, crashed
-    SKIPPED = "skipped"        # not run (the submission did not load, nothing to check)
+    FAILED = "failed"  # it ran and found the submission wanting
+    ERROR = "error"  # it could not finish: the call raised, timed out, crashed
+    SKIPPED = "skipped"  # not run (the submission did not load, nothing to check)
 
     @property
     def bad(self) -> bool:

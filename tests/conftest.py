@@ -7,9 +7,13 @@ import pytest
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--update-goldens", action="store_true", default=False,
-                     help="rewrite tests/golden/ from this run instead of comparing with it "
-                          "(or JUDGE_UPDATE_GOLDENS=1); read git diff tests/golden after")
+    parser.addoption(
+        "--update-goldens",
+        action="store_true",
+        default=False,
+        help="rewrite tests/golden/ from this run instead of comparing with it "
+        "(or JUDGE_UPDATE_GOLDENS=1); read git diff tests/golden after",
+    )
 
 
 @pytest.fixture(scope="session", autouse=True)

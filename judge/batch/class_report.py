@@ -49,29 +49,52 @@ def write_pages(out: Path, book: Gradebook, skipped: list, options: dict) -> Non
         if cell.graded:
             path = out / report_path(cell.learner, cell.task_id)
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, page(cell_report(cell),     # a late policy's charge on it
-                                    f"{cell.learner} / {cell.task_id}: {cell.state}"))
+            write_atomic(
+                path,
+                page(
+                    cell_report(cell),  # a late policy's charge on it
+                    f"{cell.learner} / {cell.task_id}: {cell.state}",
+                ),
+            )
     write_atomic(out / "report.html", class_page(book, skipped, options))
 
 
 def class_page(book: Gradebook, skipped: list, options: dict) -> str:
     s = summary(book, skipped, options)
-    body = [f"<style>{EXTRA_STYLE}</style>", "<h1>Class report</h1>", _overview(s, book),
-            _tasks(s, book), _checks(s), _failures(s), _identical(s), _drawings(book),
-            _learners(book), _skipped(s)]
+    body = [
+        f"<style>{EXTRA_STYLE}</style>",
+        "<h1>Class report</h1>",
+        _overview(s, book),
+        _tasks(s, book),
+        _checks(s),
+        _failures(s),
+        _identical(s),
+        _drawings(book),
+        _learners(book),
+        _skipped(s),
+    ]
     return document("Class report", "\n".join(b for b in body if b))
 
 
 def _overview(s: dict, book: Gradebook) -> str:
     opts = s["options"]
     said = ", ".join(f"{k} {v}" for k, v in opts.items() if v not in (None, False))
-    cards = [("graded", s["graded"]), ("accepted", s["verdicts"].get(Verdict.ACCEPTED, 0)),
-             ("pending", s["pending"]), ("missing", s["missing"]), ("late", s["late"]),
-             ("learners", len(book.learners))]
-    return ("<div class=\"cards\">" + "".join(
-        f"<div class=\"card\"><b data-summary=\"{k}\">{v}</b>{k}</div>" for k, v in cards)
-        + "</div>" + f"<p class=\"meta\">judge {escape(s['judge_version'])}"
-        + (f"; options: {escape(said)}" if said else "") + "</p>")
+    cards = [
+        ("graded", s["graded"]),
+        ("accepted", s["verdicts"].get(Verdict.ACCEPTED, 0)),
+        ("pending", s["pending"]),
+        ("missing", s["missing"]),
+        ("late", s["late"]),
+        ("learners", len(book.learners)),
+    ]
+    return (
+        '<div class="cards">'
+        + "".join(f'<div class="card"><b data-summary="{k}">{v}</b>{k}</div>' for k, v in cards)
+        + "</div>"
+        + f'<p class="meta">judge {escape(s["judge_version"])}'
+        + (f"; options: {escape(said)}" if said else "")
+        + "</p>"
+    )
 
 
 def _tasks(s: dict, book: Gradebook) -> str:
@@ -79,19 +102,27 @@ def _tasks(s: dict, book: Gradebook) -> str:
         return "<section><h2>Tasks</h2><p>Nothing graded yet.</p></section>"
     rows = []
     for task_id, t in s["tasks"].items():
-        rows.append(f"<tr data-task=\"{escape(task_id)}\"><th>{escape(task_id)}</th>"
-                    f"<td data-metric=\"graded\">{t['graded']}</td>"
-                    f"<td data-metric=\"accepted\">{t['verdicts'].get(Verdict.ACCEPTED, 0)}</td>"
-                    f"<td data-metric=\"pass_rate\" data-value=\"{t['pass_rate']}\">"
-                    f"{_percent(t['pass_rate'])}</td>"
-                    f"<td data-metric=\"mean_points\" data-value=\"{t['points']['mean']}\">"
-                    f"{t['points']['mean']} of {t['points']['max']}</td>"
-                    f"<td>{_bar(task_id, t)}</td></tr>")
-    legend = "".join(f"<span><i style=\"background:{VERDICT_COLORS[v]}\"></i>{v}</span>"
-                     for v in Verdict if any(v in t["verdicts"] for t in s["tasks"].values()))
-    return ("<section><h2>Tasks</h2><table><tr><th>task</th><th>graded</th><th>accepted</th>"
-            "<th>pass rate</th><th>mean points</th><th>verdicts</th></tr>" + "".join(rows)
-            + f"</table><div class=\"legend\">{legend}</div></section>")
+        rows.append(
+            f'<tr data-task="{escape(task_id)}"><th>{escape(task_id)}</th>'
+            f'<td data-metric="graded">{t["graded"]}</td>'
+            f'<td data-metric="accepted">{t["verdicts"].get(Verdict.ACCEPTED, 0)}</td>'
+            f'<td data-metric="pass_rate" data-value="{t["pass_rate"]}">'
+            f"{_percent(t['pass_rate'])}</td>"
+            f'<td data-metric="mean_points" data-value="{t["points"]["mean"]}">'
+            f"{t['points']['mean']} of {t['points']['max']}</td>"
+            f"<td>{_bar(task_id, t)}</td></tr>"
+        )
+    legend = "".join(
+        f'<span><i style="background:{VERDICT_COLORS[v]}"></i>{v}</span>'
+        for v in Verdict
+        if any(v in t["verdicts"] for t in s["tasks"].values())
+    )
+    return (
+        "<section><h2>Tasks</h2><table><tr><th>task</th><th>graded</th><th>accepted</th>"
+        "<th>pass rate</th><th>mean points</th><th>verdicts</th></tr>"
+        + "".join(rows)
+        + f'</table><div class="legend">{legend}</div></section>'
+    )
 
 
 def _bar(task_id: str, t: dict, width: int = 360, height: int = 18) -> str:
@@ -100,16 +131,22 @@ def _bar(task_id: str, t: dict, width: int = 360, height: int = 18) -> str:
     x, parts = 0.0, []
     for verdict, count in t["verdicts"].items():
         w = width * count / total
-        parts.append(f"<rect x=\"{x:.2f}\" y=\"0\" width=\"{w:.2f}\" height=\"{height}\" "
-                     f"fill=\"{VERDICT_COLORS[Verdict(verdict)]}\" data-verdict=\"{verdict}\" "
-                     f"data-count=\"{count}\"><title>{verdict}: {count}</title></rect>")
+        parts.append(
+            f'<rect x="{x:.2f}" y="0" width="{w:.2f}" height="{height}" '
+            f'fill="{VERDICT_COLORS[Verdict(verdict)]}" data-verdict="{verdict}" '
+            f'data-count="{count}"><title>{verdict}: {count}</title></rect>'
+        )
         if w > 22:
-            parts.append(f"<text x=\"{x + w / 2:.2f}\" y=\"13\" font-size=\"11\" fill=\"#fff\" "
-                         f"text-anchor=\"middle\">{count}</text>")
+            parts.append(
+                f'<text x="{x + w / 2:.2f}" y="13" font-size="11" fill="#fff" '
+                f'text-anchor="middle">{count}</text>'
+            )
         x += w
-    return (f"<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"bar\" data-task=\"{escape(task_id)}\" "
-            f"width=\"{width}\" height=\"{height}\" role=\"img\" "
-            f"aria-label=\"verdicts of {escape(task_id)}\">{''.join(parts)}</svg>")
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="bar" data-task="{escape(task_id)}" '
+        f'width="{width}" height="{height}" role="img" '
+        f'aria-label="verdicts of {escape(task_id)}">{"".join(parts)}</svg>'
+    )
 
 
 def _checks(s: dict) -> str:
@@ -117,17 +154,24 @@ def _checks(s: dict) -> str:
     for task_id, t in s["tasks"].items():
         for cid, counts in t["checks"].items():
             rate = t["check_pass_rates"][cid]
-            rows.append(f"<tr data-task=\"{escape(task_id)}\" data-check=\"{escape(cid)}\">"
-                        f"<td>{escape(task_id)}</td><th>{escape(cid)}</th>"
-                        + "".join(f"<td data-status=\"{k}\">{counts.get(k, 0)}</td>"
-                                  for k in ("passed", "failed", "error", "skipped"))
-                        + f"<td data-metric=\"check_pass_rate\" data-value=\"{rate}\">"
-                          f"{_percent(rate)}</td></tr>")
+            rows.append(
+                f'<tr data-task="{escape(task_id)}" data-check="{escape(cid)}">'
+                f"<td>{escape(task_id)}</td><th>{escape(cid)}</th>"
+                + "".join(
+                    f'<td data-status="{k}">{counts.get(k, 0)}</td>'
+                    for k in ("passed", "failed", "error", "skipped")
+                )
+                + f'<td data-metric="check_pass_rate" data-value="{rate}">'
+                f"{_percent(rate)}</td></tr>"
+            )
     if not rows:
         return ""
-    return ("<section><h2>Checks</h2><table><tr><th>task</th><th>check</th><th>passed</th>"
-            "<th>failed</th><th>error</th><th>skipped</th><th>pass rate</th></tr>"
-            + "".join(rows) + "</table></section>")
+    return (
+        "<section><h2>Checks</h2><table><tr><th>task</th><th>check</th><th>passed</th>"
+        "<th>failed</th><th>error</th><th>skipped</th><th>pass rate</th></tr>"
+        + "".join(rows)
+        + "</table></section>"
+    )
 
 
 def _failures(s: dict) -> str:
@@ -137,12 +181,15 @@ def _failures(s: dict) -> str:
             continue
         items = []
         for g in t["common_failures"]:
-            who = ", ".join(f"<a href=\"{_link(name, task_id)}\">{escape(name)}</a>"
-                            for name in g["learners"])
-            items.append(f"<li data-task=\"{escape(task_id)}\" data-check=\"{escape(g['check'])}\" "
-                         f"data-count=\"{g['count']}\"><b>{g['count']}×</b> "
-                         f"<code>{escape(g['check'])}</code>: <pre>{escape(g['example'])}</pre>"
-                         f"<span class=\"meta\">{who}</span></li>")
+            who = ", ".join(
+                f'<a href="{_link(name, task_id)}">{escape(name)}</a>' for name in g["learners"]
+            )
+            items.append(
+                f'<li data-task="{escape(task_id)}" data-check="{escape(g["check"])}" '
+                f'data-count="{g["count"]}"><b>{g["count"]}×</b> '
+                f"<code>{escape(g['check'])}</code>: <pre>{escape(g['example'])}</pre>"
+                f'<span class="meta">{who}</span></li>'
+            )
         blocks.append(f"<h3>{escape(task_id)}</h3><ol>{''.join(items)}</ol>")
     if not blocks:
         return ""
@@ -155,22 +202,33 @@ def _identical(s: dict) -> str:
     items = []
     for task_id, t in s["tasks"].items():
         for g in t["identical"]:
-            who = ", ".join(f"<a href=\"{_link(name, task_id)}\" data-learner=\"{escape(name)}\">"
-                            f"{escape(name)}</a>" for name in g["learners"])
-            how = ("one file on disk under each name (a hard link)" if g["same_file"] else
-                   "the same file, byte for byte" if g["same_bytes"] else
-                   "the same code, comments and layout aside")
+            who = ", ".join(
+                f'<a href="{_link(name, task_id)}" data-learner="{escape(name)}">{escape(name)}</a>'
+                for name in g["learners"]
+            )
+            how = (
+                "one file on disk under each name (a hard link)"
+                if g["same_file"]
+                else "the same file, byte for byte"
+                if g["same_bytes"]
+                else "the same code, comments and layout aside"
+            )
             shas = " ".join(sha[:12] for sha in g["sha256"])
-            items.append(f"<li data-task=\"{escape(task_id)}\" data-sha256=\"{' '.join(g['sha256'])}\" "
-                         f"data-count=\"{len(g['learners'])}\"><b>{escape(task_id)}</b>: "
-                         f"{len(g['learners'])} learners handed in {how}: {who} "
-                         f"<span class=\"meta\">sha256 {shas}</span></li>")
+            items.append(
+                f'<li data-task="{escape(task_id)}" data-sha256="{" ".join(g["sha256"])}" '
+                f'data-count="{len(g["learners"])}"><b>{escape(task_id)}</b>: '
+                f"{len(g['learners'])} learners handed in {how}: {who} "
+                f'<span class="meta">sha256 {shas}</span></li>'
+            )
     if not items:
         return ""
-    return ("<section><h2>Identical submissions</h2><p class=\"meta\">The same code from "
-            "different learners for one task, for you to look at: a copy, a pair's work or a "
-            "shared file (a task's untouched starter is not listed).</p><ul>"
-            + "".join(items) + "</ul></section>")
+    return (
+        '<section><h2>Identical submissions</h2><p class="meta">The same code from '
+        "different learners for one task, for you to look at: a copy, a pair's work or a "
+        "shared file (a task's untouched starter is not listed).</p><ul>"
+        + "".join(items)
+        + "</ul></section>"
+    )
 
 
 def _drawings(book: Gradebook) -> str:
@@ -186,24 +244,35 @@ def _drawings(book: Gradebook) -> str:
             key = kind.class_key(c) if kind is not None and kind.CLASS_SECTION else None
             if key is None:
                 continue
-            entry = seen.setdefault((c.kind, cell.task_id, c.id, key),
-                                    {"result": c, "learners": [], "kind": kind,
-                                     "message": (c.message.splitlines() or [""])[0]})
+            entry = seen.setdefault(
+                (c.kind, cell.task_id, c.id, key),
+                {
+                    "result": c,
+                    "learners": [],
+                    "kind": kind,
+                    "message": (c.message.splitlines() or [""])[0],
+                },
+            )
             entry["learners"].append(cell.learner)
     sections: dict[str, list[str]] = {}
     for (kind_name, task_id, cid, _), entry in sorted(
-            seen.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2], -len(kv[1]["learners"]))):
-        who = ", ".join(f"<a href=\"{_link(n, task_id)}\">{escape(n)}</a>"
-                        for n in sorted(entry["learners"]))
+        seen.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2], -len(kv[1]["learners"]))
+    ):
+        who = ", ".join(
+            f'<a href="{_link(n, task_id)}">{escape(n)}</a>' for n in sorted(entry["learners"])
+        )
         sections.setdefault(kind_name, []).append(
-            f"<div class=\"{escape(kind_name)}\" data-kind=\"{escape(kind_name)}\" "
-            f"data-task=\"{escape(task_id)}\" "
-            f"data-check=\"{escape(cid)}\"><h3>{escape(task_id)} · {escape(cid)} "
-            f"<span class=\"meta\">({len(entry['learners'])})</span></h3>"
-            f"<p class=\"meta\">{escape(entry['message'])}</p>"
-            f"{entry['kind'].html(entry['result'])}<p class=\"meta\">{who}</p></div>")
-    return "".join(f"<section><h2>{escape(kind_of(name).CLASS_SECTION)}</h2>" + "".join(blocks)
-                   + "</section>" for name, blocks in sections.items())
+            f'<div class="{escape(kind_name)}" data-kind="{escape(kind_name)}" '
+            f'data-task="{escape(task_id)}" '
+            f'data-check="{escape(cid)}"><h3>{escape(task_id)} · {escape(cid)} '
+            f'<span class="meta">({len(entry["learners"])})</span></h3>'
+            f'<p class="meta">{escape(entry["message"])}</p>'
+            f'{entry["kind"].html(entry["result"])}<p class="meta">{who}</p></div>'
+        )
+    return "".join(
+        f"<section><h2>{escape(kind_of(name).CLASS_SECTION)}</h2>" + "".join(blocks) + "</section>"
+        for name, blocks in sections.items()
+    )
 
 
 def _learners(book: Gradebook) -> str:
@@ -213,32 +282,45 @@ def _learners(book: Gradebook) -> str:
         cells = []
         for task_id in book.columns:
             cell = book.cell(learner, task_id)
-            late = "<span class=\"late\">late</span>" if cell.late else ""
+            late = '<span class="late">late</span>' if cell.late else ""
             if cell.graded:
                 verdict = Verdict(cell.state)
-                cells.append(f"<td class=\"cell\" data-learner=\"{escape(learner)}\" "
-                             f"data-task=\"{escape(task_id)}\" data-verdict=\"{verdict}\">"
-                             f"<a href=\"{_link(learner, task_id)}\">{badge(verdict, verdict.short)}</a> "
-                             f"{number(cell.points)}{late}</td>")
+                cells.append(
+                    f'<td class="cell" data-learner="{escape(learner)}" '
+                    f'data-task="{escape(task_id)}" data-verdict="{verdict}">'
+                    f'<a href="{_link(learner, task_id)}">{badge(verdict, verdict.short)}</a> '
+                    f"{number(cell.points)}{late}</td>"
+                )
             else:
-                title = f" title=\"{escape(cell.why)}\"" if cell.state == MISSING else ""
-                cells.append(f"<td class=\"{cell.state}\" data-learner=\"{escape(learner)}\" "
-                             f"data-task=\"{escape(task_id)}\" data-verdict=\"{cell.state}\"{title}>"
-                             f"{cell.state}{late}</td>")
-        rows.append(f"<tr data-learner=\"{escape(learner)}\"><th>{escape(learner)}</th>"
-                    + "".join(cells) + f"<td data-metric=\"score\">{number(book.total(learner))}"
-                    f" of {number(book.max_total)}</td></tr>")
-    return ("<section><h2>Learners</h2><table><tr><th>learner</th>" + head
-            + "<th>points</th></tr>" + "".join(rows) + "</table>"
-            f"<p class=\"meta\">{PENDING}: handed in, not graded yet; {MISSING}: nothing gradable "
-            "handed in (hover for why). Each verdict links to that grading's report.</p></section>")
+                title = f' title="{escape(cell.why)}"' if cell.state == MISSING else ""
+                cells.append(
+                    f'<td class="{cell.state}" data-learner="{escape(learner)}" '
+                    f'data-task="{escape(task_id)}" data-verdict="{cell.state}"{title}>'
+                    f"{cell.state}{late}</td>"
+                )
+        rows.append(
+            f'<tr data-learner="{escape(learner)}"><th>{escape(learner)}</th>'
+            + "".join(cells)
+            + f'<td data-metric="score">{number(book.total(learner))}'
+            f" of {number(book.max_total)}</td></tr>"
+        )
+    return (
+        "<section><h2>Learners</h2><table><tr><th>learner</th>"
+        + head
+        + "<th>points</th></tr>"
+        + "".join(rows)
+        + "</table>"
+        f'<p class="meta">{PENDING}: handed in, not graded yet; {MISSING}: nothing gradable '
+        "handed in (hover for why). Each verdict links to that grading's report.</p></section>"
+    )
 
 
 def _skipped(s: dict) -> str:
     if not s["skipped"]:
         return ""
-    items = "".join(f"<li><code>{escape(x['path'])}</code>: {escape(x['why'])}</li>"
-                    for x in s["skipped"])
+    items = "".join(
+        f"<li><code>{escape(x['path'])}</code>: {escape(x['why'])}</li>" for x in s["skipped"]
+    )
     return f"<section><h2>Not graded</h2><ul>{items}</ul></section>"
 
 

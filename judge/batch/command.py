@@ -33,7 +33,7 @@ from .progress import Progress
 from .schedule import Options, SchedulerError, open_grader
 from .store import ResultStore, StoreBusy, write_atomic
 
-INTERRUPTED = 130      # the shell's code for Ctrl-C
+INTERRUPTED = 130  # the shell's code for Ctrl-C
 JUDGE_ERRORS = 3
 
 
@@ -46,14 +46,14 @@ class Request:
     submissions: str
     out: Path
     workers: int | None = None
-    tasks: list[str] = field(default_factory=list)      # empty: every task of the bank
+    tasks: list[str] = field(default_factory=list)  # empty: every task of the bank
     scheduler: str | None = None
     emit: list[str] = field(default_factory=list)
     opts: Options = field(default_factory=Options)
-    only: list[str] = field(default_factory=list)       # "learner" or "learner/task"
+    only: list[str] = field(default_factory=list)  # "learner" or "learner/task"
     force: bool = False
     deadline: datetime | None = None
-    late_policy: LatePolicy | None = None      # past the deadline (judge/scoring.py)
+    late_policy: LatePolicy | None = None  # past the deadline (judge/scoring.py)
 
 
 def run(bank: Bank, req: Request, say: Callable[[str], None]) -> int:
@@ -64,15 +64,20 @@ def run(bank: Bank, req: Request, say: Callable[[str], None]) -> int:
         raise UsageError(str(exc)) from None
     try:
         emitted = emit_formats()
-    except PluginError as exc:          # a course's report format that breaks the contract
+    except PluginError as exc:  # a course's report format that breaks the contract
         raise UsageError(str(exc)) from None
     unknown = [f for f in req.emit if f not in emitted]
     if unknown:
-        raise UsageError(f"--emit: unknown format {', '.join(unknown)} "
-                         f"(one of {', '.join(emitted)})")
+        raise UsageError(
+            f"--emit: unknown format {', '.join(unknown)} (one of {', '.join(emitted)})"
+        )
     try:
-        found = discover(req.submissions, set(bank.tasks), req.out,
-                         {t: task.entrypoint for t, task in bank.tasks.items()})
+        found = discover(
+            req.submissions,
+            set(bank.tasks),
+            req.out,
+            {t: task.entrypoint for t, task in bank.tasks.items()},
+        )
     except DiscoveryError as exc:
         raise UsageError(str(exc)) from None
     for s in found.skipped:
@@ -82,30 +87,39 @@ def run(bank: Bank, req: Request, say: Callable[[str], None]) -> int:
         raise UsageError(nothing_found(req, found, tasks))
     chosen = select(plan, req.only, found)
     opts = req.opts
-    key = lambda s: (s.learner, s.task_id, s.sha256, opts.seed_for(tasks[s.task_id]),
-                     opts.strict, opts.examples)
+    key = lambda s: (
+        s.learner,
+        s.task_id,
+        s.sha256,
+        opts.seed_for(tasks[s.task_id]),
+        opts.strict,
+        opts.examples,
+    )
     try:
         store = ResultStore(req.out).open()
     except StoreBusy as exc:
         raise UsageError(str(exc)) from None
 
     if store.repaired_bytes:
-        say(f"results.jsonl: cut off a partial last line ({store.repaired_bytes} bytes) "
-            "left by an interrupted run; that submission is graded again")
+        say(
+            f"results.jsonl: cut off a partial last line ({store.repaired_bytes} bytes) "
+            "left by an interrupted run; that submission is graded again"
+        )
     if store.ignored_lines:
         say(f"results.jsonl: ignored {store.ignored_lines} unreadable lines")
     todo = [s for s in chosen if req.force or not store.settled(key(s))]
     retried = sum(1 for s in todo if key(s) in store.results and not store.settled(key(s)))
-    where = f"on {req.scheduler}" if req.scheduler else \
-        f"with {req.workers or _cores()} workers"
+    where = f"on {req.scheduler}" if req.scheduler else f"with {req.workers or _cores()} workers"
     graded_before = sum(store.settled(key(s)) for s in plan)
-    say(f"{len(plan)} submissions, {graded_before} already graded, {len(todo)} to grade {where}"
+    say(
+        f"{len(plan)} submissions, {graded_before} already graded, {len(todo)} to grade {where}"
         + (f" (--only: {len(chosen)} of them)" if req.only else "")
         + (" (--force: graded again)" if req.force and todo else "")
-        + (f" ({retried} of them ended in a judge error last time)" if retried else ""))
+        + (f" ({retried} of them ended in a judge error last time)" if retried else "")
+    )
 
     progress = Progress(len(todo), already=len(plan) - len(todo))
-    signal.signal(signal.SIGTERM, _interrupt)   # a cluster's time limit: stop as Ctrl-C does
+    signal.signal(signal.SIGTERM, _interrupt)  # a cluster's time limit: stop as Ctrl-C does
     status = graded = 0
     started = time.monotonic()
     grader = None
@@ -129,13 +143,24 @@ def run(bank: Bank, req: Request, say: Callable[[str], None]) -> int:
         progress.finish()
         current = [store.results[key(s)] for s in plan if key(s) in store.results]
         columns = sorted(tasks) if req.tasks else sorted({s.task_id for s in plan})
-        book = build(found.learners, columns, tasks, plan, current, found.why_missing,
-                     opts.strict, req.deadline, req.late_policy)
+        book = build(
+            found.learners,
+            columns,
+            tasks,
+            plan,
+            current,
+            found.why_missing,
+            opts.strict,
+            req.deadline,
+            req.late_policy,
+        )
         write_views(Path(req.out), bank, book, found, opts, req.emit)
         store.close()
-    say(f"graded {graded} in {time.monotonic() - started:.1f} s; "
+    say(
+        f"graded {graded} in {time.monotonic() - started:.1f} s; "
         f"gradebook: {Path(req.out) / 'gradebook.csv'}; class report: "
-        f"{Path(req.out) / 'report.html'}")
+        f"{Path(req.out) / 'report.html'}"
+    )
     if status == INTERRUPTED:
         say("interrupted: run the same command again to grade the rest")
     elif not status and any(r["verdict"] == Verdict.JUDGE_ERROR for r in current):
@@ -146,13 +171,19 @@ def run(bank: Bank, req: Request, say: Callable[[str], None]) -> int:
 def nothing_found(req: Request, found: Found, tasks: dict) -> str:
     where = req.submissions
     if found.submissions:
-        return (f"nothing to grade in {where} for --tasks {','.join(req.tasks)}: "
-                f"no learner handed in {' or '.join(sorted(tasks))}")
+        return (
+            f"nothing to grade in {where} for --tasks {','.join(req.tasks)}: "
+            f"no learner handed in {' or '.join(sorted(tasks))}"
+        )
     if found.skipped:
-        return (f"found no submissions in {where}: none of the {len(found.skipped)} files "
-                "above is named after a task of the bank")
-    return (f"found no submissions in {where}: expected a folder per learner holding "
-            "<task_id>.py or .ipynb files, or a CSV manifest learner,task,path")
+        return (
+            f"found no submissions in {where}: none of the {len(found.skipped)} files "
+            "above is named after a task of the bank"
+        )
+    return (
+        f"found no submissions in {where}: expected a folder per learner holding "
+        "<task_id>.py or .ipynb files, or a CSV manifest learner,task,path"
+    )
 
 
 def select(plan: list[Submission], only: list[str], found: Found) -> list[Submission]:
@@ -182,19 +213,26 @@ def _cores() -> int:
     return os.cpu_count() or 1
 
 
-def write_views(out: Path, bank: Bank, book: Gradebook, found: Found, opts: Options,
-                formats: list[str]) -> None:
+def write_views(
+    out: Path, bank: Bank, book: Gradebook, found: Found, opts: Options, formats: list[str]
+) -> None:
     from ..runner import missing_report
     from .class_report import write_pages
 
     write_atomic(out / "gradebook.csv", gradebook_csv(book))
-    options = {"seed": opts.seed, "strict": opts.strict, "examples": opts.examples,
-               "deadline": book.deadline.isoformat() if book.deadline else None}
+    options = {
+        "seed": opts.seed,
+        "strict": opts.strict,
+        "examples": opts.examples,
+        "deadline": book.deadline.isoformat() if book.deadline else None,
+    }
     write_atomic(out / "summary.json", summary_json(book, found.skipped, options))
 
     def missing(cell):
         task = bank.get(cell.task_id)
-        return missing_report(task, f"{cell.learner}/{cell.task_id}", cell.why, opts.seed,
-                              opts.strict)
+        return missing_report(
+            task, f"{cell.learner}/{cell.task_id}", cell.why, opts.seed, opts.strict
+        )
+
     emit_all(out, book, formats, missing)
     write_pages(out, book, found.skipped, options)

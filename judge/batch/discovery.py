@@ -65,10 +65,10 @@ class DiscoveryError(Exception):
 class Submission:
     learner: str
     task_id: str
-    path: str               # as the instructor wrote it, for reports
-    source: bytes = field(repr=False)   # the exact bytes hashed, so the key matches what is graded
-    submitted: datetime | None = None   # when the learner handed it in (a manifest's column)
-    refused: str = ""       # why it is not a file the judge reads (a FIFO, a link): invalid
+    path: str  # as the instructor wrote it, for reports
+    source: bytes = field(repr=False)  # the exact bytes hashed, so the key matches what is graded
+    submitted: datetime | None = None  # when the learner handed it in (a manifest's column)
+    refused: str = ""  # why it is not a file the judge reads (a FIFO, a link): invalid
     # (st_dev, st_ino) of the file read: two learners' names for one file (a hard link)
     file: tuple[int, int] | None = field(default=None, compare=False, repr=False)
 
@@ -86,6 +86,7 @@ class Skipped:
     """A file that is not graded, and why; learner and task where they are known, so a
     missing grading can say why it is missing; ``meant``: the task a misspelt file's
     name is closest to (``bucketd_mean.py``), whose missing grading it explains too."""
+
     path: str
     why: str
     learner: str | None = None
@@ -97,7 +98,7 @@ class Skipped:
 class Found:
     submissions: list[Submission] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
-    learners: set[str] = field(default_factory=set)   # everyone seen, graded or not
+    learners: set[str] = field(default_factory=set)  # everyone seen, graded or not
 
     def why_missing(self, learner: str, task_id: str) -> str:
         """Why ``learner`` has no grading for ``task_id``, in words for them: the same
@@ -108,13 +109,14 @@ class Found:
         for s in self.skipped:
             if s.learner == learner and s.task_id is None and s.meant == task_id:
                 # the learner's own file as they named it, not the instructor's path
-                return (f"no submission for {task_id} was found: {learner}/{Path(s.path).name} "
-                        f"{s.why}")
+                return (
+                    f"no submission for {task_id} was found: {learner}/{Path(s.path).name} {s.why}"
+                )
         return f"no submission for {task_id} was found (expected {learner}/{task_id}.py or .ipynb)"
 
 
 def closest_task(name: str, task_ids: set[str]) -> str:
-    """ " (did you mean cache_independent_count?)" for a misspelt task id, or "". """
+    """ " (did you mean cache_independent_count?)" for a misspelt task id, or ""."""
     close = nearest_task(name, task_ids)
     return f" (did you mean {close}?)" if close else ""
 
@@ -136,8 +138,12 @@ def notebook_tasks(source: bytes, entrypoints: dict[str, str]) -> list[str]:
     return sorted(t for t, entry in entrypoints.items() if entry in names)
 
 
-def discover(root: str | Path, task_ids: set[str], out: str | Path | None = None,
-             entrypoints: dict[str, str] | None = None) -> Found:
+def discover(
+    root: str | Path,
+    task_ids: set[str],
+    out: str | Path | None = None,
+    entrypoints: dict[str, str] | None = None,
+) -> Found:
     """``out``: the batch's output folder, skipped should it sit inside ``root``;
     ``entrypoints``: task id -> its function's name, for notebooks holding several
     tasks (without it, only a file named after its task is one)."""
@@ -160,7 +166,7 @@ def discover(root: str | Path, task_ids: set[str], out: str | Path | None = None
                 continue
             try:
                 st = os.stat(name, dir_fd=root_fd, follow_symlinks=False)
-            except OSError:      # gone since the listing: nothing to grade
+            except OSError:  # gone since the listing: nothing to grade
                 continue
             if skip(name, st):
                 continue
@@ -171,11 +177,12 @@ def discover(root: str | Path, task_ids: set[str], out: str | Path | None = None
                 found.skipped.append(Skipped(str(entry), "not inside a learner's folder"))
             else:
                 found.learners.add(name)
-                candidates += _learner_folder(name, entry, root_fd, task_ids, found, linked,
-                                              entrypoints)
+                candidates += _learner_folder(
+                    name, entry, root_fd, task_ids, found, linked, entrypoints
+                )
     finally:
         os.close(root_fd)
-    handed_in = sorted({c.task_id for c in candidates})     # the class's columns
+    handed_in = sorted({c.task_id for c in candidates})  # the class's columns
     for learner, entry, target in linked:
         candidates += _linked_folder(learner, entry, target, handed_in, found)
     _settle(candidates, found)
@@ -185,6 +192,7 @@ def discover(root: str | Path, task_ids: set[str], out: str | Path | None = None
 @dataclass
 class _Read:
     """One file as discovery found it: its bytes, or why it is refused or unreadable."""
+
     learner: str
     task_id: str
     path: Path
@@ -206,21 +214,27 @@ def _output_folder(root: Path, out):
         ident = (st.st_dev, st.st_ino)
     except OSError:
         ident = None
-    return lambda name, st: (os.path.abspath(root / name) == where
-                             or (st.st_dev, st.st_ino) == ident)
+    return lambda name, st: os.path.abspath(root / name) == where or (st.st_dev, st.st_ino) == ident
 
 
-def _learner_folder(learner: str, entry: Path, root_fd: int, task_ids: set[str],
-                    found: Found, linked: list, entrypoints: dict[str, str]) -> list[_Read]:
+def _learner_folder(
+    learner: str,
+    entry: Path,
+    root_fd: int,
+    task_ids: set[str],
+    found: Found,
+    linked: list,
+    entrypoints: dict[str, str],
+) -> list[_Read]:
     try:
-        fd = os.open(learner, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC,
-                     dir_fd=root_fd)
+        fd = os.open(
+            learner, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=root_fd
+        )
     except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.ENOTDIR):   # made a link since the lstat
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):  # made a link since the lstat
             linked.append((learner, entry, _readlink(learner, root_fd)))
             return []
-        found.skipped.append(Skipped(str(entry), f"cannot be read: {exc.strerror or exc}",
-                                     learner))
+        found.skipped.append(Skipped(str(entry), f"cannot be read: {exc.strerror or exc}", learner))
         return []
     reads, notebooks = [], []
     try:
@@ -231,57 +245,78 @@ def _learner_folder(learner: str, entry: Path, root_fd: int, task_ids: set[str],
             stem, suffix = posixpath.splitext(name)
             try:
                 mode = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
-            except OSError:      # gone since the listing: nothing to grade
+            except OSError:  # gone since the listing: nothing to grade
                 continue
             if stat.S_ISDIR(mode):
-                found.skipped.append(Skipped(str(item), "a folder inside a learner's folder",
-                                             learner))
+                found.skipped.append(
+                    Skipped(str(item), "a folder inside a learner's folder", learner)
+                )
             elif suffix == ".ipynb" and stem not in task_ids and entrypoints:
-                notebooks.append(_read(_Read(learner, "", item), fd, name, f"{learner}/{name}",
-                                       learner))
+                notebooks.append(
+                    _read(_Read(learner, "", item), fd, name, f"{learner}/{name}", learner)
+                )
             elif suffix not in SUFFIXES or stem not in task_ids:
                 found.skipped.append(_no_task(item, stem, task_ids, learner))
             else:
-                reads.append(_read(_Read(learner, stem, item), fd, name, f"{learner}/{name}",
-                                   learner))
+                reads.append(
+                    _read(_Read(learner, stem, item), fd, name, f"{learner}/{name}", learner)
+                )
     finally:
         os.close(fd)
     named = {r.task_id for r in reads}
     for nb in notebooks:
-        answers = [t for t in notebook_tasks(nb.source, entrypoints) if t not in named] \
-            if not (nb.refused or nb.unreadable) else []
+        answers = (
+            [t for t in notebook_tasks(nb.source, entrypoints) if t not in named]
+            if not (nb.refused or nb.unreadable)
+            else []
+        )
         if not answers:
             stem = posixpath.splitext(nb.path.name)[0]
             why = nb.refused or nb.unreadable
-            found.skipped.append(Skipped(str(nb.path), why, learner) if why else
-                                 _no_task(nb.path, stem, task_ids, learner, notebook=True))
+            found.skipped.append(
+                Skipped(str(nb.path), why, learner)
+                if why
+                else _no_task(nb.path, stem, task_ids, learner, notebook=True)
+            )
         reads += [_Read(learner, t, nb.path, nb.submitted, nb.source, nb.file) for t in answers]
     return reads
 
 
-def _no_task(item: Path, stem: str, task_ids: set[str], learner: str,
-             notebook: bool = False) -> Skipped:
+def _no_task(
+    item: Path, stem: str, task_ids: set[str], learner: str, notebook: bool = False
+) -> Skipped:
     meant = nearest_task(stem, task_ids)
-    expected = ("expected <task_id>.py or .ipynb, or a notebook defining a task's function"
-                if notebook else "expected <task_id>.py or .ipynb")
-    return Skipped(str(item), f"matches no task ({expected})"
-                   + (f" (did you mean {meant}?)" if meant else ""), learner, meant=meant)
+    expected = (
+        "expected <task_id>.py or .ipynb, or a notebook defining a task's function"
+        if notebook
+        else "expected <task_id>.py or .ipynb"
+    )
+    return Skipped(
+        str(item),
+        f"matches no task ({expected})" + (f" (did you mean {meant}?)" if meant else ""),
+        learner,
+        meant=meant,
+    )
 
 
-def _linked_folder(learner: str, entry: Path, target: str, tasks: list[str],
-                   found: Found) -> list[_Read]:
+def _linked_folder(
+    learner: str, entry: Path, target: str, tasks: list[str], found: Found
+) -> list[_Read]:
     """A learner folder that is a link: what it holds is not read, so each task the
     class handed in is refused for that learner (the gradebook's columns, not the whole
     bank's); with no such task, it is listed as not graded."""
-    why = (f"{learner} is a symbolic link{_link_target(target, '')}, not a folder of "
-           f"{learner}'s own: {_NO_LINKS} files; hand in the files themselves")
+    why = (
+        f"{learner} is a symbolic link{_link_target(target, '')}, not a folder of "
+        f"{learner}'s own: {_NO_LINKS} files; hand in the files themselves"
+    )
     if not tasks:
         found.skipped.append(Skipped(str(entry), why, learner))
     return [_Read(learner, task_id, entry, refused=why) for task_id in tasks]
 
 
-_NO_LINKS = ("the judge grades no link in a class folder, since it could be a link to "
-             "another learner's")
+_NO_LINKS = (
+    "the judge grades no link in a class folder, since it could be a link to another learner's"
+)
 
 
 def _read(item: _Read, dir_fd: int, name: str, shown: str, where: str) -> _Read:
@@ -291,9 +326,11 @@ def _read(item: _Read, dir_fd: int, name: str, shown: str, where: str) -> _Read:
         item.source, st = read_at(dir_fd, name, shown)
         item.file = (st.st_dev, st.st_ino)
     except IsALink as exc:
-        item.refused = (f"{shown} is a symbolic link{_link_target(exc.target, where)}, not a "
-                        f"file: {_NO_LINKS} file; hand in the file itself")
-    except SubmissionRefused as exc:     # graded as invalid_submission, saying why
+        item.refused = (
+            f"{shown} is a symbolic link{_link_target(exc.target, where)}, not a "
+            f"file: {_NO_LINKS} file; hand in the file itself"
+        )
+    except SubmissionRefused as exc:  # graded as invalid_submission, saying why
         item.refused = str(exc)
     except OSError as exc:
         item.unreadable = f"cannot be read: {exc.strerror or exc}"
@@ -308,7 +345,7 @@ def _readlink(name: str, dir_fd: int) -> str:
 
 
 def _link_target(text: str, where: str) -> str:
-    """" to bob/task.py" where a link's own text (never followed) names a path inside
+    """ " to bob/task.py" where a link's own text (never followed) names a path inside
     the class folder; " to a file outside the class folder" otherwise.  ``where``: the
     link's folder, relative to the class folder."""
     if not text or posixpath.isabs(text):
@@ -331,38 +368,53 @@ def _from_manifest(manifest: Path, task_ids: set[str], entrypoints: dict[str, st
     try:
         base_fd = os.open(manifest.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except OSError as exc:
-        raise DiscoveryError(f"{manifest.parent}: cannot read the folder: "
-                             f"{exc.strerror or exc}") from None
+        raise DiscoveryError(
+            f"{manifest.parent}: cannot read the folder: {exc.strerror or exc}"
+        ) from None
     try:
         for line, row in enumerate(rows, first):
             if not any(c.strip() for c in row):
                 continue
             if len(row) not in (3, 4):
-                raise DiscoveryError(f"{manifest}, row {line}: expected learner,task,path "
-                                     f"(and optionally {TIME_COLUMN}); got {row}")
+                raise DiscoveryError(
+                    f"{manifest}, row {line}: expected learner,task,path "
+                    f"(and optionally {TIME_COLUMN}); got {row}"
+                )
             learner, task_id, rel, *when = (c.strip() for c in row)
             if not learner or learner in (".", "..") or "/" in learner or "\\" in learner:
-                raise DiscoveryError(f"{manifest}, row {line}: '{learner}' cannot be a learner's "
-                                     "name (it names the learner's folder in the outputs)")
+                raise DiscoveryError(
+                    f"{manifest}, row {line}: '{learner}' cannot be a learner's "
+                    "name (it names the learner's folder in the outputs)"
+                )
             submitted = _time(when[0], f"{manifest}, row {line}") if when and when[0] else None
             found.learners.add(learner)
             path = manifest.parent / rel
             ids = [t for t in task_id.replace(";", " ").split() if t]
-            if ids == ["*"]:          # every task the notebook defines
-                candidates += _every_task(_read_path(_Read(learner, "*", path, submitted),
-                                                     base_fd, rel), entrypoints, found)
+            if ids == ["*"]:  # every task the notebook defines
+                candidates += _every_task(
+                    _read_path(_Read(learner, "*", path, submitted), base_fd, rel),
+                    entrypoints,
+                    found,
+                )
                 continue
             for one in ids or [task_id]:
                 if one not in task_ids:
-                    found.skipped.append(Skipped(str(path), f"task '{one}' is not in the bank"
-                                                 + closest_task(one, task_ids), learner,
-                                                 meant=nearest_task(one, task_ids)))
+                    found.skipped.append(
+                        Skipped(
+                            str(path),
+                            f"task '{one}' is not in the bank" + closest_task(one, task_ids),
+                            learner,
+                            meant=nearest_task(one, task_ids),
+                        )
+                    )
                 elif path.suffix not in SUFFIXES:
-                    found.skipped.append(Skipped(str(path), "not a .py or .ipynb file", learner,
-                                                 one))
+                    found.skipped.append(
+                        Skipped(str(path), "not a .py or .ipynb file", learner, one)
+                    )
                 else:
-                    candidates.append(_read_path(_Read(learner, one, path, submitted),
-                                                 base_fd, rel))
+                    candidates.append(
+                        _read_path(_Read(learner, one, path, submitted), base_fd, rel)
+                    )
     finally:
         os.close(base_fd)
     _settle(candidates, found)
@@ -376,11 +428,17 @@ def _every_task(item: _Read, entrypoints: dict[str, str], found: Found) -> list[
         why = "task '*' (every task the file defines) needs a notebook (.ipynb)"
     answers = [] if why else notebook_tasks(item.source, entrypoints)
     if not answers:
-        found.skipped.append(Skipped(str(item.path), why or "defines no task's function "
-                                     "(task '*': every task whose function it defines)",
-                                     item.learner))
-    return [_Read(item.learner, t, item.path, item.submitted, item.source, item.file)
-            for t in answers]
+        found.skipped.append(
+            Skipped(
+                str(item.path),
+                why
+                or "defines no task's function (task '*': every task whose function it defines)",
+                item.learner,
+            )
+        )
+    return [
+        _Read(item.learner, t, item.path, item.submitted, item.source, item.file) for t in answers
+    ]
 
 
 def _read_path(item: _Read, base_fd: int, rel: str) -> _Read:
@@ -390,8 +448,11 @@ def _read_path(item: _Read, base_fd: int, rel: str) -> _Read:
     if not parts:
         item.unreadable = "cannot be read: not a file"
         return item
-    fd = os.open("/", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC) if rel.startswith("/") \
+    fd = (
+        os.open("/", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        if rel.startswith("/")
         else os.dup(base_fd)
+    )
     where = "/" if rel.startswith("/") else ""
     try:
         for part in parts[:-1]:
@@ -399,12 +460,15 @@ def _read_path(item: _Read, base_fd: int, rel: str) -> _Read:
                 st = os.stat(part, dir_fd=fd, follow_symlinks=False)
                 if stat.S_ISLNK(st.st_mode):
                     shown = posixpath.join(where, part)
-                    item.refused = (f"{shown} (in {rel}) is a symbolic link"
-                                    f"{_link_target(_readlink(part, fd), where)}, not a folder: "
-                                    f"{_NO_LINKS} file; hand in the file itself")
+                    item.refused = (
+                        f"{shown} (in {rel}) is a symbolic link"
+                        f"{_link_target(_readlink(part, fd), where)}, not a folder: "
+                        f"{_NO_LINKS} file; hand in the file itself"
+                    )
                     return item
-                step = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC,
-                               dir_fd=fd)
+                step = os.open(
+                    part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd
+                )
             except OSError as exc:
                 item.unreadable = f"cannot be read: {exc.strerror or exc}"
                 return item
@@ -426,8 +490,10 @@ def _time(text: str, where: str) -> datetime:
     try:
         return parse_time(text)
     except ValueError:
-        raise DiscoveryError(f"{where}: '{text}' is not a time (ISO 8601: 2026-11-20T23:59 "
-                             "or 2026-11-20T23:59:00+01:00)") from None
+        raise DiscoveryError(
+            f"{where}: '{text}' is not a time (ISO 8601: 2026-11-20T23:59 "
+            "or 2026-11-20T23:59:00+01:00)"
+        ) from None
 
 
 def _settle(candidates: list[_Read], found: Found) -> None:
@@ -440,16 +506,31 @@ def _settle(candidates: list[_Read], found: Found) -> None:
     for (learner, task_id), items in seen.items():
         if len(items) > 1:
             names = " and ".join(str(i.path) for i in items)
-            found.skipped.extend(Skipped(str(i.path), f"{learner} has two submissions for "
-                                                      f"{task_id} ({names}): keep one",
-                                         learner, task_id) for i in items)
+            found.skipped.extend(
+                Skipped(
+                    str(i.path),
+                    f"{learner} has two submissions for {task_id} ({names}): keep one",
+                    learner,
+                    task_id,
+                )
+                for i in items
+            )
             continue
         item = items[0]
         if item.unreadable:
             found.skipped.append(Skipped(str(item.path), item.unreadable, learner, task_id))
             continue
-        found.submissions.append(Submission(learner, task_id, str(item.path), item.source,
-                                            item.submitted, item.refused, item.file))
+        found.submissions.append(
+            Submission(
+                learner,
+                task_id,
+                str(item.path),
+                item.source,
+                item.submitted,
+                item.refused,
+                item.file,
+            )
+        )
 
 
 def _hidden(name: str) -> bool:

@@ -32,11 +32,11 @@ def emit_all(out: Path, book: Gradebook, formats: list[str], missing_report) -> 
         return
     for cell in book.cells.values():
         if cell.graded:
-            report = cell_report(cell)     # a late policy's charge on it
+            report = cell_report(cell)  # a late policy's charge on it
         elif cell.state == MISSING:
             report = missing_report(cell)
         else:
-            continue                      # pending: its file comes when it is graded
+            continue  # pending: its file comes when it is graded
         for fmt in formats:
             buf = io.StringIO()
             writer(fmt)(report, buf)

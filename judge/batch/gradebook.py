@@ -55,14 +55,14 @@ _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(\.\d*)?([eE][-+]?\d+)?")
 class Cell:
     learner: str
     task_id: str
-    state: str                      # a verdict, PENDING or MISSING
-    record: dict | None = None      # the stored result, when graded
+    state: str  # a verdict, PENDING or MISSING
+    record: dict | None = None  # the stored result, when graded
     points: float = 0
     late: bool = False
-    why: str = ""                   # why it is missing
-    file: tuple[int, int] | None = None   # the file graded (device, inode), when known
-    code: str | None = None         # its code's fingerprint, comments and layout aside
-    charge: LateCharge | None = None   # what the late policy took off (late only)
+    why: str = ""  # why it is missing
+    file: tuple[int, int] | None = None  # the file graded (device, inode), when known
+    code: str | None = None  # its code's fingerprint, comments and layout aside
+    charge: LateCharge | None = None  # what the late policy took off (late only)
 
     @property
     def graded(self) -> bool:
@@ -73,7 +73,7 @@ class Cell:
 class Gradebook:
     learners: list[str]
     columns: list[str]
-    maximum: dict[str, float]                        # task -> most points a grading earns
+    maximum: dict[str, float]  # task -> most points a grading earns
     cells: dict[tuple[str, str], Cell] = field(default_factory=dict)
     deadline: datetime | None = None
     policy: LatePolicy = field(default_factory=LatePolicy)
@@ -96,16 +96,28 @@ class Gradebook:
         return [c.record for c in self.cells.values() if c.record is not None]
 
 
-def build(learners, columns, tasks: dict, plan, records: list[dict], why_missing,
-          strict: bool, deadline: datetime | None = None,
-          policy: LatePolicy | None = None) -> Gradebook:
+def build(
+    learners,
+    columns,
+    tasks: dict,
+    plan,
+    records: list[dict],
+    why_missing,
+    strict: bool,
+    deadline: datetime | None = None,
+    policy: LatePolicy | None = None,
+) -> Gradebook:
     """``plan``: the submissions to grade; ``records``: the current result of each one
     graded; ``why_missing(learner, task_id)``: the reason a cell has no submission;
     ``policy``: the late policy past ``deadline`` (default: late is marked, not charged)."""
     policy = policy or LatePolicy()
-    book = Gradebook(sorted(learners), list(columns),
-                     {t: task_maximum(tasks[t], strict) for t in columns}, deadline=deadline,
-                     policy=policy)
+    book = Gradebook(
+        sorted(learners),
+        list(columns),
+        {t: task_maximum(tasks[t], strict) for t in columns},
+        deadline=deadline,
+        policy=policy,
+    )
     graded = {(r["learner"], r["task"]): r for r in records}
     submitted = {(s.learner, s.task_id): s for s in plan}
     for learner in book.learners:
@@ -120,8 +132,17 @@ def build(learners, columns, tasks: dict, plan, records: list[dict], why_missing
             if record is None:
                 book.cells[key] = Cell(learner, task_id, PENDING, late=late, charge=charge)
                 continue
-            cell = Cell(learner, task_id, record["verdict"], record, 0, late,
-                        file=sub.file, code=code_fingerprint(sub), charge=charge)
+            cell = Cell(
+                learner,
+                task_id,
+                record["verdict"],
+                record,
+                0,
+                late,
+                file=sub.file,
+                code=code_fingerprint(sub),
+                charge=charge,
+            )
             cell.points = score(cell_report(cell)).earned
             book.cells[key] = cell
     return book
@@ -151,9 +172,15 @@ def gradebook_csv(book: Gradebook) -> str:
     w = csv.writer(out, lineterminator="\r\n")
     rows = [["learner", *book.columns, "score", "max_score", "late"]]
     for learner in book.learners:
-        rows.append([learner, *(book.cell(learner, t).state for t in book.columns),
-                     number(book.total(learner)), number(book.max_total),
-                     " ".join(late_text(book.cell(learner, t)) for t in book.late(learner))])
+        rows.append(
+            [
+                learner,
+                *(book.cell(learner, t).state for t in book.columns),
+                number(book.total(learner)),
+                number(book.max_total),
+                " ".join(late_text(book.cell(learner, t)) for t in book.late(learner)),
+            ]
+        )
     w.writerows([spreadsheet_safe(cell) for cell in row] for row in rows)
     return out.getvalue()
 
@@ -187,40 +214,59 @@ def summary(book: Gradebook, skipped: list, options: dict) -> dict:
         for c in r.get("checks", []):
             t["checks"].setdefault(c["id"], Counter())[c["status"]] += 1
             if Status(c["status"]).bad:
-                g = groups[r["task"]].setdefault((c["id"], failure_pattern(c["message"])),
-                                                 {"check": c["id"], "count": 0,
-                                                  "example": c["message"].splitlines()[0][:500],
-                                                  "learners": []})
+                g = groups[r["task"]].setdefault(
+                    (c["id"], failure_pattern(c["message"])),
+                    {
+                        "check": c["id"],
+                        "count": 0,
+                        "example": c["message"].splitlines()[0][:500],
+                        "learners": [],
+                    },
+                )
                 g["count"] += 1
                 g["learners"].append(r["learner"])
     for task_id, t in tasks.items():
         t["verdicts"] = {v: t["verdicts"][v] for v in Verdict if t["verdicts"][v]}
         t["pass_rate"] = _rate(t["verdicts"].get(Verdict.ACCEPTED, 0), t["graded"])
         t["checks"] = {cid: dict(sorted(counts.items())) for cid, counts in t["checks"].items()}
-        t["check_pass_rates"] = {cid: _rate(counts.get(Status.PASSED, 0), sum(counts.values()))
-                                 for cid, counts in t["checks"].items()}
+        t["check_pass_rates"] = {
+            cid: _rate(counts.get(Status.PASSED, 0), sum(counts.values()))
+            for cid, counts in t["checks"].items()
+        }
         cells = [c for c in book.cells.values() if c.task_id == task_id and c.graded]
-        t["points"] = {"max": number(book.maximum.get(task_id, 0)),
-                       "mean": number(sum(c.points for c in cells) / len(cells)) if cells else 0}
+        t["points"] = {
+            "max": number(book.maximum.get(task_id, 0)),
+            "mean": number(sum(c.points for c in cells) / len(cells)) if cells else 0,
+        }
         common = sorted(groups[task_id].items(), key=lambda kv: (-kv[1]["count"], kv[0]))
-        t["common_failures"] = [dict(g, pattern=pattern, learners=sorted(g["learners"]))
-                                for (_, pattern), g in common[:COMMON_FAILURES]]
+        t["common_failures"] = [
+            dict(g, pattern=pattern, learners=sorted(g["learners"]))
+            for (_, pattern), g in common[:COMMON_FAILURES]
+        ]
         t["identical"] = identical(cells)
     total = Counter(r["verdict"] for r in records)
     states = Counter(c.state for c in book.cells.values())
-    return {"judge_version": __version__, "options": options, "graded": len(records),
-            "pending": states[PENDING], "missing": states[MISSING],
-            "late": sum(c.late for c in book.cells.values()),
-            "late_policy": book.policy.describe() if book.deadline else None,
-            "late_charges": [{"learner": c.learner, "task": c.task_id, **c.charge.to_dict()}
-                             for c in book.cells.values() if c.charge is not None],
-            "verdicts": {v: total[v] for v in Verdict if total[v]},
-            "identical": sum(len(t["identical"]) for t in tasks.values()),
-            "tasks": dict(sorted(tasks.items())),
-            "skipped": [{"path": s.path, "why": s.why} for s in skipped]}
+    return {
+        "judge_version": __version__,
+        "options": options,
+        "graded": len(records),
+        "pending": states[PENDING],
+        "missing": states[MISSING],
+        "late": sum(c.late for c in book.cells.values()),
+        "late_policy": book.policy.describe() if book.deadline else None,
+        "late_charges": [
+            {"learner": c.learner, "task": c.task_id, **c.charge.to_dict()}
+            for c in book.cells.values()
+            if c.charge is not None
+        ],
+        "verdicts": {v: total[v] for v in Verdict if total[v]},
+        "identical": sum(len(t["identical"]) for t in tasks.values()),
+        "tasks": dict(sorted(tasks.items())),
+        "skipped": [{"path": s.path, "why": s.why} for s in skipped],
+    }
 
 
-EMPTY = hashlib.sha256(b"").hexdigest()    # also what a submission refused unread hashes to
+EMPTY = hashlib.sha256(b"").hexdigest()  # also what a submission refused unread hashes to
 
 
 def identical(cells: list[Cell]) -> list[dict]:
@@ -231,8 +277,14 @@ def identical(cells: list[Cell]) -> list[dict]:
     by_code: dict[str, list[Cell]] = defaultdict(list)
     for c in cells:
         sha = c.record.get("sha256")
-        if not sha or sha == EMPTY or any(check.get("message", "").startswith(NOT_ATTEMPTED)
-                                         for check in c.record.get("checks", [])):
+        if (
+            not sha
+            or sha == EMPTY
+            or any(
+                check.get("message", "").startswith(NOT_ATTEMPTED)
+                for check in c.record.get("checks", [])
+            )
+        ):
             continue
         by_code[c.code or sha].append(c)
     groups = []
@@ -240,9 +292,14 @@ def identical(cells: list[Cell]) -> list[dict]:
         if len({c.learner for c in group}) < 2:
             continue
         shas, files = sorted({c.record["sha256"] for c in group}), {c.file for c in group}
-        groups.append({"learners": sorted(c.learner for c in group), "sha256": shas,
-                       "same_bytes": len(shas) == 1,
-                       "same_file": len(files) == 1 and None not in files})
+        groups.append(
+            {
+                "learners": sorted(c.learner for c in group),
+                "sha256": shas,
+                "same_bytes": len(shas) == 1,
+                "same_file": len(files) == 1 and None not in files,
+            }
+        )
     return sorted(groups, key=lambda g: (-len(g["learners"]), g["learners"]))
 
 
@@ -256,8 +313,11 @@ def code_fingerprint(sub) -> str | None:
     if sub.refused or not sub.source:
         return None
     try:
-        text = notebook_from_bytes(sub.source).text if sub.suffix == ".ipynb" else \
-            python_text(sub.source)
+        text = (
+            notebook_from_bytes(sub.source).text
+            if sub.suffix == ".ipynb"
+            else python_text(sub.source)
+        )
         if text is None:
             return None
         tokens = code_tokens(text)

@@ -18,11 +18,12 @@ REDRAW_S = 0.2
 
 
 class Progress:
-    def __init__(self, total: int, already: int, stream: TextIO | None = None,
-                 tty: bool | None = None):
+    def __init__(
+        self, total: int, already: int, stream: TextIO | None = None, tty: bool | None = None
+    ):
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty() if tty is None else tty
-        self.total, self.already = total, already      # already: graded by an earlier run
+        self.total, self.already = total, already  # already: graded by an earlier run
         self.done = 0
         self.verdicts: Counter[str] = Counter()
         self.started = time.monotonic()
@@ -37,8 +38,10 @@ class Progress:
                 self._drawn = now
                 self.stream.write("\r\033[K" + self.status())
         else:
-            self.stream.write(f"[{self.already + self.done}/{self.already + self.total}] "
-                              f"{learner}/{task_id}: {verdict} ({elapsed_s:.1f} s)\n")
+            self.stream.write(
+                f"[{self.already + self.done}/{self.already + self.total}] "
+                f"{learner}/{task_id}: {verdict} ({elapsed_s:.1f} s)\n"
+            )
         self.stream.flush()
 
     def status(self) -> str:
@@ -47,8 +50,10 @@ class Progress:
         left = self.total - self.done
         eta = _clock(left / rate) if rate > 0 else "?"
         counts = " ".join(f"{Verdict.parse(v).short} {n}" for v, n in sorted(self.verdicts.items()))
-        return (f"{self.already + self.done}/{self.already + self.total} graded  "
-                f"{rate * 60:.1f}/min  {counts}  ETA {eta}")
+        return (
+            f"{self.already + self.done}/{self.already + self.total} graded  "
+            f"{rate * 60:.1f}/min  {counts}  ETA {eta}"
+        )
 
     def finish(self) -> None:
         if self.tty and self.done:

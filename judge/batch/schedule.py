@@ -38,10 +38,10 @@ class SchedulerError(Exception):
 
 @dataclass(frozen=True)
 class Options:
-    seed: int | None = None        # None: each task's own seed
+    seed: int | None = None  # None: each task's own seed
     strict: bool = False
-    examples: int | None = None    # None: each check's own number
-    isolation: str | None = None   # None: $JUDGE_ISOLATION, else auto
+    examples: int | None = None  # None: each check's own number
+    isolation: str | None = None  # None: $JUDGE_ISOLATION, else auto
 
     def seed_for(self, task) -> int:
         return task.seed if self.seed is None else self.seed
@@ -53,14 +53,14 @@ class OraclePool:
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._slots: dict[tuple[str, int], list] = {}      # key -> [lock, oracle]
+        self._slots: dict[tuple[str, int], list] = {}  # key -> [lock, oracle]
 
     def get(self, task, seed: int):
         from ..runner import Oracle
 
         with self._lock:
             slot = self._slots.setdefault((task.id, seed), [threading.Lock(), None])
-        with slot[0]:      # per task: starting one reference must not hold up the others
+        with slot[0]:  # per task: starting one reference must not hold up the others
             if slot[1] is None or not slot[1].session.alive:
                 if slot[1] is not None:
                     slot[1].close()
@@ -83,16 +83,24 @@ def grade_one(bank: Bank, sub: Submission, opts: Options, oracles: OraclePool) -
 
     task = bank.get(sub.task_id)
     seed = opts.seed_for(task)
-    if sub.refused:   # a FIFO, a device, a link out of the class folder: never read
-        return record_of(sub, missing_report(task, sub.path, sub.refused, seed,
-                                             opts.strict).to_dict(), opts)
+    if sub.refused:  # a FIFO, a device, a link out of the class folder: never read
+        return record_of(
+            sub, missing_report(task, sub.path, sub.refused, seed, opts.strict).to_dict(), opts
+        )
     try:
         with tempfile.TemporaryDirectory(prefix="judge-batch-") as tmp:
             path = Path(tmp) / Path(sub.path).name
             path.write_bytes(sub.source)
-            report = grade(task, path, seed=seed, examples=opts.examples, strict=opts.strict,
-                           oracle=oracles.get(task, seed), display_name=path.name,
-                           isolation=opts.isolation)
+            report = grade(
+                task,
+                path,
+                seed=seed,
+                examples=opts.examples,
+                strict=opts.strict,
+                oracle=oracles.get(task, seed),
+                display_name=path.name,
+                isolation=opts.isolation,
+            )
     except Exception as exc:  # the judge's fault, recorded; the batch goes on
         return error_record(bank, sub, opts, exc)
     return record_of(sub, report.to_dict(), opts)
@@ -107,13 +115,19 @@ def error_record(bank: Bank, sub: Submission, opts: Options, exc: BaseException)
 
 
 def record_of(sub: Submission, report: dict, opts: Options) -> dict:
-    return {"learner": sub.learner, **report, "submission": sub.path, "sha256": sub.sha256,
-            "examples": opts.examples,
-            "submitted": sub.submitted.isoformat() if sub.submitted else None}
+    return {
+        "learner": sub.learner,
+        **report,
+        "submission": sub.path,
+        "sha256": sub.sha256,
+        "examples": opts.examples,
+        "submitted": sub.submitted.isoformat() if sub.submitted else None,
+    }
 
 
-def open_grader(bank: Bank, *, workers: int | None = None,
-                scheduler: str | None = None) -> "LocalGrader | DaskGrader":
+def open_grader(
+    bank: Bank, *, workers: int | None = None, scheduler: str | None = None
+) -> "LocalGrader | DaskGrader":
     """A grader on this machine's threads (``workers`` at once, default the number of
     cores), or on the Dask cluster at ``scheduler`` (SchedulerError when it cannot be
     used)."""
@@ -143,7 +157,7 @@ class LocalGrader:
 
 # ---------------------------------------------------------------- Dask
 
-_REMOTE: dict[str, tuple[Bank, OraclePool]] = {}     # per grader token, in each Dask worker
+_REMOTE: dict[str, tuple[Bank, OraclePool]] = {}  # per grader token, in each Dask worker
 _REMOTE_LOCK = threading.Lock()
 
 
@@ -155,7 +169,7 @@ def grade_remote(token: str, bank_root: str, sub: Submission, opts: Options) -> 
     with _REMOTE_LOCK:
         if token not in _REMOTE:
             stop_dask_profiler()
-            warm_up_for_threads()   # Dask runs tasks in threads too
+            warm_up_for_threads()  # Dask runs tasks in threads too
             _REMOTE[token] = (load_bank(bank_root), OraclePool())
         bank, oracles = _REMOTE[token]
     return grade_one(bank, sub, opts, oracles)
@@ -177,12 +191,12 @@ def stop_dask_profiler() -> None:
 
     try:
         worker = get_worker()
-    except ValueError:             # not in a Dask worker (a test calling this directly)
+    except ValueError:  # not in a Dask worker (a test calling this directly)
         return
     for name in ("profile", "profile-cycle"):
         callback = worker.periodic_callbacks.get(name)
         if callback is not None:
-            worker.loop.add_callback(callback.stop)    # on the worker's own event loop
+            worker.loop.add_callback(callback.stop)  # on the worker's own event loop
 
 
 def close_remote(token: str) -> None:
@@ -211,8 +225,15 @@ class DaskGrader:
 
     def submit(self, sub: Submission, opts: Options) -> Future:
         self._count += 1
-        remote = self.client.submit(grade_remote, self.token, str(self.bank.root), sub, opts,
-                                    pure=False, key=f"judge-{self.token[:8]}-{self._count}")
+        remote = self.client.submit(
+            grade_remote,
+            self.token,
+            str(self.bank.root),
+            sub,
+            opts,
+            pure=False,
+            key=f"judge-{self.token[:8]}-{self._count}",
+        )
         self._remote.append(remote)
         mine: Future = Future()
         mine.set_running_or_notify_cancel()
@@ -222,13 +243,14 @@ class DaskGrader:
                 mine.set_result(remote_future.result())
             except BaseException as exc:  # the Dask worker died, or could not import the judge
                 mine.set_result(error_record(self.bank, sub, opts, exc))
+
         remote.add_done_callback(done)
         return mine
 
     def close(self) -> None:
-        self.client.cancel(self._remote)           # interrupted: nothing left running for us
+        self.client.cancel(self._remote)  # interrupted: nothing left running for us
         try:
-            self.client.run(close_remote, self.token)   # stop this grader's reference workers
+            self.client.run(close_remote, self.token)  # stop this grader's reference workers
         except Exception:  # a cluster going away must not hide the results already stored
             pass
         self.client.close()

@@ -38,8 +38,14 @@ class StoreBusy(Exception):
 
 
 def key_of(record: dict) -> tuple:
-    return (record["learner"], record["task"], record["sha256"], record["seed"],
-            bool(record.get("strict", False)), record.get("examples"))
+    return (
+        record["learner"],
+        record["task"],
+        record["sha256"],
+        record["seed"],
+        bool(record.get("strict", False)),
+        record.get("examples"),
+    )
 
 
 class ResultStore:
@@ -47,10 +53,10 @@ class ResultStore:
         self.folder = Path(out)
         self.path = self.folder / FILE
         self.results: dict[tuple, dict] = {}
-        self.repaired_bytes = 0      # a torn last line cut off on open
-        self.ignored_lines = 0       # lines that did not parse
-        self.superseded = 0          # lines replaced by a later one for the same key
-        self._replaced = 0           # lines on disk that a later line for their key replaced
+        self.repaired_bytes = 0  # a torn last line cut off on open
+        self.ignored_lines = 0  # lines that did not parse
+        self.superseded = 0  # lines replaced by a later one for the same key
+        self._replaced = 0  # lines on disk that a later line for their key replaced
         self._fd: int | None = None
         self._lock: int | None = None
 
@@ -66,7 +72,7 @@ class ResultStore:
         created = not self.path.exists()
         self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
         if created:
-            _fsync_dir(self.folder)          # the file's name is durable too
+            _fsync_dir(self.folder)  # the file's name is durable too
         self._load()
         return self
 
@@ -102,8 +108,8 @@ class ResultStore:
             return
         line = (json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n").encode()
         view = memoryview(line)
-        while view:                      # a short write is rare, but must not lose the rest
-            view = view[os.write(self._fd, view):]
+        while view:  # a short write is rare, but must not lose the rest
+            view = view[os.write(self._fd, view) :]
         os.fsync(self._fd)
         if key in self.results:
             self._replaced += 1
@@ -117,17 +123,17 @@ class ResultStore:
                 os.close(fd)
         self._fd = self._lock = None
 
-
     def _compact(self) -> None:
         """One line per key, the one that stands; fsynced before it replaces the file."""
         tmp = self.path.with_name(f".{FILE}.compact")
-        text = "".join(json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n"
-                       for r in self.results.values())
+        text = "".join(
+            json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n" for r in self.results.values()
+        )
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
             view = memoryview(text.encode())
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
             os.fsync(fd)
         finally:
             os.close(fd)

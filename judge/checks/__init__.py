@@ -31,6 +31,20 @@ def warm_up_for_threads() -> None:
         kind.warm_up()
 
 
-__all__ = ["CHECK_KINDS", "CheckSpec", "GradingView", "Instrument", "Later", "Phase",
-           "PluginError", "check_kind", "instrument", "instruments_of", "kind_of",
-           "load_kinds", "parse_check", "register_kind", "warm_up_for_threads"]
+__all__ = [
+    "CHECK_KINDS",
+    "CheckSpec",
+    "GradingView",
+    "Instrument",
+    "Later",
+    "Phase",
+    "PluginError",
+    "check_kind",
+    "instrument",
+    "instruments_of",
+    "kind_of",
+    "load_kinds",
+    "parse_check",
+    "register_kind",
+    "warm_up_for_threads",
+]

@@ -48,7 +48,7 @@ from ..plugins import PluginError
 from ..report import CheckResult
 from ..verdicts import Status, Verdict
 
-if TYPE_CHECKING:                       # the judge's own types, for readers and mypy only
+if TYPE_CHECKING:  # the judge's own types, for readers and mypy only
     from ..bank import Task
     from ..session import CallOutcome, ScriptRun
 
@@ -81,27 +81,39 @@ Kind = TypeVar("Kind", bound="type[CheckSpec]")
 def check_kind(name: str) -> Callable[[Kind], Kind]:
     """Register the decorated class as the check kind ``name`` (``kind: name`` in
     tasks.yaml), after checking that it keeps the contract (``kind_problems``)."""
+
     def register(cls: Kind) -> Kind:
         register_kind(name, cls)
         return cls
+
     return register
 
 
 def register_kind(name: str, cls: type[CheckSpec], origin: str = "") -> type[CheckSpec]:
     """``cls`` as the kind ``name``; ``origin`` says where it came from (an entry point)
     for the error a kind that breaks the contract gets."""
-    where = f"check kind '{name}' ({cls.__module__}.{cls.__qualname__}" + \
-        (f", from {origin}" if origin else "") + ")"
+    where = (
+        f"check kind '{name}' ({cls.__module__}.{cls.__qualname__}"
+        + (f", from {origin}" if origin else "")
+        + ")"
+    )
     problems = kind_problems(name, cls)
     if problems:
-        raise PluginError(f"{where} does not keep the check plug-in contract "
-                          f"(judge/checks/base.py): " + "; ".join(problems))
+        raise PluginError(
+            f"{where} does not keep the check plug-in contract "
+            f"(judge/checks/base.py): " + "; ".join(problems)
+        )
     known = CHECK_KINDS.get(name)
-    if known is not None and known is not cls and \
-            (known.__module__, known.__qualname__) != (cls.__module__, cls.__qualname__):
-        raise PluginError(f"{where}: the kind '{name}' is already registered by "
-                          f"{known.__module__}.{known.__qualname__}; give one of them "
-                          f"another name")
+    if (
+        known is not None
+        and known is not cls
+        and (known.__module__, known.__qualname__) != (cls.__module__, cls.__qualname__)
+    ):
+        raise PluginError(
+            f"{where}: the kind '{name}' is already registered by "
+            f"{known.__module__}.{known.__qualname__}; give one of them "
+            f"another name"
+        )
     cls.kind = name
     cls.phase = Phase(cls.phase)
     if cls.INSTRUMENT is not None and "INSTRUMENT" in vars(cls):
@@ -123,17 +135,24 @@ def kind_problems(name: str, cls: Any) -> list[str]:
     else:
         missing = [f for f in CheckSpec.FIELDS if f not in fields]
         if missing:
-            problems.append(f"FIELDS lacks the fields every check has: {', '.join(missing)} "
-                            f"(write CheckSpec.FIELDS + (...))")
+            problems.append(
+                f"FIELDS lacks the fields every check has: {', '.join(missing)} "
+                f"(write CheckSpec.FIELDS + (...))"
+            )
     if cls.failure_verdict not in (Verdict.WRONG_ANSWER, Verdict.INEFFICIENT):
-        problems.append(f"failure_verdict is {cls.failure_verdict!r}: a check's failure is "
-                        f"Verdict.WRONG_ANSWER (a value check) or Verdict.INEFFICIENT "
-                        f"(a performance check)")
+        problems.append(
+            f"failure_verdict is {cls.failure_verdict!r}: a check's failure is "
+            f"Verdict.WRONG_ANSWER (a value check) or Verdict.INEFFICIENT "
+            f"(a performance check)"
+        )
     try:
         Phase(cls.phase)
     except ValueError:
-        problems.append(f"phase {cls.phase!r} is not a Phase ("
-                        + ", ".join(f"{p.name} = {p.value}" for p in Phase) + ")")
+        problems.append(
+            f"phase {cls.phase!r} is not a Phase ("
+            + ", ".join(f"{p.name} = {p.value}" for p in Phase)
+            + ")"
+        )
     if cls.run is CheckSpec.run:
         problems.append("it has no run(grading) method")
     if issubclass(cls, ScriptMeasureCheck) and cls.judge is ScriptMeasureCheck.judge:
@@ -147,8 +166,10 @@ def kind_problems(name: str, cls: Any) -> list[str]:
 
     unknown = [d for d in cls.DODGES if d not in DODGE_CLASSES]
     if unknown:
-        problems.append(f"DODGES names unknown dodge classes: {', '.join(unknown)} "
-                        f"(known: {', '.join(DODGE_CLASSES)})")
+        problems.append(
+            f"DODGES names unknown dodge classes: {', '.join(unknown)} "
+            f"(known: {', '.join(DODGE_CLASSES)})"
+        )
     for hook in ("html", "class_key", "warm_up"):
         if not callable(getattr(cls, hook, None)):
             problems.append(f"{hook} must be a method")
@@ -159,28 +180,35 @@ def instrument_problems(shipped: "Instrument") -> list[str]:
     """Why an instrument's source would not run alone in the worker: it does not compile,
     does not define its function (or setup), or reads a global name it does not define
     (a helper not shipped, a module imported at the kind's top)."""
-    try:      # symtable: the names each function reads, without compiling (a few ms for all)
+    try:  # symtable: the names each function reads, without compiling (a few ms for all)
         top = symtable.symtable(shipped.source, f"<instrument {shipped.function}>", "exec")
     except SyntaxError as exc:
         return [f"source does not compile: {exc}"]
     defined = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported()}
-    problems = [f"defines no function '{f}'" for f in (shipped.function, shipped.setup)
-                if f and f not in defined]
+    problems = [
+        f"defines no function '{f}'"
+        for f in (shipped.function, shipped.setup)
+        if f and f not in defined
+    ]
     needed: set[str] = set()
 
     def globals_read(table: symtable.SymbolTable) -> None:
-        needed.update(s.get_name() for s in table.get_symbols()
-                      if s.is_referenced() and s.is_global())
+        needed.update(
+            s.get_name() for s in table.get_symbols() if s.is_referenced() and s.is_global()
+        )
         for child in table.get_children():
             globals_read(child)
-    for child in top.get_children():          # the functions' bodies, not the module's
+
+    for child in top.get_children():  # the functions' bodies, not the module's
         globals_read(child)
     outside = sorted(n for n in needed - defined if not hasattr(builtins, n))
     if outside:
-        problems.append(f"is not self-contained: it reads {', '.join(outside)}, which it "
-                        f"neither defines nor imports inside its body (import inside the "
-                        f"function, bind it as a default argument or in setup, or ship the "
-                        f"helper with instrument(..., helpers=(...)))")
+        problems.append(
+            f"is not self-contained: it reads {', '.join(outside)}, which it "
+            f"neither defines nor imports inside its body (import inside the "
+            f"function, bind it as a default argument or in setup, or ship the "
+            f"helper with instrument(..., helpers=(...)))"
+        )
     return problems
 
 
@@ -198,6 +226,7 @@ Later = ResultAfterCalls
 
 
 # ---------------------------------------------------------------- worker-side halves
+
 
 @dataclass(frozen=True)
 class Instrument:
@@ -242,10 +271,13 @@ def instrument(function, setup=None, helpers=()) -> "Instrument":
     ``instrument(measure_it, setup=bind_jax)``; the kind's name is filled in when it
     registers.  ``helpers`` are module-level functions it calls (as self-contained as
     it is), shipped and compiled beside it."""
-    sources = [textwrap.dedent(inspect.getsource(f))
-               for f in (*([setup] if setup is not None else []), *helpers, function)]
-    return Instrument("", function.__name__, "\n\n".join(sources),
-                      setup.__name__ if setup is not None else "")
+    sources = [
+        textwrap.dedent(inspect.getsource(f))
+        for f in (*([setup] if setup is not None else []), *helpers, function)
+    ]
+    return Instrument(
+        "", function.__name__, "\n\n".join(sources), setup.__name__ if setup is not None else ""
+    )
 
 
 def bind_tracing():
@@ -258,14 +290,23 @@ def bind_tracing():
     import jax
     import jax.extend.core
 
-    return {"make_jaxpr": jax.make_jaxpr, "jit": jax.jit, "vjp": jax.vjp,
-            "disable_jit": jax.disable_jit, "device_put": jax.device_put,
-            "block_until_ready": jax.block_until_ready, "ones_like": jax.numpy.ones_like,
-            "issubdtype": jax.numpy.issubdtype, "inexact": jax.numpy.inexact,
-            "jaxprs_in_params": jax.extend.core.jaxprs_in_params,
-            "jaxpr_as_fun": jax.extend.core.jaxpr_as_fun, "Literal": jax.extend.core.Literal,
-            "tree_structure": jax.tree_util.tree_structure, "getline": linecache.getline,
-            "realpath": os.path.realpath}
+    return {
+        "make_jaxpr": jax.make_jaxpr,
+        "jit": jax.jit,
+        "vjp": jax.vjp,
+        "disable_jit": jax.disable_jit,
+        "device_put": jax.device_put,
+        "block_until_ready": jax.block_until_ready,
+        "ones_like": jax.numpy.ones_like,
+        "issubdtype": jax.numpy.issubdtype,
+        "inexact": jax.numpy.inexact,
+        "jaxprs_in_params": jax.extend.core.jaxprs_in_params,
+        "jaxpr_as_fun": jax.extend.core.jaxpr_as_fun,
+        "Literal": jax.extend.core.Literal,
+        "tree_structure": jax.tree_util.tree_structure,
+        "getline": linecache.getline,
+        "realpath": os.path.realpath,
+    }
 
 
 def run_traced(bound, closed, arrays, unrolled_up_to=16):
@@ -288,23 +329,34 @@ def run_traced(bound, closed, arrays, unrolled_up_to=16):
         for eqn in jaxpr.eqns:
             name = eqn.primitive.name
             unroll = eqn.params.get("unroll", 1) if name == "scan" else 1
-            if unroll is True or (not isinstance(unroll, bool) and isinstance(unroll, int)
-                                  and unroll > unrolled_up_to):
+            if unroll is True or (
+                not isinstance(unroll, bool) and isinstance(unroll, int) and unroll > unrolled_up_to
+            ):
                 return None
             subs = list(jaxprs_in_params(eqn.params))
-            if name == "jit" and depth < 20:      # run op by op inside under disable_jit
+            if name == "jit" and depth < 20:  # run op by op inside under disable_jit
                 inner = walk(subs[0], depth + 1) if subs else 0
                 if inner is None:
                     return None
                 total += inner
                 continue
-            for sub in subs:                      # compiled as one operation either way
+            for sub in subs:  # compiled as one operation either way
                 if walk(sub, depth + 1) is None:
                     return None
             total += 1
-            distinct.add((name, tuple(str(getattr(v, "aval", "")) for v in eqn.invars),
-                          tuple(sorted((k, str(v)) for k, v in eqn.params.items()
-                                       if not hasattr(v, "eqns") and not hasattr(v, "jaxpr")))))
+            distinct.add(
+                (
+                    name,
+                    tuple(str(getattr(v, "aval", "")) for v in eqn.invars),
+                    tuple(
+                        sorted(
+                            (k, str(v))
+                            for k, v in eqn.params.items()
+                            if not hasattr(v, "eqns") and not hasattr(v, "jaxpr")
+                        )
+                    ),
+                )
+            )
         return total
 
     equations = walk(closed.jaxpr)
@@ -319,6 +371,7 @@ def run_traced(bound, closed, arrays, unrolled_up_to=16):
 
 # ---------------------------------------------------------------- the grading, as checks see it
 
+
 class GradingView(Protocol):
     """Everything a check may use of the grading that runs it.  The runner hands each
     check a view that has these members and no others, so a kind that reaches for
@@ -327,7 +380,7 @@ class GradingView(Protocol):
 
     task: Task
     seed: int
-    n_examples: int | None      # --examples, overriding the check's own count
+    n_examples: int | None  # --examples, overriding the check's own count
 
     def learner_call(self, args: dict[str, Any], label: str) -> CallOutcome:
         """Call the learner's function (never raises)."""
@@ -338,18 +391,21 @@ class GradingView(Protocol):
     def reference_script(self, name: str) -> ScriptRun:
         """The reference's run of the same script, in its own fresh worker."""
 
-    def learner_measure(self, kind: str, args: dict[str, Any], options: dict[str, Any],
-                        label: str) -> CallOutcome:
+    def learner_measure(
+        self, kind: str, args: dict[str, Any], options: dict[str, Any], label: str
+    ) -> CallOutcome:
         """Run the kind's instrument on the learner's function at ``args`` (the
         outcome's ``measured`` holds the instrument's dict)."""
 
-    def reference_measure(self, kind: str, args: dict[str, Any],
-                          options: dict[str, Any]) -> CallOutcome:
+    def reference_measure(
+        self, kind: str, args: dict[str, Any], options: dict[str, Any]
+    ) -> CallOutcome:
         """The same measurement of the reference (memoised; raises JudgeFault when the
         reference cannot be measured)."""
 
-    def reference_measure_soon(self, kind: str, args: dict[str, Any],
-                               options: dict[str, Any]) -> Future[CallOutcome]:
+    def reference_measure_soon(
+        self, kind: str, args: dict[str, Any], options: dict[str, Any]
+    ) -> Future[CallOutcome]:
         """``reference_measure`` in the background, while the learner's worker works; its
         ``result()`` raises JudgeFault when the reference cannot be measured."""
 
@@ -383,7 +439,8 @@ class GradingView(Protocol):
 
 GRADING_VIEW_MEMBERS = frozenset(
     [name for name in vars(GradingView) if not name.startswith("_")]
-    + list(GradingView.__annotations__))
+    + list(GradingView.__annotations__)
+)
 
 
 class CheckView:
@@ -396,8 +453,10 @@ class CheckView:
 
     def __getattr__(self, name: str):
         if name not in GRADING_VIEW_MEMBERS:
-            raise AttributeError(f"a check may use only the GradingView protocol "
-                                 f"(judge/checks/base.py), and {name!r} is not in it")
+            raise AttributeError(
+                f"a check may use only the GradingView protocol "
+                f"(judge/checks/base.py), and {name!r} is not in it"
+            )
         return getattr(self._grading, name)
 
     def __setattr__(self, name, value):
@@ -405,6 +464,7 @@ class CheckView:
 
 
 # ---------------------------------------------------------------- the kind's class
+
 
 class CheckSpec:
     """One check of a task, parsed from its ``tasks.yaml`` entry."""
@@ -510,8 +570,9 @@ class CheckSpec:
         raise NotImplementedError
 
     def result(self, status: Status | str, message: str, **kw) -> CheckResult:
-        return CheckResult(id=self.id, kind=self.kind, required=self.required,
-                           status=status, message=message, **kw)
+        return CheckResult(
+            id=self.id, kind=self.kind, required=self.required, status=status, message=message, **kw
+        )
 
     def failed(self, message: str, **kw) -> CheckResult:
         """This check's failure, with the verdict the kind declares."""
@@ -520,15 +581,16 @@ class CheckSpec:
 
 # ---------------------------------------------------------------- kinds that measure a script
 
+
 @dataclass
 class Measured:
     """One call of a script, measured by the kind's instrument in both workers."""
 
-    index: int                  # 1-based, in the script
+    index: int  # 1-based, in the script
     args: dict[str, Any]
-    label: str                  # the call's arguments in a few words ("x float32[8], ...")
-    mine: dict                  # the instrument's figures for the learner's function
-    reference: dict             # and for the reference's
+    label: str  # the call's arguments in a few words ("x float32[8], ...")
+    mine: dict  # the instrument's figures for the learner's function
+    reference: dict  # and for the reference's
 
 
 class ScriptMeasureCheck(CheckSpec):
@@ -543,19 +605,21 @@ class ScriptMeasureCheck(CheckSpec):
     ``options(task)`` (JSON for the instrument; ``call_options`` may vary it per call)
     and ``judge(grading, calls)``."""
 
-    phase = Phase.CALLS         # after the scripted checks have read a fresh worker
+    phase = Phase.CALLS  # after the scripted checks have read a fresh worker
     failure_verdict = Verdict.INEFFICIENT
     FIELDS = CheckSpec.FIELDS + ("script", "cause")
-    doing = "measured"           # what the instrument does to the function, in a few words
-    error_hint = ""              # added to a runtime error met while measuring
+    doing = "measured"  # what the instrument does to the function, in a few words
+    error_hint = ""  # added to a runtime error met while measuring
     usual_cause = ""
 
     def __init__(self, r, scripts: dict):
         super().__init__(r, scripts)
         self.script = r.get("script", str)
         if self.script not in scripts:
-            r.fail(f"no script named '{self.script}' (scripts: {', '.join(scripts) or 'none'})",
-                   "script")
+            r.fail(
+                f"no script named '{self.script}' (scripts: {', '.join(scripts) or 'none'})",
+                "script",
+            )
         self.arg_names = list(scripts[self.script][0])
         self.n_calls = len(scripts[self.script])
         self._cause = r.get("cause", str, "")
@@ -579,14 +643,18 @@ class ScriptMeasureCheck(CheckSpec):
 
     def run(self, grading: GradingView):
         calls = grading.script_calls(self.script)
-        options = [self.call_options(self.options(grading.task), i)
-                   for i in range(1, len(calls) + 1)]
-        theirs = [grading.reference_measure_soon(self.kind, args, opts)
-                  for args, opts in zip(calls, options)]
+        options = [
+            self.call_options(self.options(grading.task), i) for i in range(1, len(calls) + 1)
+        ]
+        theirs = [
+            grading.reference_measure_soon(self.kind, args, opts)
+            for args, opts in zip(calls, options)
+        ]
         mine = []
         for args, opts in zip(calls, options):
-            mine.append(grading.learner_measure(self.kind, args, opts,
-                                                f"{self.kind}:{self.script}"))
+            mine.append(
+                grading.learner_measure(self.kind, args, opts, f"{self.kind}:{self.script}")
+            )
             if not mine[-1].ok:
                 break
         return Later(functools.partial(self._finish, grading, calls, mine, theirs))
@@ -598,9 +666,12 @@ class ScriptMeasureCheck(CheckSpec):
         for i, (args, out) in enumerate(zip(calls, mine), 1):
             where = f"scripted call {i} of {len(calls)}"
             if not out.ok and out.verdict == Verdict.WRONG_ANSWER:
-                return self.result(Status.FAILED, f"{where} ({call_label(args)}): {out.message}",
-                                   counterexample=counterexample(args),
-                                   verdict=Verdict.WRONG_ANSWER)
+                return self.result(
+                    Status.FAILED,
+                    f"{where} ({call_label(args)}): {out.message}",
+                    counterexample=counterexample(args),
+                    verdict=Verdict.WRONG_ANSWER,
+                )
             if not out.ok:
                 failed = failed_call(self, grading, args, out, f"{where}, {self.doing}: ")
                 if out.verdict == Verdict.RUNTIME_ERROR and self.error_hint:
@@ -610,18 +681,20 @@ class ScriptMeasureCheck(CheckSpec):
             problem = mismatch(grading, args, out.value, ref.value) if out.kept else None
             if problem:
                 return self.result(
-                    Status.FAILED, f"{where} ({call_label(args)}): what the judge measured "
-                                   f"({self.doing}) computes another value than the "
-                                   f"reference: {problem.message}",
+                    Status.FAILED,
+                    f"{where} ({call_label(args)}): what the judge measured "
+                    f"({self.doing}) computes another value than the "
+                    f"reference: {problem.message}",
                     counterexample=counterexample(args, ref.value, out.value),
-                    verdict=Verdict.WRONG_ANSWER)
+                    verdict=Verdict.WRONG_ANSWER,
+                )
             measured.append(Measured(i, args, call_label(args), out.measured, ref.measured))
         try:
             return self.judge(grading, measured)
         except Exception:
             rewritten = self._rewritten(grading, measured)
             if rewritten is None:
-                raise        # the judge's own mistake: judge_error
+                raise  # the judge's own mistake: judge_error
             return rewritten
 
     def _rewritten(self, grading, measured: list[Measured]) -> CheckResult | None:
@@ -638,10 +711,12 @@ class ScriptMeasureCheck(CheckSpec):
         except Exception:
             return None
         return self.result(
-            Status.FAILED, f"scripted call {odd[0].index}: what your worker sent back as the "
-                           f"judge's measurement ({self.doing}) is not of the form the judge's "
-                           f"instrument gives; did your code change the judge's instruments?",
-            verdict=Verdict.RUNTIME_ERROR)
+            Status.FAILED,
+            f"scripted call {odd[0].index}: what your worker sent back as the "
+            f"judge's measurement ({self.doing}) is not of the form the judge's "
+            f"instrument gives; did your code change the judge's instruments?",
+            verdict=Verdict.RUNTIME_ERROR,
+        )
 
     def judge(self, grading: GradingView, calls: list[Measured]) -> CheckResult:
         raise NotImplementedError

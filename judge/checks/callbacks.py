@@ -24,64 +24,84 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # the jax primitives that call back into Python, as the learner's code spells them
-SPELLED = {"pure_callback": "jax.pure_callback", "io_callback": "io_callback",
-           "debug_callback": "jax.debug.callback", "debug_print": "jax.debug.print",
-           "ffi_call": "jax.ffi.ffi_call"}
+SPELLED = {
+    "pure_callback": "jax.pure_callback",
+    "io_callback": "io_callback",
+    "debug_callback": "jax.debug.callback",
+    "debug_print": "jax.debug.print",
+    "ffi_call": "jax.ffi.ffi_call",
+}
 # ffi_call (a handler registered through jax.ffi) is not Python, but it is work the
 # traced program does not show either: counted, and worded as a custom call
 COUNTED = ("pure_callback", "io_callback", "debug_callback", "ffi_call")
 NOT_COUNTED = ("debug_print",)
 
-USUAL_CAUSE = ("NumPy or Python code called from the traced function (jax.pure_callback, "
-               "io_callback, jax.debug.callback): the work leaves the device, so the "
-               "program looks small and cheap only because it does not hold the work; "
-               "write it with jax.numpy and jax.lax")
+USUAL_CAUSE = (
+    "NumPy or Python code called from the traced function (jax.pure_callback, "
+    "io_callback, jax.debug.callback): the work leaves the device, so the "
+    "program looks small and cheap only because it does not hold the work; "
+    "write it with jax.numpy and jax.lax"
+)
 
 
 @dataclass
 class Made:
     """The callbacks of one primitive a program makes: how often, and the first line of
     the learner's file that makes one (None where the program does not say)."""
+
     primitive: str
     times: int
     line: int | None = None
-    at_least: bool = False     # inside a loop whose trip count is not known
+    at_least: bool = False  # inside a loop whose trip count is not known
 
     def words(self) -> str:
         name = SPELLED.get(self.primitive, self.primitive)
         if self.primitive.startswith("custom_call:"):
             name = f"a custom call to `{self.primitive.split(':', 1)[1]}`, work XLA does not count"
         where = f" at line {self.line}" if self.line else ""
-        often = f" ({'at least ' if self.at_least else ''}{self.times} times per run)" \
-            if self.times > 1 or self.at_least else ""
+        often = (
+            f" ({'at least ' if self.at_least else ''}{self.times} times per run)"
+            if self.times > 1 or self.at_least
+            else ""
+        )
         return f"{name}{where}{often}"
 
 
 def extra(mine: list[Made], theirs: dict[str, int]) -> list[Made]:
     """The learner's callbacks of each primitive beyond the reference's count (any
     primitive but a debug print: one the judge does not know by name counts too)."""
-    return [m for m in mine
-            if m.primitive not in NOT_COUNTED and m.times > theirs.get(m.primitive, 0)]
+    return [
+        m for m in mine if m.primitive not in NOT_COUNTED and m.times > theirs.get(m.primitive, 0)
+    ]
 
 
 def failure(found: list[Made], theirs: dict[str, int], what: str, also: str = "") -> str:
     """The message: ``what`` is the measured thing ("your program", "your compiled
     program on x float32[4]") that calls back."""
     ref = ", ".join(f"{n} {SPELLED.get(p, p)}" for p, n in theirs.items() if n and p in COUNTED)
-    if any(not m.primitive.startswith("custom_call:") and m.primitive != "ffi_call"
-           for m in found):
-        head, none, why = ("calls back into Python on the host", "no host callback",
-                           "Work done in a callback is off the device: the judge cannot "
-                           "measure it, and it is not what the lesson asks for.")
+    if any(not m.primitive.startswith("custom_call:") and m.primitive != "ffi_call" for m in found):
+        head, none, why = (
+            "calls back into Python on the host",
+            "no host callback",
+            "Work done in a callback is off the device: the judge cannot "
+            "measure it, and it is not what the lesson asks for.",
+        )
         cause = USUAL_CAUSE
     else:
-        head, none, why = ("hands work to code XLA cannot see into", "no such call",
-                           "The judge cannot measure what such a call does.")
-        cause = ("an operation compiled to a library call or a registered FFI handler "
-                 "(jax.ffi) where the reference uses plain jax.numpy and jax.lax; write it "
-                 "with those")
-    return (f"{what} {head}: {'; '.join(m.words() for m in found)}. The reference's makes "
-            f"{ref or none}. {why}{also}\nUsual cause: {cause}.")
+        head, none, why = (
+            "hands work to code XLA cannot see into",
+            "no such call",
+            "The judge cannot measure what such a call does.",
+        )
+        cause = (
+            "an operation compiled to a library call or a registered FFI handler "
+            "(jax.ffi) where the reference uses plain jax.numpy and jax.lax; write it "
+            "with those"
+        )
+    return (
+        f"{what} {head}: {'; '.join(m.words() for m in found)}. The reference's makes "
+        f"{ref or none}. {why}{also}\nUsual cause: {cause}."
+    )
 
 
 def with_lines(made: list[Made], lines: dict) -> list[Made]:
@@ -129,5 +149,6 @@ def callback_lines(bound, fn, arrays, source_file, names):
             if depth < 100:
                 for sub in bound["jaxprs_in_params"](eqn.params):
                     walk(sub, depth + 1)
+
     walk(closed.jaxpr)
     return found

@@ -41,19 +41,19 @@ MAX_HLO_CHARS = 3 << 20
 # What usually makes a program send more of a kind than it needs, in a learner's words.
 CAUSES = {
     "all-gather": "every device receives the whole of {what}: usually a reshard to a "
-                  "replicated layout (jax.reshard, jax.device_put or with_sharding_constraint "
-                  "to P()) or an operation XLA could not keep split, before the reduction. "
-                  "Reduce the part each device holds first and combine the partial results",
+    "replicated layout (jax.reshard, jax.device_put or with_sharding_constraint "
+    "to P()) or an operation XLA could not keep split, before the reduction. "
+    "Reduce the part each device holds first and combine the partial results",
     "all-reduce": "each all-reduce sums partial results over the devices; more of them than "
-                  "the reference usually means reducing in several steps (a psum per quantity, "
-                  "or a sum and a count reduced apart) where one would do",
+    "the reference usually means reducing in several steps (a psum per quantity, "
+    "or a sum and a count reduced apart) where one would do",
     "reduce-scatter": "a reduce-scatter sums partial results and leaves each device one block "
-                      "of the sum: usually a sharding constraint that splits a reduced value",
+    "of the sum: usually a sharding constraint that splits a reduced value",
     "collective-permute": "each collective-permute passes blocks between devices; more than "
-                          "the reference means more steps around the ring, or a shift XLA "
-                          "inserted to realign blocks",
+    "the reference means more steps around the ring, or a shift XLA "
+    "inserted to realign blocks",
     "all-to-all": "an all-to-all sends a block from every device to every other: usually a "
-                  "reshape or transpose that changes which dimension is split",
+    "reshape or transpose that changes which dimension is split",
 }
 
 
@@ -66,12 +66,20 @@ def bind_jax():
     import jax.extend.core
 
     errors = jax.errors
-    return {"jit": jax.jit, "compile": jax.stages.Lowered.compile,
-            "as_text": jax.stages.Compiled.as_text, "make_jaxpr": jax.make_jaxpr,
-            "jaxprs_in_params": jax.extend.core.jaxprs_in_params, "realpath": os.path.realpath,
-            "host_errors": (errors.TracerArrayConversionError, errors.ConcretizationTypeError,
-                            errors.TracerBoolConversionError,
-                            errors.TracerIntegerConversionError)}
+    return {
+        "jit": jax.jit,
+        "compile": jax.stages.Lowered.compile,
+        "as_text": jax.stages.Compiled.as_text,
+        "make_jaxpr": jax.make_jaxpr,
+        "jaxprs_in_params": jax.extend.core.jaxprs_in_params,
+        "realpath": os.path.realpath,
+        "host_errors": (
+            errors.TracerArrayConversionError,
+            errors.ConcretizationTypeError,
+            errors.TracerBoolConversionError,
+            errors.TracerIntegerConversionError,
+        ),
+    }
 
 
 def compile_for_collectives(ctx, args, kwargs, options):
@@ -95,57 +103,81 @@ def compile_for_collectives(ctx, args, kwargs, options):
             tb = tb.tb_next
         value, executed = ctx.called(args, kwargs)
         ctx.keep(value)
-        return {"host": {"error": type(exc).__name__, "message": str(exc)[:600], "line": line},
-                "executed": executed}
+        return {
+            "host": {"error": type(exc).__name__, "message": str(exc)[:600], "line": line},
+            "executed": executed,
+        }
     text = jax_["as_text"](compiled)
     ctx.keep(compiled(*arrays))
     # the function called for values, as the other checks call it: the programs it ran
     _, executed = ctx.called(args, kwargs)
     if len(text) > int(options.get("max_chars", 3 << 20)):
         return {"too_large": len(text), "executed": executed}
-    lines = callback_lines(jax_, fn, arrays, source, options.get("callbacks", ())) \
-        if "callback" in text else {}
-    return {"hlo": text, "source": str(source or "").rsplit("/", 1)[-1], "callback_lines": lines,
-            "executed": executed}
+    lines = (
+        callback_lines(jax_, fn, arrays, source, options.get("callbacks", ()))
+        if "callback" in text
+        else {}
+    )
+    return {
+        "hlo": text,
+        "source": str(source or "").rsplit("/", 1)[-1],
+        "callback_lines": lines,
+        "executed": executed,
+    }
 
 
 # ---------------------------------------------------------------- what the program sends
 
-_KIND_OF = {**{k: k for k in KINDS}, **{f"{k}-start": k for k in KINDS},
-            "ragged-all-to-all": "all-to-all"}
+_KIND_OF = {
+    **{k: k for k in KINDS},
+    **{f"{k}-start": k for k in KINDS},
+    "ragged-all-to-all": "all-to-all",
+}
 # ops whose ``to_apply`` is a combiner (it sends nothing); any other callee, a ``call``'s
 # included (XLA's CPU wraps small loops in one), is part of the program
-_COMBINERS = frozenset("all-reduce all-reduce-start reduce-scatter reduce reduce-window "
-                       "scatter select-and-scatter sort map".split())
+_COMBINERS = frozenset(
+    "all-reduce all-reduce-start reduce-scatter reduce reduce-window "
+    "scatter select-and-scatter sort map".split()
+)
 
 
 @dataclass
 class Site:
     """One collective of the program, and how often one run of the program executes it."""
+
     kind: str
     times: int
     bytes_each: int
-    sources: list[str]        # the function's arguments its data flows from
-    operation: str            # the jax operation that asked for it ("reshard", "psum", ...)
+    sources: list[str]  # the function's arguments its data flows from
+    operation: str  # the jax operation that asked for it ("reshard", "psum", ...)
     file: str = ""
     line: int | None = None
     fixed_trips: bool = True  # False: inside a loop whose trip count is not fixed (counted once)
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, "times": self.times, "bytes_each": self.bytes_each,
-                "sources": self.sources, "operation": self.operation, "file": self.file,
-                "line": self.line, "fixed_trips": self.fixed_trips}
+        return {
+            "kind": self.kind,
+            "times": self.times,
+            "bytes_each": self.bytes_each,
+            "sources": self.sources,
+            "operation": self.operation,
+            "file": self.file,
+            "line": self.line,
+            "fixed_trips": self.fixed_trips,
+        }
 
 
 class _Walk:
-    LIMIT = 200_000     # instructions visited: a program is at most a few thousand
+    LIMIT = 200_000  # instructions visited: a program is at most a few thousand
 
     def __init__(self, program: Program):
         self.program = program
         self.visited = 0
         self.sites: list[Site] = []
 
-    def computation(self, name: str, times: int, fixed: bool, resolve, depth: int = 0) -> list[Site]:
+    def computation(
+        self, name: str, times: int, fixed: bool, resolve, depth: int = 0
+    ) -> list[Site]:
         comp = self.program.computations.get(name, {})
         found: list[Site] = []
         if depth > 64:
@@ -157,22 +189,38 @@ class _Walk:
             kind = _KIND_OF.get(ins.opcode)
             if kind:
                 frame = self.program.frames.get(ins.frame) if ins.frame is not None else None
-                found.append(Site(kind, times, ins.bytes(), self.sources(comp, ins, resolve),
-                                  _operation(ins.op_name), frame[0] if frame else "",
-                                  frame[1] if frame else None, fixed))
+                found.append(
+                    Site(
+                        kind,
+                        times,
+                        ins.bytes(),
+                        self.sources(comp, ins, resolve),
+                        _operation(ins.op_name),
+                        frame[0] if frame else "",
+                        frame[1] if frame else None,
+                        fixed,
+                    )
+                )
             if not ins.callees:
                 continue
             inner = functools.partial(self.operand_sources, comp, ins, resolve)
             if ins.opcode == "while":
                 trips = ins.trips if ins.trips is not None else 1
                 for _role, callee in ins.callees:
-                    found += self.computation(callee, times * trips,
-                                              fixed and ins.trips is not None,
-                                              lambda k, inner=inner: inner(None), depth + 1)
+                    found += self.computation(
+                        callee,
+                        times * trips,
+                        fixed and ins.trips is not None,
+                        lambda k, inner=inner: inner(None),
+                        depth + 1,
+                    )
             elif ins.opcode == "conditional":
-                branches = [self.computation(c, times, fixed, lambda k, i=i, inner=inner: inner(i + 1),
-                                             depth + 1)
-                            for i, (_, c) in enumerate(ins.callees)]
+                branches = [
+                    self.computation(
+                        c, times, fixed, lambda k, i=i, inner=inner: inner(i + 1), depth + 1
+                    )
+                    for i, (_, c) in enumerate(ins.callees)
+                ]
                 found += max(branches, key=lambda b: sum(s.times for s in b), default=[])
             else:
                 for role, callee in ins.callees:
@@ -182,7 +230,7 @@ class _Walk:
 
     def operand_sources(self, comp, ins, resolve, k) -> list[str]:
         """Where operand ``k`` of a call site comes from (None: all its operands)."""
-        picked = ins.operands if k is None else ins.operands[k:k + 1]
+        picked = ins.operands if k is None else ins.operands[k : k + 1]
         out: list[str] = []
         for name in picked:
             out += self.trace(comp, name, resolve)
@@ -211,14 +259,26 @@ class _Walk:
 
 
 # jax's primitive names, as a learner wrote them
-_SPELLED = {"psum_invariant": "lax.psum", "psum": "lax.psum", "pmean": "lax.pmean",
-            "ppermute": "lax.ppermute", "all_gather": "lax.all_gather",
-            "all_gather_invariant": "lax.all_gather", "psum_scatter": "lax.psum_scatter",
-            "reduce_scatter": "lax.psum_scatter", "all_to_all": "lax.all_to_all",
-            "reshard": "jax.reshard", "sharding_constraint": "with_sharding_constraint",
-            "device_put": "jax.device_put", "reduce_sum": "a sum", "reduce_max": "a max",
-            "reduce_min": "a min", "dot_general": "a matmul", "reshape": "a reshape",
-            "transpose": "a transpose"}
+_SPELLED = {
+    "psum_invariant": "lax.psum",
+    "psum": "lax.psum",
+    "pmean": "lax.pmean",
+    "ppermute": "lax.ppermute",
+    "all_gather": "lax.all_gather",
+    "all_gather_invariant": "lax.all_gather",
+    "psum_scatter": "lax.psum_scatter",
+    "reduce_scatter": "lax.psum_scatter",
+    "all_to_all": "lax.all_to_all",
+    "reshard": "jax.reshard",
+    "sharding_constraint": "with_sharding_constraint",
+    "device_put": "jax.device_put",
+    "reduce_sum": "a sum",
+    "reduce_max": "a max",
+    "reduce_min": "a min",
+    "dot_general": "a matmul",
+    "reshape": "a reshape",
+    "transpose": "a transpose",
+}
 
 
 def _operation(op_name: str) -> str:
@@ -233,28 +293,38 @@ def collective_sites(program: Program) -> list[Site]:
 
     def argument(k):
         return [params[k]] if params.get(k) else []
+
     return _Walk(program).computation(program.entry, 1, True, argument)
 
 
 @dataclass
 class Tally:
     """Collectives per kind, and bytes delivered per device, in one run of a program."""
+
     counts: dict[str, int]
     bytes: int
     sites: list[Site]
     num_partitions: int
-    callbacks: list = ()      # callbacks.Made: the program's host callbacks
+    callbacks: list = ()  # callbacks.Made: the program's host callbacks
 
     @classmethod
     def of(cls, measured: dict) -> "Tally":
         program = read_hlo(str(measured.get("hlo", "")))
         sites = collective_sites(program)
         counts = {k: sum(s.times for s in sites if s.kind == k) for k in KINDS}
-        return cls(counts, sum(s.times * s.bytes_each for s in sites), sites,
-                   program.num_partitions,
-                   host.with_lines(made(host_callbacks(program, str(measured.get("source") or "")),
-                                        str(measured.get("source") or "")),
-                                   measured.get("callback_lines") or {}))
+        return cls(
+            counts,
+            sum(s.times * s.bytes_each for s in sites),
+            sites,
+            program.num_partitions,
+            host.with_lines(
+                made(
+                    host_callbacks(program, str(measured.get("source") or "")),
+                    str(measured.get("source") or ""),
+                ),
+                measured.get("callback_lines") or {},
+            ),
+        )
 
     @classmethod
     def ran(cls, measured: dict) -> "Tally | None":
@@ -286,23 +356,29 @@ class Tally:
         return cls(counts, total, sites, 0, [])
 
     def details(self) -> dict:
-        return {"counts": self.counts, "bytes": self.bytes, "num_partitions": self.num_partitions,
-                "sites": [s.to_dict() for s in self.sites[:40]],
-                "callbacks": host.by_primitive(self.callbacks)}
+        return {
+            "counts": self.counts,
+            "bytes": self.bytes,
+            "num_partitions": self.num_partitions,
+            "sites": [s.to_dict() for s in self.sites[:40]],
+            "callbacks": host.by_primitive(self.callbacks),
+        }
 
 
 # ---------------------------------------------------------------- the check
 
+
 @check_kind("collectives")
 class CollectivesCheck(ScriptMeasureCheck):
     FIELDS = ScriptMeasureCheck.FIELDS + ("budget", "bytes", "advice")
-    INSTRUMENT = instrument(compile_for_collectives, setup=bind_jax,
-                            helpers=(host.callback_lines,))
+    INSTRUMENT = instrument(compile_for_collectives, setup=bind_jax, helpers=(host.callback_lines,))
     DODGES = ("host_callback", "trace_switch")
     doing = "compiled with jax.jit on the sharded inputs"
-    error_hint = ("The judge compiles your whole function with jax.jit to see what it sends "
-                  "between devices: inside it the arrays are tracers (jax.typeof(x).sharding, "
-                  "not x.sharding; jnp, not NumPy).")
+    error_hint = (
+        "The judge compiles your whole function with jax.jit to see what it sends "
+        "between devices: inside it the arrays are tracers (jax.typeof(x).sharding, "
+        "not x.sharding; jnp, not NumPy)."
+    )
 
     def __init__(self, r, scripts):
         super().__init__(r, scripts)
@@ -310,8 +386,10 @@ class CollectivesCheck(ScriptMeasureCheck):
         budget_r = r.child("budget", r.data.get("budget", {}))
         budget_r.only(KINDS)
         for kind, value in budget_r.data.items():
-            if not (value == "reference" or (isinstance(value, int) and not isinstance(value, bool)
-                                             and value >= 0)):
+            if not (
+                value == "reference"
+                or (isinstance(value, int) and not isinstance(value, bool) and value >= 0)
+            ):
                 budget_r.fail("expected a number of at least 0 or 'reference'", kind)
             self.budget[kind] = value
         self.bytes = r.get("bytes", (int, str), None, what="a number or 'reference'")
@@ -329,20 +407,28 @@ class CollectivesCheck(ScriptMeasureCheck):
         for c in calls:
             where = f"scripted call {c.index} of {len(calls)}: " if len(calls) > 1 else ""
             if "hlo" not in c.reference:
-                return self.result(Status.ERROR, "the reference has no compiled program to count "
-                                   f"collectives in ({_first(c.reference)}): the task is at fault",
-                                   verdict=Verdict.JUDGE_ERROR)
+                return self.result(
+                    Status.ERROR,
+                    "the reference has no compiled program to count "
+                    f"collectives in ({_first(c.reference)}): the task is at fault",
+                    verdict=Verdict.JUDGE_ERROR,
+                )
             theirs = Tally.of(c.reference)
-            recorded = "executed" in c.reference    # not in figures made by hand
+            recorded = "executed" in c.reference  # not in figures made by hand
             theirs_ran = Tally.ran(c.reference) if recorded else theirs
             if theirs_ran is None:
-                return self.result(Status.ERROR, "the judge could not record the device "
-                                   "programs the reference's calls ran: the judge is at fault",
-                                   verdict=Verdict.JUDGE_ERROR)
+                return self.result(
+                    Status.ERROR,
+                    "the judge could not record the device "
+                    "programs the reference's calls ran: the judge is at fault",
+                    verdict=Verdict.JUDGE_ERROR,
+                )
             theirs.counts = {k: max(theirs.counts[k], theirs_ran.counts[k]) for k in KINDS}
             if "hlo" not in c.mine:
-                return self.failed(where + self.no_program(c.mine, c.label),
-                                   details={"reference": theirs.details(), "call": c.label})
+                return self.failed(
+                    where + self.no_program(c.mine, c.label),
+                    details={"reference": theirs.details(), "call": c.label},
+                )
             mine = Tally.of(c.mine)
             source = c.mine.get("source") or "submission.py"
             ran = Tally.ran(c.mine) if recorded else mine
@@ -351,17 +437,23 @@ class CollectivesCheck(ScriptMeasureCheck):
                     f"{where}the judge could not record the device programs your function ran "
                     f"when called on {c.label}, so what it sends between devices cannot be "
                     f"known and the check fails. Usual cause: code that changes jax's "
-                    f"dispatch or the judge's recorder.", details={"call": c.label})
+                    f"dispatch or the judge's recorder.",
+                    details={"call": c.label},
+                )
             verdict = self.compare(mine, theirs, c.label, source, where)
             if verdict is not None:
                 return verdict
             if any(ran.counts[k] > mine.counts[k] for k in KINDS):
                 verdict = self.compare(ran, theirs, c.label, source, where)
                 if verdict is not None:
-                    traced = ", ".join(f"{plural(mine.counts[k], k)}" for k in KINDS
-                                       if mine.counts[k]) or "no collectives"
-                    made_by_calls = ", ".join(f"{plural(ran.counts[k], k)}" for k in KINDS
-                                              if ran.counts[k]) or "no collectives"
+                    traced = (
+                        ", ".join(f"{plural(mine.counts[k], k)}" for k in KINDS if mine.counts[k])
+                        or "no collectives"
+                    )
+                    made_by_calls = (
+                        ", ".join(f"{plural(ran.counts[k], k)}" for k in KINDS if ran.counts[k])
+                        or "no collectives"
+                    )
                     verdict.message = (
                         f"{where}your function did different work when called than when "
                         f"traced: the program the judge compiles from its trace makes "
@@ -369,40 +461,68 @@ class CollectivesCheck(ScriptMeasureCheck):
                         f"{plural(int(c.mine['executed'].get('executions') or 0), 'device program')}"
                         f" making {made_by_calls}, and those are weighed (usual cause: code that "
                         f"checks isinstance(x, jax.core.Tracer) and does other work when "
-                        f"called).\n" + verdict.message.replace(
+                        f"called).\n"
+                        + verdict.message.replace(
                             f"your compiled program on {c.label} makes",
-                            f"the programs your call ran on {c.label} make"))
+                            f"the programs your call ran on {c.label} make",
+                        )
+                    )
                     return verdict
-            results.append((self.summary(mine, theirs, c.label),
-                            {"call": c.label, "mine": mine.details(),
-                             "reference": theirs.details(), "budget": self.limits(theirs)}))
-        return self.result(Status.PASSED, "\n".join(text for text, _ in results),
-                           details={"calls": [d for _, d in results]})
+            results.append(
+                (
+                    self.summary(mine, theirs, c.label),
+                    {
+                        "call": c.label,
+                        "mine": mine.details(),
+                        "reference": theirs.details(),
+                        "budget": self.limits(theirs),
+                    },
+                )
+            )
+        return self.result(
+            Status.PASSED,
+            "\n".join(text for text, _ in results),
+            details={"calls": [d for _, d in results]},
+        )
 
     def limits(self, theirs: Tally) -> dict[str, int]:
         return {k: theirs.counts[k] if b == "reference" else b for k, b in self.budget.items()}
 
     def compare(self, mine: Tally, theirs: Tally, label: str, source: str, where: str):
         limits = self.limits(theirs)
-        details = {"mine": mine.details(), "reference": theirs.details(), "budget": limits,
-                   "call": label}
+        details = {
+            "mine": mine.details(),
+            "reference": theirs.details(),
+            "budget": limits,
+            "call": label,
+        }
         # a callback hands the devices' values to Python on the host: a gather through
         # the host that no collective shows
         found = host.extra(mine.callbacks, host.by_primitive(theirs.callbacks))
         if found:
-            return self.failed(host.failure(found, host.by_primitive(theirs.callbacks),
-                                            f"{where}your compiled program on {label}",
-                                            " Called from a sharded program, a callback also "
-                                            "gathers every device's part to the host."),
-                               details=details)
+            return self.failed(
+                host.failure(
+                    found,
+                    host.by_primitive(theirs.callbacks),
+                    f"{where}your compiled program on {label}",
+                    " Called from a sharded program, a callback also "
+                    "gathers every device's part to the host.",
+                ),
+                details=details,
+            )
         for kind in KINDS:
             if mine.counts[kind] <= limits[kind]:
                 continue
             budget = limits[kind]
-            basis = (f"the reference's {theirs.counts[kind]}" if self.budget[kind] == "reference"
-                     else "set by the task")
-            head = (f"{where}your compiled program on {label} makes "
-                    f"{plural(mine.counts[kind], kind)} where the budget is {budget} ({basis})")
+            basis = (
+                f"the reference's {theirs.counts[kind]}"
+                if self.budget[kind] == "reference"
+                else "set by the task"
+            )
+            head = (
+                f"{where}your compiled program on {label} makes "
+                f"{plural(mine.counts[kind], kind)} where the budget is {budget} ({basis})"
+            )
             lines = [head] + [f"  {self.site_words(s, source)}" for s in self.worst(mine, kind)]
             lines.append(f"  {CAUSES[kind].format(what=self.what(mine, kind))}.")
             if kind in self.advice:
@@ -412,10 +532,12 @@ class CollectivesCheck(ScriptMeasureCheck):
             budget = theirs.bytes if self.bytes == "reference" else self.bytes
             if mine.bytes > budget:
                 basis = "the reference's" if self.bytes == "reference" else "set by the task"
-                lines = [f"{where}your compiled program on {label} delivers "
-                         f"{mine.bytes} bytes to each device through its collectives, over the "
-                         f"budget of {budget} ({basis}): the counts are within budget, so some "
-                         f"collective carries far more than it needs"]
+                lines = [
+                    f"{where}your compiled program on {label} delivers "
+                    f"{mine.bytes} bytes to each device through its collectives, over the "
+                    f"budget of {budget} ({basis}): the counts are within budget, so some "
+                    f"collective carries far more than it needs"
+                ]
                 lines += [f"  {self.site_words(s, source)}" for s in self.worst(mine, None)]
                 if "bytes" in self.advice:
                     lines.append(f"  {self.advice['bytes']}")
@@ -444,9 +566,13 @@ class CollectivesCheck(ScriptMeasureCheck):
 
     @staticmethod
     def site_words(site: Site, source: str) -> str:
-        of = ("of " + ", ".join(f"`{n}`" for n in site.sources) if len(site.sources) == 1 else
-              "of a value computed from " + ", ".join(f"`{n}`" for n in site.sources)
-              if site.sources else "")
+        of = (
+            "of " + ", ".join(f"`{n}`" for n in site.sources)
+            if len(site.sources) == 1
+            else "of a value computed from " + ", ".join(f"`{n}`" for n in site.sources)
+            if site.sources
+            else ""
+        )
         many = f"{site.times} {site.kind}s" if site.times > 1 else site.kind
         parts = [f"{many} {of}".strip()]
         if site.operation:
@@ -459,8 +585,11 @@ class CollectivesCheck(ScriptMeasureCheck):
 
     def summary(self, mine: Tally, theirs: Tally, label: str) -> str:
         limits = self.limits(theirs)
-        shown = [f"{plural(mine.counts[k], k)} (budget {limits[k]})" for k in KINDS
-                 if mine.counts[k] or limits[k]]
+        shown = [
+            f"{plural(mine.counts[k], k)} (budget {limits[k]})"
+            for k in KINDS
+            if mine.counts[k] or limits[k]
+        ]
         rest = [k for k in KINDS if not (mine.counts[k] or limits[k])]
         text = f"your compiled program on {label}: " + (", ".join(shown) or "no collectives")
         if rest and shown:
@@ -471,18 +600,22 @@ class CollectivesCheck(ScriptMeasureCheck):
 
     def no_program(self, measured: dict, label: str) -> str:
         if "too_large" in measured:
-            return (f"your compiled program on {label} is {measured['too_large']} "
-                    f"characters of HLO, over the {MAX_HLO_CHARS} the judge reads: it is far "
-                    f"larger than it needs to be (a Python loop unrolled many times?)")
+            return (
+                f"your compiled program on {label} is {measured['too_large']} "
+                f"characters of HLO, over the {MAX_HLO_CHARS} the judge reads: it is far "
+                f"larger than it needs to be (a Python loop unrolled many times?)"
+            )
         host = measured.get("host") or {}
         at = f" at line {host['line']}" if host.get("line") else ""
-        return (f"your function needs values on the host{at}, so it has no compiled program "
-                f"to run on the devices: under jax.jit it raises {host.get('error', 'an error')} "
-                f"({str(host.get('message', '')).splitlines()[0][:200] if host.get('message') else ''}). "
-                "Called as it is, it copies every device's part of the arrays to the host: a "
-                "gather through the host. The judge compiles your whole function with jax.jit "
-                "on sharded inputs to see what it sends between devices; keep it traceable "
-                "(jnp, not NumPy, on the arrays; jax.typeof(x).sharding, not x.sharding)")
+        return (
+            f"your function needs values on the host{at}, so it has no compiled program "
+            f"to run on the devices: under jax.jit it raises {host.get('error', 'an error')} "
+            f"({str(host.get('message', '')).splitlines()[0][:200] if host.get('message') else ''}). "
+            "Called as it is, it copies every device's part of the arrays to the host: a "
+            "gather through the host. The judge compiles your whole function with jax.jit "
+            "on sharded inputs to see what it sends between devices; keep it traceable "
+            "(jnp, not NumPy, on the arrays; jax.typeof(x).sharding, not x.sharding)"
+        )
 
 
 def _first(measured: dict) -> str:

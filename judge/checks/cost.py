@@ -46,7 +46,7 @@ from .hlo import made, read_hlo, work
 from .outcome import plural
 
 MAX_HLO_CHARS = 3 << 20
-RAN_MARGIN = 1.05       # what the calls ran replaces the trace's figure above this ratio
+RAN_MARGIN = 1.05  # what the calls ran replaces the trace's figure above this ratio
 
 
 def bind_compiling():
@@ -57,10 +57,15 @@ def bind_compiling():
     import jax
     import jax.extend.core
 
-    return {"jit": jax.jit, "compile": jax.stages.Lowered.compile,
-            "as_text": jax.stages.Compiled.as_text,
-            "cost_analysis": jax.stages.Compiled.cost_analysis, "make_jaxpr": jax.make_jaxpr,
-            "jaxprs_in_params": jax.extend.core.jaxprs_in_params, "realpath": os.path.realpath}
+    return {
+        "jit": jax.jit,
+        "compile": jax.stages.Lowered.compile,
+        "as_text": jax.stages.Compiled.as_text,
+        "cost_analysis": jax.stages.Compiled.cost_analysis,
+        "make_jaxpr": jax.make_jaxpr,
+        "jaxprs_in_params": jax.extend.core.jaxprs_in_params,
+        "realpath": os.path.realpath,
+    }
 
 
 def measure_cost(ctx, args, kwargs, options):
@@ -71,23 +76,29 @@ def measure_cost(ctx, args, kwargs, options):
     fn, arrays = ctx.traceable(args, kwargs)
     compiled = bound["compile"](bound["jit"](fn).lower(*arrays))
     analysis = bound["cost_analysis"](compiled)
-    if isinstance(analysis, (list, tuple)):         # one per device in older jax
+    if isinstance(analysis, (list, tuple)):  # one per device in older jax
         analysis = analysis[0] if analysis else None
-    if not isinstance(analysis, dict) or not (
-            "flops" in analysis or "bytes accessed" in analysis):
-        ctx.unmeasurable("XLA's cost analysis gives no flops for this program on this "
-                         "backend")
+    if not isinstance(analysis, dict) or not ("flops" in analysis or "bytes accessed" in analysis):
+        ctx.unmeasurable("XLA's cost analysis gives no flops for this program on this backend")
     text = bound["as_text"](compiled) or ""
     too_large = len(text) if len(text) > int(options.get("max_chars", 3 << 20)) else 0
     ctx.keep(compiled(*arrays))
-    lines = callback_lines(bound, fn, arrays, ctx.source_file, options.get("callbacks", ())) \
-        if "callback" in text else {}
+    lines = (
+        callback_lines(bound, fn, arrays, ctx.source_file, options.get("callbacks", ()))
+        if "callback" in text
+        else {}
+    )
     # the function called for values, as the other checks call it: the programs it ran
     _, executed = ctx.called(args, kwargs)
-    return {"executed": executed, "flops": float(analysis.get("flops", 0.0)),
-            "bytes": float(analysis.get("bytes accessed", 0.0)),
-            "hlo": "" if too_large else text, "too_large": too_large,
-            "source": str(ctx.source_file or "").rsplit("/", 1)[-1], "callback_lines": lines}
+    return {
+        "executed": executed,
+        "flops": float(analysis.get("flops", 0.0)),
+        "bytes": float(analysis.get("bytes accessed", 0.0)),
+        "hlo": "" if too_large else text,
+        "too_large": too_large,
+        "source": str(ctx.source_file or "").rsplit("/", 1)[-1],
+        "callback_lines": lines,
+    }
 
 
 def executed_flops(executed, source: str = ""):
@@ -120,8 +131,9 @@ class Figures:
         # XLA counted each loop body once; add its other trips, as the HLO states them
         self.flops = self.xla_flops + max(done.flops - done.flops_once, 0.0)
         self.loops = done.unknown
-        self.callbacks = host.with_lines(made(done.callbacks, source),
-                                         measured.get("callback_lines", {}))
+        self.callbacks = host.with_lines(
+            made(done.callbacks, source), measured.get("callback_lines", {})
+        )
 
         # what calling the function for values ran (None: not recorded)
         self.ran = executed_flops(measured.get("executed"), source)
@@ -132,12 +144,15 @@ class Figures:
             self.flops = self.ran[0]
 
     def details(self) -> dict:
-        return {"flops": self.flops, "xla_flops": self.xla_flops, "bytes_accessed": self.bytes,
-                "traced_flops": self.traced_flops,
-                "ran": None if self.ran is None else {"flops": self.ran[0],
-                                                      "executions": self.ran[1]},
-                "unknown_trip_loops": [l.to_dict() for l in self.loops],
-                "callbacks": {m.primitive: m.times for m in self.callbacks}}
+        return {
+            "flops": self.flops,
+            "xla_flops": self.xla_flops,
+            "bytes_accessed": self.bytes,
+            "traced_flops": self.traced_flops,
+            "ran": None if self.ran is None else {"flops": self.ran[0], "executions": self.ran[1]},
+            "unknown_trip_loops": [l.to_dict() for l in self.loops],
+            "callbacks": {m.primitive: m.times for m in self.callbacks},
+        }
 
 
 @check_kind("cost")
@@ -146,12 +161,16 @@ class CostCheck(ScriptMeasureCheck):
     INSTRUMENT = instrument(measure_cost, setup=bind_compiling, helpers=(host.callback_lines,))
     DODGES = ("loop_flops", "host_callback", "trace_switch")
     doing = "compiled with jax.jit"
-    error_hint = ("The judge compiles your function with jax.jit to read XLA's cost analysis: "
-                  "code that needs concrete values (np.asarray(x), float(x), an `if` on an "
-                  "array's value) cannot be compiled; use jax.numpy and jax.lax.")
-    usual_cause = ("the computation is arranged so that it does more arithmetic than it needs "
-                   "(work done twice, or in an order that makes an intermediate result "
-                   "larger than necessary)")
+    error_hint = (
+        "The judge compiles your function with jax.jit to read XLA's cost analysis: "
+        "code that needs concrete values (np.asarray(x), float(x), an `if` on an "
+        "array's value) cannot be compiled; use jax.numpy and jax.lax."
+    )
+    usual_cause = (
+        "the computation is arranged so that it does more arithmetic than it needs "
+        "(work done twice, or in an order that makes an intermediate result "
+        "larger than necessary)"
+    )
 
     def __init__(self, r, scripts):
         super().__init__(r, scripts)
@@ -167,20 +186,33 @@ class CostCheck(ScriptMeasureCheck):
                     f"at scripted call {c.index} ({c.label}), your compiled program is "
                     f"{c.mine['too_large']:,} characters of HLO, over the {MAX_HLO_CHARS:,} the "
                     f"judge reads: it is far larger than it needs to be (a Python loop "
-                    f"unrolled many times?)", details={"too_large": c.mine["too_large"]})
+                    f"unrolled many times?)",
+                    details={"too_large": c.mine["too_large"]},
+                )
         figures = [(c, Figures(c.mine), Figures(c.reference)) for c in calls]
-        details = {"factor": self.factor, "calls": [
-            dict(call=c.label, **mine.details(),
-                 **{f"reference_{k}": v for k, v in theirs.details().items()})
-            for c, mine, theirs in figures]}
+        details = {
+            "factor": self.factor,
+            "calls": [
+                dict(
+                    call=c.label,
+                    **mine.details(),
+                    **{f"reference_{k}": v for k, v in theirs.details().items()},
+                )
+                for c, mine, theirs in figures
+            ],
+        }
         # figures made without the recorder (a reference measured by hand) weigh the
         # trace alone; where the reference's calls were recorded, the learner's must be
         recorded = [c for c, _, _ in figures if "executed" in c.reference]
         if any(theirs.ran is None for c, _, theirs in figures if "executed" in c.reference):
-            return self.result(Status.ERROR, "the judge could not record the device programs "
-                               "the reference's calls ran, so no figure of what a call does "
-                               "can be compared: the judge is at fault",
-                               verdict=Verdict.JUDGE_ERROR, details=details)
+            return self.result(
+                Status.ERROR,
+                "the judge could not record the device programs "
+                "the reference's calls ran, so no figure of what a call does "
+                "can be compared: the judge is at fault",
+                verdict=Verdict.JUDGE_ERROR,
+                details=details,
+            )
         for c, mine, theirs in figures:
             at = f"at scripted call {c.index} ({c.label})"
             if mine.ran is None and c in recorded:
@@ -188,16 +220,24 @@ class CostCheck(ScriptMeasureCheck):
                     f"{at}, the judge could not record the device programs your function ran "
                     f"when called (the record of what the call ran is missing or incomplete), "
                     f"so its flops cannot be known and the check fails. Usual cause: code "
-                    f"that changes jax's dispatch or the judge's recorder.", details=details)
+                    f"that changes jax's dispatch or the judge's recorder.",
+                    details=details,
+                )
             found = host.extra(mine.callbacks, host.by_primitive(theirs.callbacks))
             if found:
-                return self.failed(host.failure(found, host.by_primitive(theirs.callbacks),
-                                                f"{at}, your compiled program"),
-                                   details=details)
+                return self.failed(
+                    host.failure(
+                        found, host.by_primitive(theirs.callbacks), f"{at}, your compiled program"
+                    ),
+                    details=details,
+                )
             if mine.loops and not theirs.loops:
                 loop = mine.loops[0]
-                where = f" at line {loop.line}" if loop.line and loop.file.rsplit("/", 1)[-1] \
-                    == c.mine.get("source") else ""
+                where = (
+                    f" at line {loop.line}"
+                    if loop.line and loop.file.rsplit("/", 1)[-1] == c.mine.get("source")
+                    else ""
+                )
                 return self.failed(
                     f"{at}, your compiled program has a loop{where} whose trip count XLA "
                     f"does not know (a lax.while_loop, or a fori_loop whose bounds are traced "
@@ -208,43 +248,56 @@ class CostCheck(ScriptMeasureCheck):
                     f"array dimension written with a condition or bounds computed from the "
                     f"arrays; the shapes are known while tracing, so use them (a fori_loop "
                     f"or scan with Python bounds), or better, one operation on the whole "
-                    f"array.", details=details)
+                    f"array.",
+                    details=details,
+                )
             limit = theirs.flops * self.factor
             if mine.flops > limit:
                 return self.failed(self.over(c, mine, theirs, limit), details=details)
         worst = max(figures, key=lambda f: f[1].flops / max(f[2].flops, 1.0))
         c, mine, theirs = worst
-        text = (f"your compiled program's flops are within {self.factor:g} x the reference's on "
-                f"all {len(calls)} scripted calls (closest: call {c.index}, "
-                f"{_num(mine.flops)} against {_num(theirs.flops)})")
-        printed = sum(m.times for _, f, _ in figures for m in f.callbacks
-                      if m.primitive in host.NOT_COUNTED)
+        text = (
+            f"your compiled program's flops are within {self.factor:g} x the reference's on "
+            f"all {len(calls)} scripted calls (closest: call {c.index}, "
+            f"{_num(mine.flops)} against {_num(theirs.flops)})"
+        )
+        printed = sum(
+            m.times for _, f, _ in figures for m in f.callbacks if m.primitive in host.NOT_COUNTED
+        )
         if printed:
-            text += ("; its jax.debug.print calls copy what they print to the host on every "
-                     "run (not counted against you)")
+            text += (
+                "; its jax.debug.print calls copy what they print to the host on every "
+                "run (not counted against you)"
+            )
         return self.result(Status.PASSED, text, details=details)
 
     def over(self, c, mine: Figures, theirs: Figures, limit: float) -> str:
         if mine.flops > mine.traced_flops:
             factor = f"{self.factor:g} x " if self.factor != 1 else ""
-            return (f"at scripted call {c.index} ({c.label}), your function did different work "
-                    f"when called than when traced: compiled from the judge's trace it does "
-                    f"{_num(mine.traced_flops)} flops, but calling it ran "
-                    f"{plural(mine.ran[1], 'device program')} doing {_num(mine.ran[0])} flops "
-                    f"in all, against the reference's {_num(theirs.flops)} (budget: "
-                    f"{factor}the reference's, {_num(limit)}). The figure is what your calls "
-                    f"run.\nUsual cause: code that checks whether it is being traced "
-                    f"(isinstance(x, jax.core.Tracer)) and does other work when called; or "
-                    f"{self.cause}.")
+            return (
+                f"at scripted call {c.index} ({c.label}), your function did different work "
+                f"when called than when traced: compiled from the judge's trace it does "
+                f"{_num(mine.traced_flops)} flops, but calling it ran "
+                f"{plural(mine.ran[1], 'device program')} doing {_num(mine.ran[0])} flops "
+                f"in all, against the reference's {_num(theirs.flops)} (budget: "
+                f"{factor}the reference's, {_num(limit)}). The figure is what your calls "
+                f"run.\nUsual cause: code that checks whether it is being traced "
+                f"(isinstance(x, jax.core.Tracer)) and does other work when called; or "
+                f"{self.cause}."
+            )
         times = mine.flops / theirs.flops if theirs.flops else None
         ratio = f"{times:.1f} times the reference's" if times else "the reference's"
         factor = f"{self.factor:g} x " if self.factor != 1 else ""
         loops = ""
         if mine.flops > mine.xla_flops:
-            loops = (f" That counts each loop body once per trip: XLA's own cost analysis, "
-                     f"which counts a body once, says {_num(mine.xla_flops)}.")
-        return (f"at scripted call {c.index} ({c.label}), your compiled program does "
-                f"{_num(mine.flops)} flops, {ratio} {_num(theirs.flops)} "
-                f"(budget: {factor}the reference's, {_num(limit)}). It reads and writes "
-                f"{_num(mine.bytes)} bytes (the reference's: {_num(theirs.bytes)}).{loops}\n"
-                f"Usual cause: {self.cause}.")
+            loops = (
+                f" That counts each loop body once per trip: XLA's own cost analysis, "
+                f"which counts a body once, says {_num(mine.xla_flops)}."
+            )
+        return (
+            f"at scripted call {c.index} ({c.label}), your compiled program does "
+            f"{_num(mine.flops)} flops, {ratio} {_num(theirs.flops)} "
+            f"(budget: {factor}the reference's, {_num(limit)}). It reads and writes "
+            f"{_num(mine.bytes)} bytes (the reference's: {_num(theirs.bytes)}).{loops}\n"
+            f"Usual cause: {self.cause}."
+        )

@@ -39,20 +39,26 @@ def load_entry_point(ep) -> None:
     try:
         loaded = ep.load()
     except Exception as exc:
-        raise PluginError(f"the check kind of the {ep.where()} does not load: "
-                          f"{type(exc).__name__}: {exc}") from exc
+        raise PluginError(
+            f"the check kind of the {ep.where()} does not load: {type(exc).__name__}: {exc}"
+        ) from exc
     if isinstance(loaded, type):
         if not issubclass(loaded, CheckSpec):
-            raise PluginError(f"the {ep.where()} names {loaded.__qualname__}, which is not "
-                              f"a check kind (a subclass of judge.checks.base.CheckSpec)")
+            raise PluginError(
+                f"the {ep.where()} names {loaded.__qualname__}, which is not "
+                f"a check kind (a subclass of judge.checks.base.CheckSpec)"
+            )
         if CHECK_KINDS.get(str(getattr(loaded, "kind", ""))) is not loaded:
             register_kind(ep.name, loaded, origin=ep.where())
         return
-    registered = [k for k, cls in CHECK_KINDS.items()
-                  if cls.__module__ == getattr(loaded, "__name__", None)]
+    registered = [
+        k for k, cls in CHECK_KINDS.items() if cls.__module__ == getattr(loaded, "__name__", None)
+    ]
     if not registered:
-        raise PluginError(f"the {ep.where()} registers no check kind: decorate a CheckSpec "
-                          f"subclass of that module with @check_kind(name)")
+        raise PluginError(
+            f"the {ep.where()} registers no check kind: decorate a CheckSpec "
+            f"subclass of that module with @check_kind(name)"
+        )
 
 
 def load_kinds() -> dict[str, type[CheckSpec]]:
@@ -70,13 +76,20 @@ def kind_of(name: str) -> type[CheckSpec] | None:
 def parse_check(r, scripts: dict) -> CheckSpec:
     try:
         load_kinds()
-    except PluginError as exc:          # a course's kind that breaks the contract
+    except PluginError as exc:  # a course's kind that breaks the contract
         r.fail(str(exc), "kind")
     kind = r.get("kind", str)
     if kind not in CHECK_KINDS:
         close = difflib.get_close_matches(kind, list(CHECK_KINDS), n=1)
-        r.fail(f"unknown check kind '{kind}'" + (f" (did you mean '{close[0]}'?)" if close else
-               f" (known: {', '.join(sorted(CHECK_KINDS))})"), "kind")
+        r.fail(
+            f"unknown check kind '{kind}'"
+            + (
+                f" (did you mean '{close[0]}'?)"
+                if close
+                else f" (known: {', '.join(sorted(CHECK_KINDS))})"
+            ),
+            "kind",
+        )
     cls = CHECK_KINDS[kind]
     r.only(cls.FIELDS)
     return cls(r, scripts)

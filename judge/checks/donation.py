@@ -24,9 +24,14 @@ from .base import ScriptMeasureCheck, bind_tracing, check_kind, instrument
 from .outcome import plural
 
 
-def measure_donation(ctx, args, kwargs, options,
-                     catch_warnings=__import__("warnings").catch_warnings,
-                     simplefilter=__import__("warnings").simplefilter):
+def measure_donation(
+    ctx,
+    args,
+    kwargs,
+    options,
+    catch_warnings=__import__("warnings").catch_warnings,
+    simplefilter=__import__("warnings").simplefilter,
+):
     """Runs in the worker: calls the function once and reports, for each leaf of the
     named argument, whether it was deleted and whether a result now holds its buffer;
     the result is kept."""
@@ -76,32 +81,50 @@ def measure_donation(ctx, args, kwargs, options,
 
     args = list(args)
     args[index] = owned(args[index])
-    watched = [(path, leaf, buffers(leaf)) for path, leaf in walk(args[index], name)
-               if hasattr(leaf, "is_deleted")]
-    others = {i: [leaf for _, leaf in walk(value, "") if hasattr(leaf, "is_deleted")]
-              for i, value in enumerate(args) if i != index}
+    watched = [
+        (path, leaf, buffers(leaf))
+        for path, leaf in walk(args[index], name)
+        if hasattr(leaf, "is_deleted")
+    ]
+    others = {
+        i: [leaf for _, leaf in walk(value, "") if hasattr(leaf, "is_deleted")]
+        for i, value in enumerate(args)
+        if i != index
+    }
     with catch_warnings(record=True) as caught:
         simplefilter("always")
         result = ctx.function(*args, **kwargs)
         try:
             block_until_ready(result)
         except Exception:
-            pass            # non-array leaves: nothing to wait for
+            pass  # non-array leaves: nothing to wait for
     held = set()
     for leaf in result_leaves(result):
         if hasattr(leaf, "is_deleted") and not leaf.is_deleted():
             held.update(buffers(leaf) or [])
     ctx.keep(result)
-    warned = [str(w.message).split("\n")[0][:300] for w in caught
-              if "donated buffers were not usable" in str(w.message)]
-    return {"leaves": [{"path": path, "shape": list(leaf.shape), "dtype": str(leaf.dtype),
-                        "deleted": bool(leaf.is_deleted()),
-                        "reused": bool(ptrs) and set(ptrs) <= held}
-                       for path, leaf, ptrs in watched],
-            "warnings": warned,
-            # other arguments the function donated instead (their positions)
-            "others_donated": sorted(i for i, leaves in others.items()
-                                     if any(leaf.is_deleted() for leaf in leaves))}
+    warned = [
+        str(w.message).split("\n")[0][:300]
+        for w in caught
+        if "donated buffers were not usable" in str(w.message)
+    ]
+    return {
+        "leaves": [
+            {
+                "path": path,
+                "shape": list(leaf.shape),
+                "dtype": str(leaf.dtype),
+                "deleted": bool(leaf.is_deleted()),
+                "reused": bool(ptrs) and set(ptrs) <= held,
+            }
+            for path, leaf, ptrs in watched
+        ],
+        "warnings": warned,
+        # other arguments the function donated instead (their positions)
+        "others_donated": sorted(
+            i for i, leaves in others.items() if any(leaf.is_deleted() for leaf in leaves)
+        ),
+    }
 
 
 @check_kind("donation")
@@ -109,57 +132,82 @@ class DonationCheck(ScriptMeasureCheck):
     FIELDS = ScriptMeasureCheck.FIELDS + ("argument",)
     INSTRUMENT = instrument(measure_donation, setup=bind_tracing)
     doing = "called to see which buffers it donates"
-    usual_cause = ("the function is jitted without donating the argument "
-                   "(jax.jit(f, donate_argnums=...) or donate_argnames=...), so XLA writes the "
-                   "results into new buffers while the old ones stay alive: twice the memory. "
-                   "Donate it, and return results of the same shapes and dtypes so XLA can "
-                   "write them in place")
+    usual_cause = (
+        "the function is jitted without donating the argument "
+        "(jax.jit(f, donate_argnums=...) or donate_argnames=...), so XLA writes the "
+        "results into new buffers while the old ones stay alive: twice the memory. "
+        "Donate it, and return results of the same shapes and dtypes so XLA can "
+        "write them in place"
+    )
 
     def __init__(self, r, scripts):
         super().__init__(r, scripts)
         self.argument = r.get("argument", str)
         if self.argument not in self.arg_names:
-            r.fail(f"'{self.argument}' is not an argument of the script's calls "
-                   f"({', '.join(self.arg_names)})", "argument")
+            r.fail(
+                f"'{self.argument}' is not an argument of the script's calls "
+                f"({', '.join(self.arg_names)})",
+                "argument",
+            )
 
     def options(self, task) -> dict:
         return {"argument": list(task.args).index(self.argument), "name": self.argument}
 
     def judge(self, grading, calls):
-        details = {"argument": self.argument, "calls": [
-            {"call": c.label, "leaves": c.mine["leaves"], "warnings": c.mine["warnings"],
-             "reference_donated": sum(1 for l in c.reference["leaves"] if l["deleted"] and l["reused"])}
-            for c in calls]}
+        details = {
+            "argument": self.argument,
+            "calls": [
+                {
+                    "call": c.label,
+                    "leaves": c.mine["leaves"],
+                    "warnings": c.mine["warnings"],
+                    "reference_donated": sum(
+                        1 for l in c.reference["leaves"] if l["deleted"] and l["reused"]
+                    ),
+                }
+                for c in calls
+            ],
+        }
         for c in calls:
             leaves = c.mine["leaves"]
             kept = [l for l in leaves if not (l["deleted"] and l["reused"])]
             if kept:
                 return self.failed(self.failure(c, leaves, kept), details=details)
         total = sum(len(c.mine["leaves"]) for c in calls)
-        text = (f"every leaf of `{self.argument}` was donated to the results on all "
-                f"{len(calls)} scripted calls ({plural(total, 'leaf', 'leaves')} "
-                f"in all, zero-size ones included)")
+        text = (
+            f"every leaf of `{self.argument}` was donated to the results on all "
+            f"{len(calls)} scripted calls ({plural(total, 'leaf', 'leaves')} "
+            f"in all, zero-size ones included)"
+        )
         other = sorted({w for c in calls for w in c.mine["warnings"]})
         if other:
-            text += (f"; JAX warned about other donated buffers it could not use "
-                     f"({other[0]}): donating them is harmless but gains nothing")
+            text += (
+                f"; JAX warned about other donated buffers it could not use "
+                f"({other[0]}): donating them is harmless but gains nothing"
+            )
         return self.result(Status.PASSED, text, details=details)
 
     def failure(self, call, leaves, kept) -> str:
         ref = sum(1 for l in call.reference["leaves"] if l["deleted"] and l["reused"])
-        lines = [f"after scripted call {call.index} ({call.label}), "
-                 f"{len(kept)} of the {len(leaves)} leaves of `{self.argument}` were not donated "
-                 f"(the reference donates {ref} of {len(call.reference['leaves'])}):"]
+        lines = [
+            f"after scripted call {call.index} ({call.label}), "
+            f"{len(kept)} of the {len(leaves)} leaves of `{self.argument}` were not donated "
+            f"(the reference donates {ref} of {len(call.reference['leaves'])}):"
+        ]
         names = list(call.args)
         instead = [names[i] for i in call.mine.get("others_donated", []) if i < len(names)]
         for leaf in kept[:6]:
             what = f"{leaf['dtype']}{leaf['shape']}"
             if leaf["deleted"]:
-                why = ("deleted, but no result holds its buffer: deleting an input by hand "
-                       "frees it only after new buffers were allocated for the results")
+                why = (
+                    "deleted, but no result holds its buffer: deleting an input by hand "
+                    "frees it only after new buffers were allocated for the results"
+                )
             elif instead:
-                why = (f"still alive: the results went into the buffers of "
-                       f"{' and '.join(f'`{n}`' for n in instead)}, donated instead")
+                why = (
+                    f"still alive: the results went into the buffers of "
+                    f"{' and '.join(f'`{n}`' for n in instead)}, donated instead"
+                )
             elif call.mine["warnings"]:
                 why = "still alive: JAX could not use its buffer for a result"
             else:

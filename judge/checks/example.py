@@ -11,12 +11,12 @@ from .outcome import call_text, counterexample, failed_call, mismatch, replay
 @check_kind("example")
 class ExampleCheck(CheckSpec):
     phase = Phase.CALLS
-    needs_teeth = False     # the statement's examples are there to be agreed with
+    needs_teeth = False  # the statement's examples are there to be agreed with
 
     def run(self, grading):
         if not grading.task.examples:
             return self.result("skipped", "the task states no examples")
-        calls = []                     # (example, expected value or its future, outcome)
+        calls = []  # (example, expected value or its future, outcome)
         for ex in grading.task.examples:
             # the reference is called even where the statement gives the value: its calls
             # then follow the learner's in the same order, so what they cost can be
@@ -39,8 +39,10 @@ class ExampleCheck(CheckSpec):
             problem = mismatch(grading, ex.args, out.value, expected)
             if problem:
                 return self.result(
-                    "failed", f"Example {i}: {call_text(entrypoint, ex.args)}: {problem.message}",
+                    "failed",
+                    f"Example {i}: {call_text(entrypoint, ex.args)}: {problem.message}",
                     counterexample=counterexample(ex.args, expected, out.value),
-                    details={"example": i, "problem": problem.kind, **replay(grading, ex.args)})
+                    details={"example": i, "problem": problem.kind, **replay(grading, ex.args)},
+                )
         n = len(grading.task.examples)
         return self.result("passed", f"{n} example{'s' if n > 1 else ''} from the statement")

@@ -43,7 +43,7 @@ def measure_gradient(ctx, args, kwargs, options, compiled={}):  # noqa: B006 (th
     issubdtype, inexact = bound["issubdtype"], bound["inexact"]
     positions = [int(i) for i in options["wrt"]]
 
-    def outline(value, depth=0):          # the call with its arrays left out
+    def outline(value, depth=0):  # the call with its arrays left out
         if depth > 50:
             return "deep"
         if type(value) in (list, tuple):
@@ -54,7 +54,7 @@ def measure_gradient(ctx, args, kwargs, options, compiled={}):  # noqa: B006 (th
             return "array"
         return ("static", type(value).__name__, repr(value))
 
-    def arrays_in(value, depth=0):        # the order ctx.traceable finds them in
+    def arrays_in(value, depth=0):  # the order ctx.traceable finds them in
         if depth > 50:
             return 0
         if type(value) in (list, tuple):
@@ -63,7 +63,7 @@ def measure_gradient(ctx, args, kwargs, options, compiled={}):  # noqa: B006 (th
             return sum(arrays_in(v, depth + 1) for v in value.values())
         return 1 if hasattr(value, "shape") and hasattr(value, "dtype") else 0
 
-    def refill(value, flat, depth=0):     # the argument's structure around its gradients
+    def refill(value, flat, depth=0):  # the argument's structure around its gradients
         if type(value) in (list, tuple) and depth <= 50:
             return type(value)(refill(v, flat, depth + 1) for v in value)
         if type(value) is dict and depth <= 50:
@@ -89,11 +89,17 @@ def measure_gradient(ctx, args, kwargs, options, compiled={}):  # noqa: B006 (th
             value, backward = vjp(of_chosen, *[values[i] for i in chosen])
             shape, dtype = getattr(value, "shape", None), getattr(value, "dtype", None)
             if shape != () or dtype is None or not issubdtype(dtype, inexact):
-                what = (f"an array of shape {tuple(shape)} and dtype {dtype}"
-                        if shape is not None else f"a {type(value).__name__}")
-                ctx.wrong(f"the function returned {what}, not a floating-point scalar, so "
-                          f"it has no gradient to compare")
+                what = (
+                    f"an array of shape {tuple(shape)} and dtype {dtype}"
+                    if shape is not None
+                    else f"a {type(value).__name__}"
+                )
+                ctx.wrong(
+                    f"the function returned {what}, not a floating-point scalar, so "
+                    f"it has no gradient to compare"
+                )
             return value, backward(ones_like(value))
+
         compiled[key] = jit(value_and_gradients)
     value, flat = compiled[key](*arrays)
     flat = iter(flat)
@@ -135,32 +141,37 @@ class GradientCheck(CheckSpec):
         # each shape compiles the function's forward and backward once: the pool's first
         # entries (all at their minimum, all at one, all at their maximum, then each
         # dimension alone at its extremes), not all of it
-        pool = inputs.pool(grading.seed, self.max_shapes)[:self.max_shapes]
+        pool = inputs.pool(grading.seed, self.max_shapes)[: self.max_shapes]
         drawn = inputs.edge_cases(pool, grading.seed)
         rng = np.random.default_rng([grading.seed, 21])
         n = grading.n_examples or self.examples
         while len(drawn) < n:
             drawn.append(inputs.sample(pool[len(drawn) % len(pool)], rng))
-        return {"inputs": drawn[:max(n, 1)]}
+        return {"inputs": drawn[: max(n, 1)]}
 
     def run(self, grading):
         from ..values import leaves
 
         prepared = grading.prepared(self.id) or self.prepare(grading)
         if "unknown" in prepared:
-            return self.result(Status.ERROR, f"the task names no argument "
-                               f"{', '.join(prepared['unknown'])} to differentiate by",
-                               verdict=Verdict.JUDGE_ERROR)
+            return self.result(
+                Status.ERROR,
+                f"the task names no argument {', '.join(prepared['unknown'])} to differentiate by",
+                verdict=Verdict.JUDGE_ERROR,
+            )
         names = list(grading.task.args)
         options = {"wrt": [names.index(n) for n in self.wrt]}
         # the smallest inputs first, so the first failure found is a small one
-        drawn = sorted(prepared["inputs"], key=lambda a: sum(
-            getattr(getattr(l, "array", None), "size", 1) for l in leaves(a)))
+        drawn = sorted(
+            prepared["inputs"],
+            key=lambda a: sum(getattr(getattr(l, "array", None), "size", 1) for l in leaves(a)),
+        )
         calls = []
         for args in drawn:
             expected = grading.reference_measure_soon(self.kind, args, options)
-            calls.append((args, expected, grading.learner_measure(self.kind, args, options,
-                                                                  "gradient")))
+            calls.append(
+                (args, expected, grading.learner_measure(self.kind, args, options, "gradient"))
+            )
             if not calls[-1][2].ok or grading.time_left() < 1.0:
                 break
         return Later(functools.partial(self.judge, grading, calls))
@@ -169,8 +180,11 @@ class GradientCheck(CheckSpec):
         task = grading.task
         for args, expected, out in calls:
             if not out.ok and out.verdict == Verdict.WRONG_ANSWER:
-                return self.result(Status.FAILED, f"{call_text(task.entrypoint, args)}: "
-                                   f"{out.message}", counterexample=counterexample(args))
+                return self.result(
+                    Status.FAILED,
+                    f"{call_text(task.entrypoint, args)}: {out.message}",
+                    counterexample=counterexample(args),
+                )
             if not out.ok:
                 return failed_call(self, grading, args, out, "taking the gradient: ")
             ref = expected.result().value
@@ -178,18 +192,28 @@ class GradientCheck(CheckSpec):
             what, want, got = "value", ref["value"], out.value["value"]
             if problem is None:
                 for name, mine, theirs in zip(self.wrt, out.value["gradients"], ref["gradients"]):
-                    problem = compare(mine, theirs, GRADIENTS, self.tolerance or task.tolerance,
-                                      data_leaves(task.args, args))
+                    problem = compare(
+                        mine,
+                        theirs,
+                        GRADIENTS,
+                        self.tolerance or task.tolerance,
+                        data_leaves(task.args, args),
+                    )
                     if problem:
                         what, want, got = f"gradient with respect to {name}", theirs, mine
                         break
             if problem:
                 return self.result(
-                    Status.FAILED, f"{call_text(task.entrypoint, args)}: the {what} disagrees "
-                                   f"with the reference's: {problem.message}",
+                    Status.FAILED,
+                    f"{call_text(task.entrypoint, args)}: the {what} disagrees "
+                    f"with the reference's: {problem.message}",
                     counterexample=counterexample(args, want, got),
-                    details={"checked": what, "problem": problem.kind})
+                    details={"checked": what, "problem": problem.kind},
+                )
         n = len(calls)
-        return self.result(Status.PASSED, f"the value and the gradient with respect to "
-                           f"{' and '.join(self.wrt)} agree with the reference on {n} "
-                           f"generated input{'s' if n != 1 else ''}")
+        return self.result(
+            Status.PASSED,
+            f"the value and the gradient with respect to "
+            f"{' and '.join(self.wrt)} agree with the reference on {n} "
+            f"generated input{'s' if n != 1 else ''}",
+        )

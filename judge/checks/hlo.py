@@ -32,8 +32,10 @@ from dataclasses import dataclass, field
 _COMPUTATION = re.compile(r"^(ENTRY\s+)?%([^\s(]+)\s*\(.*->.*\{\s*$")
 _INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?%([^\s=]+)\s*=\s*(.*)$")
 _OPCODE = re.compile(r"\s*([a-z][a-z0-9\-]*)\(")
-_CALLEE = re.compile(r"\b(calls|to_apply|body|condition|true_computation|false_computation)="
-                     r"%([^\s,}]+)")
+_CALLEE = re.compile(
+    r"\b(calls|to_apply|body|condition|true_computation|false_computation)="
+    r"%([^\s,}]+)"
+)
 _CALLEE_LIST = re.compile(r"\b(branch_computations|called_computations)=\{([^}]*)\}")
 _OP_NAME = re.compile(r'op_name="((?:[^"\\]|\\.)*)"')
 _OP_TYPE = re.compile(r'op_type="((?:[^"\\]|\\.)*)"')
@@ -54,7 +56,8 @@ _ELEMENTWISE = frozenset(
     "add subtract multiply divide remainder maximum minimum negate abs sign compare select "
     "and or xor not clamp floor ceil round-nearest-afz round-nearest-even convert "
     "shift-left shift-right-logical shift-right-arithmetic popcnt clz atan2 complex real "
-    "imag is-finite".split())
+    "imag is-finite".split()
+)
 
 # ops whose ``to_apply`` combines values moved between devices
 _COMBINED = frozenset("all-reduce all-reduce-start reduce-scatter".split())
@@ -66,19 +69,21 @@ class Instruction:
     opcode: str
     type_text: str
     operands: list[str]
-    callees: list[tuple[str, str]]     # (role, computation)
+    callees: list[tuple[str, str]]  # (role, computation)
     op_name: str = ""
     frame: int | None = None
     trips: int | None = None
     parameter: int | None = None
     op_type: str = ""
-    target: str = ""                   # a custom-call's target
+    target: str = ""  # a custom-call's target
     contracting: tuple[int, ...] = ()  # a dot's contracting dimensions of its lhs
 
     def arrays(self) -> list[tuple[str, tuple[int, ...]]]:
         """The (dtype, dims) of each array in the result's type."""
-        return [(dtype, tuple(int(d) for d in dims.split(",") if d))
-                for dtype, dims in _ARRAY_TYPE.findall(self.type_text)]
+        return [
+            (dtype, tuple(int(d) for d in dims.split(",") if d))
+            for dtype, dims in _ARRAY_TYPE.findall(self.type_text)
+        ]
 
     def elements(self) -> int:
         return sum(math.prod(dims) for _, dims in self.arrays())
@@ -107,8 +112,9 @@ class Instruction:
             return f"custom_call:{self.target}" if self.target else None
         # op_type is not always kept (a callback in a cond branch loses it): then the
         # op_name's last part, or the instruction's own name, says which primitive
-        named = re.sub(r"\W+$", "", self.op_name.rsplit("/", 1)[-1]) or \
-            re.sub(r"\.\d+$", "", self.name)
+        named = re.sub(r"\W+$", "", self.op_name.rsplit("/", 1)[-1]) or re.sub(
+            r"\.\d+$", "", self.name
+        )
         return self.op_type or named or "callback"
 
 
@@ -117,7 +123,7 @@ class Program:
     computations: dict[str, dict[str, Instruction]] = field(default_factory=dict)
     entry: str = ""
     frames: dict[int, tuple[str, int, str]] = field(default_factory=dict)  # file, line, function
-    parents: dict[int, int] = field(default_factory=dict)     # frame id -> its caller's
+    parents: dict[int, int] = field(default_factory=dict)  # frame id -> its caller's
     num_partitions: int = 1
 
     def where(self, ins: Instruction, source: str = "") -> tuple[str, int | None]:
@@ -173,13 +179,20 @@ def _instruction(name: str, rest: str) -> Instruction | None:
     trips = _TRIPS.search(attrs)
     param = _PARAMETER.match(tail.strip())
     contracting = _CONTRACTING.search(attrs)
-    return Instruction(name, m.group(1), type_text, operands, callees,
-                       op.group(1) if op else "", int(frame.group(1)) if frame else None,
-                       int(trips.group(1)) if trips else None,
-                       int(param.group(1)) if param else None,
-                       op_type.group(1) if op_type else "", target.group(1) if target else "",
-                       tuple(int(d) for d in contracting.group(1).split(",") if d)
-                       if contracting else ())
+    return Instruction(
+        name,
+        m.group(1),
+        type_text,
+        operands,
+        callees,
+        op.group(1) if op else "",
+        int(frame.group(1)) if frame else None,
+        int(trips.group(1)) if trips else None,
+        int(param.group(1)) if param else None,
+        op_type.group(1) if op_type else "",
+        target.group(1) if target else "",
+        tuple(int(d) for d in contracting.group(1).split(",") if d) if contracting else (),
+    )
 
 
 def _tables(lines: list[str], parents: dict | None = None) -> dict[int, tuple[str, int, str]]:
@@ -204,8 +217,11 @@ def _tables(lines: list[str], parents: dict | None = None) -> dict[int, tuple[st
             f = re.search(r"file_name_id=(\d+)", body)
             g = re.search(r"function_name_id=(\d+)", body)
             n = re.search(r"\bline=(\d+)", body)
-            locations[key] = (int(f.group(1)) if f else 0, int(n.group(1)) if n else 0,
-                              int(g.group(1)) if g else 0)
+            locations[key] = (
+                int(f.group(1)) if f else 0,
+                int(n.group(1)) if n else 0,
+                int(g.group(1)) if g else 0,
+            )
         else:
             loc = re.search(r"file_location_id=(\d+)", body)
             parent = re.search(r"parent_frame_id=(\d+)", body)
@@ -250,9 +266,11 @@ def read_hlo(text: str) -> Program:
 
 # ---------------------------------------------------------------- what one run does
 
+
 @dataclass
 class Loop:
     """A ``while`` of the program whose trip count XLA does not know."""
+
     op_name: str
     file: str
     line: int | None
@@ -264,28 +282,35 @@ class Loop:
 @dataclass
 class Callback:
     """A custom call into Python, and how often one run of the program makes it."""
-    primitive: str            # pure_callback, io_callback, debug_callback, debug_print
+
+    primitive: str  # pure_callback, io_callback, debug_callback, debug_print
     times: int
     file: str
     line: int | None
     fixed_trips: bool = True  # False: inside a loop whose trip count XLA does not know
 
     def to_dict(self) -> dict:
-        return {"primitive": self.primitive, "times": self.times, "file": self.file,
-                "line": self.line, "fixed_trips": self.fixed_trips}
+        return {
+            "primitive": self.primitive,
+            "times": self.times,
+            "file": self.file,
+            "line": self.line,
+            "fixed_trips": self.fixed_trips,
+        }
 
 
 @dataclass
 class Work:
     """What one run of a program does, loops run as often as XLA knows they run."""
-    flops: float                                        # with every loop's trips
-    flops_once: float                                   # every loop body once, as XLA counts
-    unknown: list[Loop] = field(default_factory=list)   # loops of unknown trip count
+
+    flops: float  # with every loop's trips
+    flops_once: float  # every loop body once, as XLA counts
+    unknown: list[Loop] = field(default_factory=list)  # loops of unknown trip count
     callbacks: list[Callback] = field(default_factory=list)
 
 
 class _Walker:
-    LIMIT = 500_000     # instructions visited: a program is at most a few thousand
+    LIMIT = 500_000  # instructions visited: a program is at most a few thousand
     DEPTH = 64
 
     def __init__(self, program: Program, source: str = ""):
@@ -336,8 +361,10 @@ class _Walker:
             features = out[0][1][-1] if out and out[0][1] else 1
             return 2.0 * ins.elements() * size / max(features, 1)
         if op in ("reduce", "reduce-window", "scatter", "select-and-scatter", "map", "sort"):
-            combine = sum(self.flops(c, trips, depth + 1) for r, c in ins.callees
-                          if r == "to_apply") or 1.0
+            combine = (
+                sum(self.flops(c, trips, depth + 1) for r, c in ins.callees if r == "to_apply")
+                or 1.0
+            )
             if op == "reduce":
                 source = comp.get(ins.operands[0]) if ins.operands else None
                 folded = (source.elements() if source is not None else 0) - ins.elements()
@@ -345,7 +372,7 @@ class _Walker:
             return combine * ins.elements()
         if op in _ELEMENTWISE:
             return float(ins.elements())
-        if op in _COMBINED:      # a collective's combiner: not the program's arithmetic
+        if op in _COMBINED:  # a collective's combiner: not the program's arithmetic
             return 0.0
         # fusion, call (XLA's CPU wraps small loops in one: its ``to_apply``), async
         # wrappers, custom fusions: what they call
@@ -359,12 +386,17 @@ class _Walker:
             if self.visited > self.LIMIT:
                 return
             if ins.callback:
-                self.callbacks.append(Callback(ins.callback, times,
-                                               *self.program.where(ins, self.source), fixed))
+                self.callbacks.append(
+                    Callback(ins.callback, times, *self.program.where(ins, self.source), fixed)
+                )
             if ins.opcode == "while":
                 for _, c in ins.callees:
-                    self.find_callbacks(c, times * (ins.trips if ins.trips is not None else 1),
-                                        fixed and ins.trips is not None, depth + 1)
+                    self.find_callbacks(
+                        c,
+                        times * (ins.trips if ins.trips is not None else 1),
+                        fixed and ins.trips is not None,
+                        depth + 1,
+                    )
             else:
                 for _, c in ins.callees:
                     self.find_callbacks(c, times, fixed, depth + 1)

@@ -56,7 +56,7 @@ from .base import ScriptMeasureCheck, bind_tracing, check_kind, instrument, run_
 from .outcome import plural
 
 BUDGETS = ("no_growth", "reference")
-RAN_MARGIN, RAN_SLACK = 1.25, 4     # when what the calls ran replaces the trace's count
+RAN_MARGIN, RAN_SLACK = 1.25, 4  # when what the calls ran replaces the trace's count
 SIZE = re.compile(r"^(?:len\((?P<len>\w+)\)|(?P<arg>\w+)(?:\.shape\[(?P<axis>\d+)\])?)$")
 
 
@@ -70,12 +70,12 @@ def measure_program(ctx, args, kwargs, options, lines_sent=40):
     closed, out_shape = make_jaxpr(fn, return_shape=True)(*arrays)
 
     mine = realpath(ctx.source_file) if ctx.source_file else None
-    ours: dict = {}         # file name -> is it the learner's file
+    ours: dict = {}  # file name -> is it the learner's file
     primitives: dict = {}
     dtypes: dict = {}
     lines: dict = {}
     first_line: dict = {}
-    unrolled = [1]          # the most copies of a scan body
+    unrolled = [1]  # the most copies of a scan body
 
     def line_of(eqn):
         """The innermost line of the learner's file in the equation's traceback (not
@@ -124,7 +124,7 @@ def measure_program(ctx, args, kwargs, options, lines_sent=40):
             for sub in jaxprs_in_params(eqn.params):
                 before = (dict(primitives), dict(lines))
                 inner = count(sub, depth + 1)
-                for tally, start in zip((primitives, lines), before):   # the copies count too
+                for tally, start in zip((primitives, lines), before):  # the copies count too
                     for k, n in tally.items():
                         tally[k] = start.get(k, 0) + (n - start.get(k, 0)) * copies
                 total += inner * copies
@@ -137,35 +137,58 @@ def measure_program(ctx, args, kwargs, options, lines_sent=40):
     # the function called for values, as the other checks call it: the programs it ran
     _, executed = ctx.called(args, kwargs)
     if isinstance(executed, dict):
-        executed = {k: executed.get(k) for k in ("executions", "distinct", "equations",
-                                                 "primitives")}
+        executed = {
+            k: executed.get(k) for k in ("executions", "distinct", "equations", "primitives")
+        }
     busiest = sorted(lines.items(), key=lambda kv: -kv[1])[:lines_sent]
-    code = {str(line): getline(ctx.source_file, line).strip()[:160]
-            for line, _ in busiest[:8]} if ctx.source_file else {}
-    return {"executed": executed, "equations": equations, "primitives": primitives,
-            "dtypes": dtypes,
-            "lines": {str(line): n for line, n in busiest}, "code": code,
-            "first_line": {k: v for k, v in first_line.items()}, "unrolled": unrolled[0]}
+    code = (
+        {str(line): getline(ctx.source_file, line).strip()[:160] for line, _ in busiest[:8]}
+        if ctx.source_file
+        else {}
+    )
+    return {
+        "executed": executed,
+        "equations": equations,
+        "primitives": primitives,
+        "dtypes": dtypes,
+        "lines": {str(line): n for line, n in busiest},
+        "code": code,
+        "first_line": {k: v for k, v in first_line.items()},
+        "unrolled": unrolled[0],
+    }
 
 
 def _listing(values: list[str], conjunction: str = "and") -> str:
-    return values[0] if len(values) == 1 else \
-        ", ".join(values[:-1]) + f" {conjunction} " + values[-1]
+    return (
+        values[0] if len(values) == 1 else ", ".join(values[:-1]) + f" {conjunction} " + values[-1]
+    )
 
 
 @check_kind("jaxpr")
 class JaxprCheck(ScriptMeasureCheck):
-    FIELDS = ScriptMeasureCheck.FIELDS + ("budget", "slack", "per_doubling", "forbid", "require",
-                                          "forbid_dtypes", "size", "size_name")
+    FIELDS = ScriptMeasureCheck.FIELDS + (
+        "budget",
+        "slack",
+        "per_doubling",
+        "forbid",
+        "require",
+        "forbid_dtypes",
+        "size",
+        "size_name",
+    )
     INSTRUMENT = instrument(measure_program, setup=bind_tracing, helpers=(run_traced,))
     DODGES = ("host_callback", "trace_switch")
     doing = "traced with jax.make_jaxpr"
-    error_hint = ("The judge measures the program jax traces from your function: code that "
-                  "needs concrete values (np.asarray(x), float(x), an `if` on an array's "
-                  "value) cannot be traced; use jax.numpy and jax.lax.")
-    usual_cause = ("a Python loop over an array dimension is unrolled into the program when "
-                   "it is traced, one copy of its body per step; use lax.scan, "
-                   "lax.fori_loop or vmap")
+    error_hint = (
+        "The judge measures the program jax traces from your function: code that "
+        "needs concrete values (np.asarray(x), float(x), an `if` on an array's "
+        "value) cannot be traced; use jax.numpy and jax.lax."
+    )
+    usual_cause = (
+        "a Python loop over an array dimension is unrolled into the program when "
+        "it is traced, one copy of its body per step; use lax.scan, "
+        "lax.fori_loop or vmap"
+    )
 
     def __init__(self, r, scripts):
         super().__init__(r, scripts)
@@ -177,22 +200,28 @@ class JaxprCheck(ScriptMeasureCheck):
         self.budget = budget
         self.slack = int(r.number("slack", 0, low=0))
         self.per_doubling = float(r.number("per_doubling", 32, low=0))
-        self.reasons: dict[str, str] = {}     # primitive -> the usual cause, as the task says
+        self.reasons: dict[str, str] = {}  # primitive -> the usual cause, as the task says
         self.forbid = self._primitives(r, "forbid")
         self.require = self._primitives(r, "require")
         self.forbid_dtypes = r.get("forbid_dtypes", list, [])
         if not all(isinstance(d, str) and d for d in self.forbid_dtypes):
             r.fail("must be a list of dtype names (float64, int64, ...)", "forbid_dtypes")
         if budget is None and not (self.forbid or self.require or self.forbid_dtypes):
-            r.fail("a jaxpr check needs a budget (no_growth, reference or a number), "
-                   "forbid, forbid_dtypes or require", "budget")
+            r.fail(
+                "a jaxpr check needs a budget (no_growth, reference or a number), "
+                "forbid, forbid_dtypes or require",
+                "budget",
+            )
         self.size = r.get("size", str, None)
         if self.size is not None:
             m = SIZE.match(self.size)
             name = m and (m.group("len") or m.group("arg"))
             if not m or name not in self.arg_names:
-                r.fail(f"expected ARG, len(ARG) or ARG.shape[AXIS] for an argument of the "
-                       f"script's calls ({', '.join(self.arg_names)}), got '{self.size}'", "size")
+                r.fail(
+                    f"expected ARG, len(ARG) or ARG.shape[AXIS] for an argument of the "
+                    f"script's calls ({', '.join(self.arg_names)}), got '{self.size}'",
+                    "size",
+                )
         self.size_name = r.get("size_name", str, self.size or "size")
 
     def _primitives(self, r, key: str) -> list[str]:
@@ -200,10 +229,14 @@ class JaxprCheck(ScriptMeasureCheck):
         usually did to get it, or to miss it)."""
         names = r.get(key, (list, dict), [])
         why = names if isinstance(names, dict) else {}
-        if not all(isinstance(n, str) and n for n in names) or \
-                not all(isinstance(v, str) for v in why.values()):
-            r.fail("must be a list of primitive names (scan, while, dot_general, ...), or a "
-                   "mapping of each name to the usual cause", key)
+        if not all(isinstance(n, str) and n for n in names) or not all(
+            isinstance(v, str) for v in why.values()
+        ):
+            r.fail(
+                "must be a list of primitive names (scan, while, dot_general, ...), or a "
+                "mapping of each name to the usual cause",
+                key,
+            )
         self.reasons.update(why)
         return list(names)
 
@@ -212,13 +245,14 @@ class JaxprCheck(ScriptMeasureCheck):
         from ..values import leaves
         from ..worker.wire import Leaf
 
-        if self.size is None:       # the largest dimension or list length of the call
+        if self.size is None:  # the largest dimension or list length of the call
             found = [0]
             for value in args.values():
                 if isinstance(value, list):
                     found.append(len(value))
-                found += [max(l.array.shape, default=0) for l in leaves(value)
-                          if isinstance(l, Leaf)]
+                found += [
+                    max(l.array.shape, default=0) for l in leaves(value) if isinstance(l, Leaf)
+                ]
             return max(found)
         m = SIZE.match(self.size)
         if m.group("len"):
@@ -244,50 +278,80 @@ class JaxprCheck(ScriptMeasureCheck):
         sizes = [self.size_of(c.args) for c in calls]
         counts = [int(c.mine["equations"]) for c in calls]
         refs = [int(c.reference["equations"]) for c in calls]
-        details = {"calls": [
-            {"call": c.label, "size": s, "equations": n, "reference_equations": r,
-             "primitives": dict(sorted(c.mine["primitives"].items(), key=lambda kv: -kv[1])[:12])}
-            for c, s, n, r in zip(calls, sizes, counts, refs)],
-            "budget": self.budget, "slack": self.slack, "size": self.size_name}
+        details = {
+            "calls": [
+                {
+                    "call": c.label,
+                    "size": s,
+                    "equations": n,
+                    "reference_equations": r,
+                    "primitives": dict(
+                        sorted(c.mine["primitives"].items(), key=lambda kv: -kv[1])[:12]
+                    ),
+                }
+                for c, s, n, r in zip(calls, sizes, counts, refs)
+            ],
+            "budget": self.budget,
+            "slack": self.slack,
+            "size": self.size_name,
+        }
         if self.budget == "no_growth":
             details["per_doubling"] = self.per_doubling
-        problems = [p for p in (self.called_back(calls, sizes), self.forbidden(calls, sizes),
-                                self.forbidden_dtype(calls, sizes),
-                                self.missing(calls, sizes),
-                                self.over_budget(calls, sizes, counts, refs)) if p]
+        problems = [
+            p
+            for p in (
+                self.called_back(calls, sizes),
+                self.forbidden(calls, sizes),
+                self.forbidden_dtype(calls, sizes),
+                self.missing(calls, sizes),
+                self.over_budget(calls, sizes, counts, refs),
+            )
+            if p
+        ]
         if problems:
             if switched:
                 c = max(switched, key=lambda m: m.mine["equations"] - m.mine["traced_equations"])
-                problems.insert(0, (
-                    f"your function did different work when called than when traced: at "
-                    f"scripted call {c.index} ({c.label}) the judge's trace of it has "
-                    f"{plural(c.mine['traced_equations'], 'equation')}, but calling it ran "
-                    f"{plural(int(c.mine['executed'].get('executions') or 0), 'device program')} "
-                    f"with {plural(c.mine['equations'], 'equation')} in all; the figures below "
-                    f"are what your calls ran (usual cause: code that checks "
-                    f"isinstance(x, jax.core.Tracer) and does other work when called)."))
+                problems.insert(
+                    0,
+                    (
+                        f"your function did different work when called than when traced: at "
+                        f"scripted call {c.index} ({c.label}) the judge's trace of it has "
+                        f"{plural(c.mine['traced_equations'], 'equation')}, but calling it ran "
+                        f"{plural(int(c.mine['executed'].get('executions') or 0), 'device program')} "
+                        f"with {plural(c.mine['equations'], 'equation')} in all; the figures below "
+                        f"are what your calls ran (usual cause: code that checks "
+                        f"isinstance(x, jax.core.Tracer) and does other work when called)."
+                    ),
+                )
             return self.failed("\n".join(problems), details=details)
         return self.result(Status.PASSED, self.summary(sizes, counts, refs), details=details)
 
     def unrecorded(self, calls):
         """Fail closed where what the calls ran is not known."""
         for c in calls:
-            if "executed" not in c.reference:   # figures made without the recorder
+            if "executed" not in c.reference:  # figures made without the recorder
                 continue
             theirs, mine = c.reference.get("executed"), c.mine.get("executed")
             if not isinstance(theirs, dict) or theirs.get("equations") is None:
-                return self.result(Status.ERROR, "the judge could not record the device "
-                                   "programs the reference's calls ran: the judge is at fault",
-                                   verdict=Verdict.JUDGE_ERROR)
+                return self.result(
+                    Status.ERROR,
+                    "the judge could not record the device "
+                    "programs the reference's calls ran: the judge is at fault",
+                    verdict=Verdict.JUDGE_ERROR,
+                )
             if not isinstance(mine, dict) or mine.get("equations") is None:
-                why = ("a program compiled ahead of time (jit(...).lower(...).compile()) ran, "
-                       "whose traced program the judge never saw" if isinstance(mine, dict)
-                       else "the record of what the call ran is missing")
+                why = (
+                    "a program compiled ahead of time (jit(...).lower(...).compile()) ran, "
+                    "whose traced program the judge never saw"
+                    if isinstance(mine, dict)
+                    else "the record of what the call ran is missing"
+                )
                 return self.failed(
                     f"at scripted call {c.index} ({c.label}), the judge cannot know how big "
                     f"the programs your function ran are: {why}. The figure is unknown, so "
                     f"the check fails. Call jitted functions, not compiled objects, and "
-                    f"leave jax's dispatch as it is.")
+                    f"leave jax's dispatch as it is."
+                )
         return None
 
     @staticmethod
@@ -301,11 +365,20 @@ class JaxprCheck(ScriptMeasureCheck):
             traced = int(c.mine["equations"])
             # eager operations around a right answer add an equation or two: what the
             # calls ran is weighed where it is clearly more than the trace
-            if isinstance(ran, dict) and ran.get("equations") is not None and \
-                    int(ran["equations"]) > RAN_MARGIN * traced + RAN_SLACK:
-                mine = dict(c.mine, equations=int(ran["equations"]), traced_equations=traced,
-                            primitives={k: max(int(v), int(c.mine["primitives"].get(k, 0)))
-                                        for k, v in (ran.get("primitives") or {}).items()})
+            if (
+                isinstance(ran, dict)
+                and ran.get("equations") is not None
+                and int(ran["equations"]) > RAN_MARGIN * traced + RAN_SLACK
+            ):
+                mine = dict(
+                    c.mine,
+                    equations=int(ran["equations"]),
+                    traced_equations=traced,
+                    primitives={
+                        k: max(int(v), int(c.mine["primitives"].get(k, 0)))
+                        for k, v in (ran.get("primitives") or {}).items()
+                    },
+                )
                 for k, v in c.mine["primitives"].items():
                     mine["primitives"].setdefault(k, v)
                 c = replace(c, mine=mine)
@@ -319,15 +392,20 @@ class JaxprCheck(ScriptMeasureCheck):
             by_size.setdefault(s, set()).add(n)
         if len({n for ns in by_size.values() for n in ns}) == 1:
             return f"{plural(counts[0], 'equation')} at {self.size_name}=" + _listing(
-                [str(s) for s in sorted(by_size)])
+                [str(s) for s in sorted(by_size)]
+            )
         # calls of one size with programs of different sizes: each of them
-        parts = [f"{' or '.join(str(n) for n in sorted(ns))} at {self.at(s)}"
-                 for s, ns in sorted(by_size.items())]
+        parts = [
+            f"{' or '.join(str(n) for n in sorted(ns))} at {self.at(s)}"
+            for s, ns in sorted(by_size.items())
+        ]
         return _listing([parts[0].replace(" at ", " equations at ", 1)] + parts[1:])
 
     def summary(self, sizes, counts, refs) -> str:
-        text = f"your program has {self.program_sizes(sizes, counts)} " \
-               f"(the reference's: {self.program_sizes(sizes, refs)})"
+        text = (
+            f"your program has {self.program_sizes(sizes, counts)} "
+            f"(the reference's: {self.program_sizes(sizes, refs)})"
+        )
         if self.budget == "no_growth":
             text += f"; it does not grow with {self.size_name} beyond what a right answer needs"
         elif self.budget is not None:
@@ -354,12 +432,16 @@ class JaxprCheck(ScriptMeasureCheck):
         for c, s, n, r in zip(calls, sizes, counts, refs):
             limit = (r if self.budget == "reference" else self.budget) + self.slack
             if n > limit:
-                source = (f"the reference's {r}" if self.budget == "reference"
-                          else f"the task's budget of {self.budget}") + (
-                    f" plus a slack of {self.slack}" if self.slack else "")
-                return (f"your program has {plural(n, 'equation')} at {self.at(s)} "
-                        f"(scripted call {c.index}: {c.label}), over {source}"
-                        f"{self.biggest(c)}.\nUsual cause: {self.cause}.")
+                source = (
+                    f"the reference's {r}"
+                    if self.budget == "reference"
+                    else f"the task's budget of {self.budget}"
+                ) + (f" plus a slack of {self.slack}" if self.slack else "")
+                return (
+                    f"your program has {plural(n, 'equation')} at {self.at(s)} "
+                    f"(scripted call {c.index}: {c.label}), over {source}"
+                    f"{self.biggest(c)}.\nUsual cause: {self.cause}."
+                )
         return ""
 
     def growth(self, calls, sizes, counts, refs) -> str:
@@ -375,22 +457,26 @@ class JaxprCheck(ScriptMeasureCheck):
             return ""
         _, i, j, allowed = worst
         small, large = calls[i], calls[j]
-        text = (f"your program grows with {self.size_name}: it has "
-                f"{self.program_sizes(sizes, counts)} (the reference's: "
-                f"{self.program_sizes(sizes, refs)}). From {self.at(sizes[i])} to "
-                f"{self.at(sizes[j])} it gains {counts[j] - counts[i]} equations, where a "
-                f"program that does not grow with {self.size_name}, or grows with its "
-                f"logarithm, gains at most {int(allowed)}.")
+        text = (
+            f"your program grows with {self.size_name}: it has "
+            f"{self.program_sizes(sizes, counts)} (the reference's: "
+            f"{self.program_sizes(sizes, refs)}). From {self.at(sizes[i])} to "
+            f"{self.at(sizes[j])} it gains {counts[j] - counts[i]} equations, where a "
+            f"program that does not grow with {self.size_name}, or grows with its "
+            f"logarithm, gains at most {int(allowed)}."
+        )
         grew = self.grown(small.mine["primitives"], large.mine["primitives"])
         if grew:
             name, before, after = grew
             text += f" `{name}` grew most, from {before} to {after}"
             line = self.grown_line(small.mine, large.mine)
-            text += (f"; most of the new equations come from {line}." if line else ".")
+            text += f"; most of the new equations come from {line}." if line else "."
         copies = large.mine.get("unrolled", 1)
         if copies > max(small.mine.get("unrolled", 1), 1):
-            text += (f" A scan (or fori_loop) in it is unrolled into {copies} copies of its "
-                     f"body at {self.at(sizes[j])}: unroll=True copies the body once per step.")
+            text += (
+                f" A scan (or fori_loop) in it is unrolled into {copies} copies of its "
+                f"body at {self.at(sizes[j])}: unroll=True copies the body once per step."
+            )
         return text + f"\nUsual cause: {self.cause}."
 
     @staticmethod
@@ -428,13 +514,19 @@ class JaxprCheck(ScriptMeasureCheck):
         """A host callback the reference does not make (whatever the task forbids)."""
         for c, s in zip(calls, sizes):
             theirs = {p: int(c.reference.get("primitives", {}).get(p, 0)) for p in host.COUNTED}
-            made = [host.Made(p, int(n), c.mine.get("first_line", {}).get(p))
-                    for p, n in c.mine["primitives"].items() if p in host.COUNTED]
+            made = [
+                host.Made(p, int(n), c.mine.get("first_line", {}).get(p))
+                for p, n in c.mine["primitives"].items()
+                if p in host.COUNTED
+            ]
             # one the task forbids gets the task's own words, from forbidden()
             found = [m for m in host.extra(made, theirs) if m.primitive not in self.forbid]
             if found:
-                return host.failure(found, theirs, f"your program at {self.at(s)} "
-                                                   f"(scripted call {c.index}: {c.label})")
+                return host.failure(
+                    found,
+                    theirs,
+                    f"your program at {self.at(s)} (scripted call {c.index}: {c.label})",
+                )
         return ""
 
     def forbidden(self, calls, sizes) -> str:
@@ -444,14 +536,19 @@ class JaxprCheck(ScriptMeasureCheck):
                 p = used[0]
                 line = c.mine.get("first_line", {}).get(p)
                 code = c.mine.get("code", {}).get(str(line)) if line else None
-                where = f", first from line {line} of your file" + (f": `{code}`" if code else "") \
-                    if line else ""
+                where = (
+                    f", first from line {line} of your file" + (f": `{code}`" if code else "")
+                    if line
+                    else ""
+                )
                 theirs = c.reference.get("primitives", {}).get(p, 0)
-                return (f"your program uses `{p}` ({plural(c.mine['primitives'][p], 'time')} at "
-                        f"{self.at(s)}{where}; the reference's: {theirs or 'none'}), which this "
-                        f"task rules out "
-                        f"(forbidden: {', '.join(f'`{f}`' for f in self.forbid)})."
-                        + self.stated_cause(p))
+                return (
+                    f"your program uses `{p}` ({plural(c.mine['primitives'][p], 'time')} at "
+                    f"{self.at(s)}{where}; the reference's: {theirs or 'none'}), which this "
+                    f"task rules out "
+                    f"(forbidden: {', '.join(f'`{f}`' for f in self.forbid)})."
+                    + self.stated_cause(p)
+                )
         return ""
 
     def forbidden_dtype(self, calls, sizes) -> str:
@@ -461,15 +558,23 @@ class JaxprCheck(ScriptMeasureCheck):
                 d = used[0]
                 line = c.mine.get("first_line", {}).get("dtype:" + d)
                 code = c.mine.get("code", {}).get(str(line)) if line else None
-                where = f", first from line {line} of your file" + (f": `{code}`" if code else "") \
-                    if line else ""
-                cause = (f"\nUsual cause: 64-bit mode turned on (jax_enable_x64) and values "
-                         f"converted to {d}; accelerators run 64-bit arithmetic slowly or not at "
-                         f"all, so keep the computation in 32 bits." if d.endswith("64")
-                         else self.stated_cause(d))
-                return (f"your program computes in {d} ({plural(c.mine['dtypes'][d], 'value')} "
-                        f"at {self.at(s)}{where}), which this task rules out (forbidden: "
-                        f"{', '.join(self.forbid_dtypes)})." + cause)
+                where = (
+                    f", first from line {line} of your file" + (f": `{code}`" if code else "")
+                    if line
+                    else ""
+                )
+                cause = (
+                    f"\nUsual cause: 64-bit mode turned on (jax_enable_x64) and values "
+                    f"converted to {d}; accelerators run 64-bit arithmetic slowly or not at "
+                    f"all, so keep the computation in 32 bits."
+                    if d.endswith("64")
+                    else self.stated_cause(d)
+                )
+                return (
+                    f"your program computes in {d} ({plural(c.mine['dtypes'][d], 'value')} "
+                    f"at {self.at(s)}{where}), which this task rules out (forbidden: "
+                    f"{', '.join(self.forbid_dtypes)})." + cause
+                )
         return ""
 
     def missing(self, calls, sizes) -> str:
@@ -480,10 +585,12 @@ class JaxprCheck(ScriptMeasureCheck):
             if absent:
                 top = sorted(c.mine["primitives"].items(), key=lambda kv: -kv[1])[:6]
                 theirs = c.reference.get("primitives", {}).get(absent[0], 0)
-                return (f"your program at {self.at(s)} has no `{absent[0]}` (the reference's: "
-                        f"{theirs}), which this task requires (yours has: "
-                        f"{', '.join(f'`{k}` x{n}' for k, n in top) or 'nothing'})."
-                        + self.stated_cause(absent[0]))
+                return (
+                    f"your program at {self.at(s)} has no `{absent[0]}` (the reference's: "
+                    f"{theirs}), which this task requires (yours has: "
+                    f"{', '.join(f'`{k}` x{n}' for k, n in top) or 'nothing'})."
+                    + self.stated_cause(absent[0])
+                )
         return ""
 
     def stated_cause(self, primitive: str) -> str:

@@ -23,12 +23,19 @@ def call_label(args) -> str:
             parts.append(f"{name} a key")
         elif isinstance(value, Leaf):
             a = value.array
-            parts.append(f"{name} {a.dtype}{list(a.shape)}" if value.kind == "jax"
-                         else f"{name} {'np.' if value.kind != 'jax' else ''}{a.dtype}{list(a.shape)}")
+            parts.append(
+                f"{name} {a.dtype}{list(a.shape)}"
+                if value.kind == "jax"
+                else f"{name} {'np.' if value.kind != 'jax' else ''}{a.dtype}{list(a.shape)}"
+            )
         elif isinstance(value, (list, tuple, dict)):
-            kinds = {type(l).__name__ if not isinstance(l, Leaf) else l.array.dtype.name
-                     for l in leaves(value)}
-            parts.append(f"{name} {type(value).__name__} of {len(value)} ({', '.join(sorted(kinds))})")
+            kinds = {
+                type(l).__name__ if not isinstance(l, Leaf) else l.array.dtype.name
+                for l in leaves(value)
+            }
+            parts.append(
+                f"{name} {type(value).__name__} of {len(value)} ({', '.join(sorted(kinds))})"
+            )
         else:
             parts.append(f"{name}={render(value)}")
     return ", ".join(parts)
@@ -55,19 +62,32 @@ def replay(grading, args: dict[str, Any]) -> dict[str, str]:
 
 def failed_call(check, grading, args: dict[str, Any], outcome, context: str = ""):
     """A CheckResult for a call that raised, timed out, crashed or ran out of memory."""
-    if outcome.message.startswith("not run:"):       # the grading stopped calling it
+    if outcome.message.startswith("not run:"):  # the grading stopped calling it
         return check.result("error", outcome.message, verdict=outcome.verdict)
-    if outcome.verdict == Verdict.WRONG_ANSWER:       # it answered, wrongly (an input changed)
-        return check.result(Status.FAILED, f"{context}{call_text(grading.task.entrypoint, args)}: "
-                            f"{outcome.message}", counterexample=counterexample(args),
-                            details=replay(grading, args), verdict=Verdict.WRONG_ANSWER)
-    what = {Verdict.TIME_LIMIT_EXCEEDED: "ran out of time", Verdict.MEMORY_LIMIT_EXCEEDED: "ran out of memory",
-            Verdict.RUNTIME_ERROR: "failed"}.get(outcome.verdict, "failed")
+    if outcome.verdict == Verdict.WRONG_ANSWER:  # it answered, wrongly (an input changed)
+        return check.result(
+            Status.FAILED,
+            f"{context}{call_text(grading.task.entrypoint, args)}: {outcome.message}",
+            counterexample=counterexample(args),
+            details=replay(grading, args),
+            verdict=Verdict.WRONG_ANSWER,
+        )
+    what = {
+        Verdict.TIME_LIMIT_EXCEEDED: "ran out of time",
+        Verdict.MEMORY_LIMIT_EXCEEDED: "ran out of memory",
+        Verdict.RUNTIME_ERROR: "failed",
+    }.get(outcome.verdict, "failed")
     message = f"{context}{call_text(grading.task.entrypoint, args)} {what}: {outcome.message}"
-    details = dict(replay(grading, args), **({"traceback": outcome.traceback}
-                                              if outcome.traceback else {}))
-    return check.result("error", message, counterexample=counterexample(args),
-                        details=details, verdict=outcome.verdict)
+    details = dict(
+        replay(grading, args), **({"traceback": outcome.traceback} if outcome.traceback else {})
+    )
+    return check.result(
+        "error",
+        message,
+        counterexample=counterexample(args),
+        details=details,
+        verdict=outcome.verdict,
+    )
 
 
 def mismatch(grading, args, actual, expected):

@@ -19,8 +19,8 @@ import re
 from ..verdicts import Status, Verdict
 from .base import ScriptMeasureCheck, check_kind, instrument
 
-CAPTURE_LIMIT = 64 * 1024      # bytes kept per call; more than that is a failure in itself
-SHOWN_LINES = 20               # lines of one call sent back and shown
+CAPTURE_LIMIT = 64 * 1024  # bytes kept per call; more than that is a failure in itself
+SHOWN_LINES = 20  # lines of one call sent back and shown
 
 
 def bind_capture():
@@ -32,12 +32,23 @@ def bind_capture():
 
     import jax
 
-    return {"sys": sys, "dup": os.dup, "dup2": os.dup2, "close": os.close, "write": os.write,
-            "read": os.read, "lseek": os.lseek, "open": os.open, "devnull": os.devnull,
-            "write_only": os.O_WRONLY, "memfd_create": getattr(os, "memfd_create", None),
-            "temporary_file": tempfile.TemporaryFile,
-            "block_until_ready": jax.block_until_ready, "effects_barrier": jax.effects_barrier,
-            "clear_caches": jax.clear_caches}
+    return {
+        "sys": sys,
+        "dup": os.dup,
+        "dup2": os.dup2,
+        "close": os.close,
+        "write": os.write,
+        "read": os.read,
+        "lseek": os.lseek,
+        "open": os.open,
+        "devnull": os.devnull,
+        "write_only": os.O_WRONLY,
+        "memfd_create": getattr(os, "memfd_create", None),
+        "temporary_file": tempfile.TemporaryFile,
+        "block_until_ready": jax.block_until_ready,
+        "effects_barrier": jax.effects_barrier,
+        "clear_caches": jax.clear_caches,
+    }
 
 
 def capture_output(ctx, args, kwargs, options):
@@ -62,13 +73,13 @@ def capture_output(ctx, args, kwargs, options):
 
     if options.get("fresh"):
         clear_caches()
-    flush()                              # what was printed before belongs to no call
+    flush()  # what was printed before belongs to no call
     try:
         saved = dup(1)
-    except OSError:                      # the learner closed fd 1: it is closed again after
+    except OSError:  # the learner closed fd 1: it is closed again after
         saved = None
         null = open_fd(devnull, write_only)
-        if null != 1:                    # (it took the lowest free descriptor)
+        if null != 1:  # (it took the lowest free descriptor)
             dup2(null, 1)
             close(null)
     if memfd_create is not None:
@@ -84,8 +95,8 @@ def capture_output(ctx, args, kwargs, options):
             try:
                 block_until_ready(value)
             except BaseException:
-                pass                     # not arrays: nothing to wait for
-            effects_barrier()            # jax.debug.print runs asynchronously
+                pass  # not arrays: nothing to wait for
+            effects_barrier()  # jax.debug.print runs asynchronously
         finally:
             flush()
             if saved is None:
@@ -108,9 +119,9 @@ def capture_output(ctx, args, kwargs, options):
             keep.close()
     data = b"".join(chunks)
     view = memoryview(data if saved is not None else b"")
-    while view:                          # the learner's output still reaches the report
+    while view:  # the learner's output still reaches the report
         try:
-            view = view[write(1, view):]
+            view = view[write(1, view) :]
         except OSError:
             break
     ctx.keep(value)
@@ -121,7 +132,7 @@ def capture_output(ctx, args, kwargs, options):
 class OutputCheck(ScriptMeasureCheck):
     """Each call of ``script`` prints exactly ``count`` lines that match ``pattern``."""
 
-    failure_verdict = Verdict.WRONG_ANSWER      # printing the wrong thing is a wrong answer
+    failure_verdict = Verdict.WRONG_ANSWER  # printing the wrong thing is a wrong answer
     FIELDS = ScriptMeasureCheck.FIELDS + ("pattern", "count")
     INSTRUMENT = instrument(capture_output, setup=bind_capture)
     doing = "capturing what it prints"
@@ -145,22 +156,34 @@ class OutputCheck(ScriptMeasureCheck):
         n = len(calls)
         printed = [_Printed.of(c.mine, self.pattern) for c in calls]
         labels = [c.label for c in calls]
-        details = {"pattern": self.pattern_text, "count": self.count, "calls": labels,
-                   "matching": [p.matching for p in printed],
-                   "lines": [p.lines[:SHOWN_LINES] for p in printed]}
+        details = {
+            "pattern": self.pattern_text,
+            "count": self.count,
+            "calls": labels,
+            "matching": [p.matching for p in printed],
+            "lines": [p.lines[:SHOWN_LINES] for p in printed],
+        }
         wrong = [i for i, p in enumerate(printed) if p.matching != self.count or p.too_much]
         what = f"{_lines(self.count)} matching `{self.pattern_text}`"
         if not wrong:
-            return self.result(Status.PASSED, f"each of the {n} scripted calls printed {what}",
-                               details=details)
+            return self.result(
+                Status.PASSED, f"each of the {n} scripted calls printed {what}", details=details
+            )
         first = wrong[0]
         p = printed[first]
-        got = (f"more than {CAPTURE_LIMIT // 1024} KiB" if p.too_much
-               else _lines(p.matching) + (" matching" if p.matching else ""))
-        message = [f"scripted call {first + 1} of {n} ({labels[first]}) printed {got}; "
-                   f"every call must print {what}"]
-        message.append("  lines matching, call by call: "
-                       + " ".join(f"{i}:{q.matching}" for i, q in enumerate(printed, 1)))
+        got = (
+            f"more than {CAPTURE_LIMIT // 1024} KiB"
+            if p.too_much
+            else _lines(p.matching) + (" matching" if p.matching else "")
+        )
+        message = [
+            f"scripted call {first + 1} of {n} ({labels[first]}) printed {got}; "
+            f"every call must print {what}"
+        ]
+        message.append(
+            "  lines matching, call by call: "
+            + " ".join(f"{i}:{q.matching}" for i, q in enumerate(printed, 1))
+        )
         message += self.explain(printed, labels)
         if self.cause:
             message.append(f"  {self.cause}")
@@ -178,28 +201,38 @@ class OutputCheck(ScriptMeasureCheck):
             seen.setdefault(label, i)
         if silent_repeat:
             a, b = silent_repeat
-            return [f"  call {a + 1} printed and call {b + 1}, with the same shapes and dtypes, "
-                    f"did not: a Python print inside a jitted function runs only while JAX "
-                    f"traces it, and call {b + 1} reused that trace. jax.debug.print runs on "
-                    f"every call; so does a print outside the jitted function"]
+            return [
+                f"  call {a + 1} printed and call {b + 1}, with the same shapes and dtypes, "
+                f"did not: a Python print inside a jitted function runs only while JAX "
+                f"traces it, and call {b + 1} reused that trace. jax.debug.print runs on "
+                f"every call; so does a print outside the jitted function"
+            ]
         over = [i for i, c in enumerate(counts) if c > self.count]
         if over:
             firsts = set(seen.values())
             if set(over) <= firsts and len(over) < len(counts):
-                return ["  too many lines only on calls with new shapes: a print that runs "
-                        "while tracing and one that runs on every call (jax.debug.print, or a "
-                        "print outside jit) both fire on a call that traces"]
-            return ["  too many lines: the line is printed more than once per call (by two "
-                    "prints, say one inside the jitted function and one outside it)"]
+                return [
+                    "  too many lines only on calls with new shapes: a print that runs "
+                    "while tracing and one that runs on every call (jax.debug.print, or a "
+                    "print outside jit) both fire on a call that traces"
+                ]
+            return [
+                "  too many lines: the line is printed more than once per call (by two "
+                "prints, say one inside the jitted function and one outside it)"
+            ]
         if not any(counts):
             others = next((p.lines[0] for p in printed if p.lines), None)
             if others is None:
-                return ["  nothing reached standard output: a Python print inside a jitted "
-                        "function runs only while JAX traces it (this check starts from empty "
-                        "caches, so at least the first call should have printed if the print "
-                        "is there); print to standard output, not to stderr or a logger"]
-            return [f"  no line matches (the first line printed was {others[:80]!r}): "
-                    f"the line must match `{self.pattern_text}`"]
+                return [
+                    "  nothing reached standard output: a Python print inside a jitted "
+                    "function runs only while JAX traces it (this check starts from empty "
+                    "caches, so at least the first call should have printed if the print "
+                    "is there); print to standard output, not to stderr or a logger"
+                ]
+            return [
+                f"  no line matches (the first line printed was {others[:80]!r}): "
+                f"the line must match `{self.pattern_text}`"
+            ]
         return []
 
 

@@ -45,7 +45,7 @@ def remove_hypothesis_home() -> None:
     re-raises it) never gets there, so whoever stops such a process calls this."""
     while _HOMES:
         shutil.rmtree(_HOMES.pop(), ignore_errors=True)
-    _hypothesis.cache_clear()          # a later use in this process makes a new one
+    _hypothesis.cache_clear()  # a later use in this process makes a new one
 
 
 @functools.lru_cache(maxsize=1)
@@ -72,11 +72,12 @@ def _ignore_local_constants() -> None:
     depend on the task and the seed alone (and no source is parsed: faster)."""
     from hypothesis.internal.conjecture import providers
 
-    if hasattr(providers, "_get_local_constants"):   # hypothesis >= 6.131
+    if hasattr(providers, "_get_local_constants"):  # hypothesis >= 6.131
         none = providers.Constants()
 
         def no_local_constants():
             return none
+
         providers._get_local_constants = no_local_constants
 
 
@@ -92,7 +93,7 @@ class _Raised(Exception):
     def __init__(self, args, outcome):
         super().__init__(outcome.message)
         self.args_, self.outcome = args, outcome
-        self.shrunk = True       # False: the first failing input seen, not a shrunk one
+        self.shrunk = True  # False: the first failing input seen, not a shrunk one
 
 
 class _Wrong(Exception):
@@ -119,7 +120,7 @@ class _OutOfTime(BaseException):
 class PropertyCheck(CheckSpec):
     phase = Phase.GENERATED
     FIELDS = CheckSpec.FIELDS + ("examples", "max_shapes", "deterministic", "min_examples")
-    draws_inputs = True     # the scripted checks weigh its calls too
+    draws_inputs = True  # the scripted checks weigh its calls too
 
     @classmethod
     def warm_up(cls) -> None:
@@ -132,9 +133,12 @@ class PropertyCheck(CheckSpec):
         # Each run seeds the global `random` and checks on the way out that nothing else
         # moved it; two runs in two threads move it for each other, and hypothesis blames
         # the strategies (the judge's never touch `random`; its draws have their own seed)
-        warnings.filterwarnings("ignore", message="Do not use the `random` module inside strategies",
-                                category=HypothesisDeprecationWarning)
-        Inputs({}, {}).strategy([{}])   # the argument lists' strategy, made in this thread
+        warnings.filterwarnings(
+            "ignore",
+            message="Do not use the `random` module inside strategies",
+            category=HypothesisDeprecationWarning,
+        )
+        Inputs({}, {}).strategy([{}])  # the argument lists' strategy, made in this thread
 
         @h.settings(max_examples=1, database=None, verbosity=h.Verbosity.quiet)
         @h.given(h.strategies.integers())
@@ -150,8 +154,9 @@ class PropertyCheck(CheckSpec):
         # every input given twice: the two results must be identical bit for bit
         self.deterministic = r.get("deterministic", bool, False)
         # the fewest inputs a run cut short by its budget may pass on (None: a quarter)
-        self.min_examples = int(r.number("min_examples", 0, low=1)) if "min_examples" in r.data \
-            else None
+        self.min_examples = (
+            int(r.number("min_examples", 0, low=1)) if "min_examples" in r.data else None
+        )
 
     def planned_calls(self, grading) -> int:
         # a second property check after this one needs at least what it may pass on
@@ -168,11 +173,17 @@ class PropertyCheck(CheckSpec):
 
     def _search(self, grading, strategy, n_examples, test):
         h = _hypothesis()
-        return h.settings(max_examples=n_examples, database=None, deadline=None,
-                          derandomize=False, report_multiple_bugs=False, print_blob=False,
-                          verbosity=h.Verbosity.quiet, suppress_health_check=list(h.HealthCheck),
-                          phases=(h.Phase.explicit, h.Phase.generate, h.Phase.shrink))(
-            h.seed(grading.seed)(h.given(strategy)(test)))
+        return h.settings(
+            max_examples=n_examples,
+            database=None,
+            deadline=None,
+            derandomize=False,
+            report_multiple_bugs=False,
+            print_blob=False,
+            verbosity=h.Verbosity.quiet,
+            suppress_health_check=list(h.HealthCheck),
+            phases=(h.Phase.explicit, h.Phase.generate, h.Phase.shrink),
+        )(h.seed(grading.seed)(h.given(strategy)(test)))
 
     def prepare(self, grading):
         """While the workers start, draw the inputs hypothesis will try (the same seed
@@ -183,13 +194,17 @@ class PropertyCheck(CheckSpec):
 
         def collect(args):
             drawn.append(args)
+
         self._search(grading, inputs.strategy(pool), n_examples, collect)()
         return drawn
 
     def generated_inputs(self, grading, prepared):
         inputs, pool, _ = self._plan(grading)
-        return inputs.edge_cases(pool, grading.seed) + list(prepared or []) + \
-            inputs.pool_cases(pool, grading.seed)
+        return (
+            inputs.edge_cases(pool, grading.seed)
+            + list(prepared or [])
+            + inputs.pool_cases(pool, grading.seed)
+        )
 
     def run(self, grading):
         trial = _Trial(self, grading, *self._plan(grading))
@@ -199,8 +214,11 @@ class PropertyCheck(CheckSpec):
             return trial.outcome(trial.search)
         # the learner's calls now, the comparisons once the reference has caught up
         drawn_shapes = {_shape_key(args) for args in drawn}
-        unseen = [args for args in trial.inputs.pool_cases(trial.pool, grading.seed)
-                  if _shape_key(args) not in drawn_shapes]
+        unseen = [
+            args
+            for args in trial.inputs.pool_cases(trial.pool, grading.seed)
+            if _shape_key(args) not in drawn_shapes
+        ]
         # the edges first: a run the clock cuts short has still checked the empty input and
         # the ends of every range, and what it checked is a prefix of the reference's calls
         # (so the retrace and sync checks compare like with like)
@@ -208,8 +226,9 @@ class PropertyCheck(CheckSpec):
         trial.planned = len(everything)
         calls = trial.call_ahead(everything)
         again = trial.call_again(calls) if self.deterministic else []
-        return Later(functools.partial(trial.outcome,
-                                       functools.partial(trial.check_ahead, calls, again)))
+        return Later(
+            functools.partial(trial.outcome, functools.partial(trial.check_ahead, calls, again))
+        )
 
 
 class _Trial:
@@ -220,11 +239,11 @@ class _Trial:
         self.check, self.grading = check, grading
         self.inputs, self.pool, self.n_examples = inputs, pool, n_examples
         self.calls, self.shapes = 0, set()
-        self.first: _Raised | _Wrong | None = None     # the first failure seen
-        self.planned = 0                 # the inputs it meant to check
-        self.costs: list[float] = []     # the run's seconds each of its calls was charged
-        self.not_shrunk = ""             # why a failure is reported as first seen
-        self.twice = 0                   # inputs given a second time (deterministic)
+        self.first: _Raised | _Wrong | None = None  # the first failure seen
+        self.planned = 0  # the inputs it meant to check
+        self.costs: list[float] = []  # the run's seconds each of its calls was charged
+        self.not_shrunk = ""  # why a failure is reported as first seen
+        self.twice = 0  # inputs given a second time (deterministic)
 
     def learner(self, args):
         out = self.grading.learner_call(args, self.check.calls_label)
@@ -253,7 +272,7 @@ class _Trial:
         return pending, self.learner(args)
 
     def judge(self, args, pending, out):
-        if not out.ok and out.run_out:   # the run's clock, not this call: grade what was seen
+        if not out.ok and out.run_out:  # the run's clock, not this call: grade what was seen
             raise _OutOfTime()
         self.calls += 1
         self.shapes.add(_shape_key(args))
@@ -279,7 +298,7 @@ class _Trial:
         for args, pending in zip(drawn, expected):
             # deterministic: each input called so far, and this one, are called again after
             if not self.time_for_a_call(then=len(calls) + 1 if self.check.deterministic else 0):
-                calls.append((args, None, None))       # out of time: judged as such
+                calls.append((args, None, None))  # out of time: judged as such
                 break
             calls.append((args, pending, self.learner(args)))
             if not calls[-1][2].ok:
@@ -310,7 +329,7 @@ class _Trial:
                         raise _OutOfTime()
                     self.judge(args, pending, out)
             except _OutOfTime:
-                short = True          # what was called is still compared twice, below
+                short = True  # what was called is still compared twice, below
             self.twice = len(again)
             self.compare_again(calls, again)
             if short:
@@ -323,28 +342,41 @@ class _Trial:
                 raise self.confirmed(shrunk, shrunk=True) from None
             except _OutOfTime:
                 self.not_shrunk = "the run's time ran out before it could be shrunk"
-            raise self.confirmed(seen, shrunk=False) from None   # the replay found nothing
+            raise self.confirmed(seen, shrunk=False) from None  # the replay found nothing
 
     def compare_again(self, calls, again):
         for (args, pending, out), second in zip(calls, again):
             if not second.ok:
                 if second.fatal:
                     raise _Fatal(args, second)
-                raise _Changing(args, pending.result(), f"returned {render(out.value)}",
-                                f"raised {second.message}", out.value)
+                raise _Changing(
+                    args,
+                    pending.result(),
+                    f"returned {render(out.value)}",
+                    f"raised {second.message}",
+                    out.value,
+                )
             where = first_difference(out.value, second.value)
             if where:
-                raise _Changing(args, pending.result(), f"returned {render(out.value)}",
-                                f"returned {render(second.value)}", out.value, where)
+                raise _Changing(
+                    args,
+                    pending.result(),
+                    f"returned {render(out.value)}",
+                    f"returned {render(second.value)}",
+                    out.value,
+                    where,
+                )
 
     def search(self):
         self.calls, self.shapes = 0, set()
 
-        def test(args):                 # a plain function: what hypothesis expects
+        def test(args):  # a plain function: what hypothesis expects
             self.test(args)
+
         try:
-            self.check._search(self.grading, self.inputs.strategy(self.pool), self.n_examples,
-                               test)()
+            self.check._search(
+                self.grading, self.inputs.strategy(self.pool), self.n_examples, test
+            )()
         except _hypothesis().errors.Flaky:
             # a failure hypothesis could not reproduce while shrinking: the first one seen
             raise self.confirmed(self.first, shrunk=False) from None
@@ -363,15 +395,29 @@ class _Trial:
         again = self.learner(failure.args_)
         if isinstance(failure, _Wrong):
             if again.ok and first_difference(failure.actual, again.value):
-                return _Changing(failure.args_, failure.expected, f"returned {render(failure.actual)}",
-                                 f"returned {render(again.value)}", failure.actual)
+                return _Changing(
+                    failure.args_,
+                    failure.expected,
+                    f"returned {render(failure.actual)}",
+                    f"returned {render(again.value)}",
+                    failure.actual,
+                )
             if not again.ok and not again.fatal:
-                return _Changing(failure.args_, failure.expected, f"returned {render(failure.actual)}",
-                                 f"raised {again.message}", failure.actual)
+                return _Changing(
+                    failure.args_,
+                    failure.expected,
+                    f"returned {render(failure.actual)}",
+                    f"raised {again.message}",
+                    failure.actual,
+                )
             return failure
         if again.ok:
-            return _Changing(failure.args_, ..., f"raised {failure.outcome.message}",
-                             f"returned {render(again.value)}")
+            return _Changing(
+                failure.args_,
+                ...,
+                f"raised {failure.outcome.message}",
+                f"returned {render(again.value)}",
+            )
         failure.shrunk = shrunk
         return failure
 
@@ -385,8 +431,12 @@ class _Trial:
             self.test(edge)
 
     def details(self):
-        out = {"seed": self.grading.seed, "examples_run": self.calls,
-               "distinct_shapes": len(self.shapes), "shape_pool": len(self.pool)}
+        out = {
+            "seed": self.grading.seed,
+            "examples_run": self.calls,
+            "distinct_shapes": len(self.shapes),
+            "shape_pool": len(self.pool),
+        }
         if self.not_shrunk:
             out["not_shrunk"] = self.not_shrunk
         return out
@@ -401,29 +451,46 @@ class _Trial:
         why = f"each call took about {per:.1f} s" if per >= 0.1 else "the run's time ran short"
         details = dict(self.details(), inputs_planned=planned, call_s=round(per, 3))
         if n >= self.minimum():
-            details["short"] = (f"checked {n} of its {planned} inputs: {why}, and the run's "
-                                f"{limit:g} s ran short (the rest was kept for the checks after "
-                                f"it). The verdict rests on those {n}; a faster function is "
-                                f"checked on all {planned}")
-            twice = "" if not check.deterministic else ", each giving the same result twice" \
-                if self.twice >= n else f", {self.twice} of them given twice with the same result"
-            return check.result(Status.PASSED, f"{why}: {n} of {planned} generated inputs checked "
-                                f"({len(self.shapes)} distinct shapes, seed {grading.seed}), all "
-                                f"agree with the reference{twice}; the run's {limit:g} s ran short "
-                                f"for the other {planned - n}", details=details)
+            details["short"] = (
+                f"checked {n} of its {planned} inputs: {why}, and the run's "
+                f"{limit:g} s ran short (the rest was kept for the checks after "
+                f"it). The verdict rests on those {n}; a faster function is "
+                f"checked on all {planned}"
+            )
+            twice = (
+                ""
+                if not check.deterministic
+                else ", each giving the same result twice"
+                if self.twice >= n
+                else f", {self.twice} of them given twice with the same result"
+            )
+            return check.result(
+                Status.PASSED,
+                f"{why}: {n} of {planned} generated inputs checked "
+                f"({len(self.shapes)} distinct shapes, seed {grading.seed}), all "
+                f"agree with the reference{twice}; the run's {limit:g} s ran short "
+                f"for the other {planned - n}",
+                details=details,
+            )
         agree = f" ({'all agree' if n > 1 else 'it agrees'} with the reference)" if n else ""
         return check.result(
-            Status.ERROR, f"{why}: only {n} of {planned} generated inputs could be checked within "
-                          f"the run's {limit:g} s{agree}, fewer than the {self.minimum()} the judge "
-                          f"needs to accept a function. Usual cause: something compiled again on "
-                          f"every call (a jax.jit or shard_map built inside the function around a "
-                          f"fresh closure, a static argument whose value changes) or slow host "
-                          f"work (a Python loop over elements, a sleep); make each call cheaper",
-            details=dict(details, stopped="run"), verdict=Verdict.TIME_LIMIT_EXCEEDED)
+            Status.ERROR,
+            f"{why}: only {n} of {planned} generated inputs could be checked within "
+            f"the run's {limit:g} s{agree}, fewer than the {self.minimum()} the judge "
+            f"needs to accept a function. Usual cause: something compiled again on "
+            f"every call (a jax.jit or shard_map built inside the function around a "
+            f"fresh closure, a static argument whose value changes) or slow host "
+            f"work (a Python loop over elements, a sleep); make each call cheaper",
+            details=dict(details, stopped="run"),
+            verdict=Verdict.TIME_LIMIT_EXCEEDED,
+        )
 
     def unshrunk_words(self) -> str:
-        return f" (the first failing input seen, not a smaller one: {self.not_shrunk})" \
-            if self.not_shrunk else ""
+        return (
+            f" (the first failing input seen, not a smaller one: {self.not_shrunk})"
+            if self.not_shrunk
+            else ""
+        )
 
     def outcome(self, body):
         check, grading = self.check, self.grading
@@ -448,26 +515,37 @@ class _Trial:
                 f"to call is wrong: keep no state between calls (a global counter, a cache of "
                 f"results, a random key advanced on every call)",
                 counterexample=counterexample(c.args_, c.expected, c.actual),
-                details=dict(self.details(), problem="nondeterministic",
-                             **replay(grading, c.args_)),
-                verdict=Verdict.WRONG_ANSWER)
+                details=dict(
+                    self.details(), problem="nondeterministic", **replay(grading, c.args_)
+                ),
+                verdict=Verdict.WRONG_ANSWER,
+            )
         except _Raised as r:
-            res = failed_call(check, grading, r.args_, r.outcome,
-                              "smallest failing input: " if r.shrunk else "failing input: ")
+            res = failed_call(
+                check,
+                grading,
+                r.args_,
+                r.outcome,
+                "smallest failing input: " if r.shrunk else "failing input: ",
+            )
             res.details.update(self.details())
             res.message += self.unshrunk_words()
             return res
         except _Wrong as w:
             return check.result(
-                Status.FAILED, f"{call_text(grading.task.entrypoint, w.args_)}: {w.problem.message}"
-                               + self.unshrunk_words(),
+                Status.FAILED,
+                f"{call_text(grading.task.entrypoint, w.args_)}: {w.problem.message}"
+                + self.unshrunk_words(),
                 counterexample=counterexample(w.args_, w.expected, w.actual),
-                details=dict(self.details(), problem=w.problem.kind,
-                             **replay(grading, w.args_)))
-        return check.result(Status.PASSED, f"{self.calls} generated inputs ({len(self.shapes)} "
-                            f"distinct shapes, seed {grading.seed}) agree with the reference"
-                            + (", each giving the same result twice" if check.deterministic else ""),
-                            details=self.details())
+                details=dict(self.details(), problem=w.problem.kind, **replay(grading, w.args_)),
+            )
+        return check.result(
+            Status.PASSED,
+            f"{self.calls} generated inputs ({len(self.shapes)} "
+            f"distinct shapes, seed {grading.seed}) agree with the reference"
+            + (", each giving the same result twice" if check.deterministic else ""),
+            details=self.details(),
+        )
 
 
 def _raise(exc):
@@ -478,5 +556,9 @@ def _shape_key(args) -> str:
     from ..values import leaves
     from ..worker.wire import Leaf
 
-    return repr([(l.array.dtype.name, l.array.shape) if isinstance(l, Leaf) else type(l).__name__
-                 for l in leaves(args)])
+    return repr(
+        [
+            (l.array.dtype.name, l.array.shape) if isinstance(l, Leaf) else type(l).__name__
+            for l in leaves(args)
+        ]
+    )

@@ -40,8 +40,9 @@ def measure_residuals(ctx, args, kwargs, options, shown=12):
         out, backward = vjp(fn, *values)
         return out, backward
 
-    closed, (out_shape, backward_shape) = make_jaxpr(forward_and_residuals,
-                                                     return_shape=True)(*arrays)
+    closed, (out_shape, backward_shape) = make_jaxpr(forward_and_residuals, return_shape=True)(
+        *arrays
+    )
     jaxpr = closed.jaxpr
     primal = tree_structure(out_shape).num_leaves
     residual_vars = jaxpr.outvars[primal:]
@@ -102,8 +103,15 @@ def measure_residuals(ctx, args, kwargs, options, shown=12):
         for d in shape:
             size *= d
         itemsize = int(getattr(getattr(aval, "dtype", None), "itemsize", 0) or 0)
-        saved.append({"shape": shape, "dtype": str(getattr(aval, "dtype", "?")),
-                      "bytes": size * itemsize, "from": origin[0], "line": origin[1]})
+        saved.append(
+            {
+                "shape": shape,
+                "dtype": str(getattr(aval, "dtype", "?")),
+                "bytes": size * itemsize,
+                "from": origin[0],
+                "line": origin[1],
+            }
+        )
     # host callbacks anywhere in the program (a forward computed in Python keeps its
     # values on the host, where no residual shows them): count and first line of each
     wanted = set(options.get("callbacks", ()))
@@ -119,17 +127,22 @@ def measure_residuals(ctx, args, kwargs, options, shown=12):
             if depth < 100:
                 for sub in jaxprs_in_params(eqn.params):
                     find(sub, depth + 1)
+
     find(jaxpr)
-    flat = run_traced(bound, closed, arrays)      # the traced program's own value
+    flat = run_traced(bound, closed, arrays)  # the traced program's own value
     if flat is not None:
         ctx.keep(tree_structure(out_shape).unflatten(list(flat)[:primal]))
     largest = sorted(saved, key=lambda r: -r["bytes"])[:shown]
     for r in largest:
         if r["line"] and ctx.source_file:
             r["code"] = getline(ctx.source_file, r["line"]).strip()[:160]
-    return {"count": len(saved), "bytes": sum(r["bytes"] for r in saved), "largest": largest,
-            "arguments_saved": sum(1 for v in residual_vars if id(v) in arguments),
-            "callbacks": callbacks}
+    return {
+        "count": len(saved),
+        "bytes": sum(r["bytes"] for r in saved),
+        "largest": largest,
+        "arguments_saved": sum(1 for v in residual_vars if id(v) in arguments),
+        "callbacks": callbacks,
+    }
 
 
 @check_kind("residuals")
@@ -138,12 +151,16 @@ class ResidualsCheck(ScriptMeasureCheck):
     INSTRUMENT = instrument(measure_residuals, setup=bind_tracing, helpers=(run_traced,))
     DODGES = ("host_callback",)
     doing = "differentiated with jax.vjp"
-    error_hint = ("The judge measures what jax.vjp of your function keeps for the backward "
-                  "pass: code that cannot be differentiated or traced (np.asarray(x), "
-                  "float(x), an `if` on an array's value) fails here.")
-    usual_cause = ("without jax.checkpoint (jax.remat) every intermediate value the backward "
-                   "pass needs is kept from the forward pass; wrap each layer (or the whole "
-                   "stack) in jax.checkpoint so its insides are recomputed instead")
+    error_hint = (
+        "The judge measures what jax.vjp of your function keeps for the backward "
+        "pass: code that cannot be differentiated or traced (np.asarray(x), "
+        "float(x), an `if` on an array's value) fails here."
+    )
+    usual_cause = (
+        "without jax.checkpoint (jax.remat) every intermediate value the backward "
+        "pass needs is kept from the forward pass; wrap each layer (or the whole "
+        "stack) in jax.checkpoint so its insides are recomputed instead"
+    )
 
     def __init__(self, r, scripts):
         super().__init__(r, scripts)
@@ -154,31 +171,54 @@ class ResidualsCheck(ScriptMeasureCheck):
         return {"callbacks": list(host.COUNTED)}
 
     def judge(self, grading, calls):
-        details = {"slack": self.slack, "slack_bytes": self.slack_bytes, "calls": [
-            {"call": c.label, "count": c.mine["count"], "bytes": c.mine["bytes"],
-             "reference_count": c.reference["count"], "reference_bytes": c.reference["bytes"],
-             "largest": c.mine["largest"]} for c in calls]}
+        details = {
+            "slack": self.slack,
+            "slack_bytes": self.slack_bytes,
+            "calls": [
+                {
+                    "call": c.label,
+                    "count": c.mine["count"],
+                    "bytes": c.mine["bytes"],
+                    "reference_count": c.reference["count"],
+                    "reference_bytes": c.reference["bytes"],
+                    "largest": c.mine["largest"],
+                }
+                for c in calls
+            ],
+        }
         for c in calls:
             theirs = {p: int(v["times"]) for p, v in c.reference["callbacks"].items()}
-            made = [host.Made(p, int(v["times"]), v.get("line"))
-                    for p, v in c.mine["callbacks"].items()]
+            made = [
+                host.Made(p, int(v["times"]), v.get("line")) for p, v in c.mine["callbacks"].items()
+            ]
             found = host.extra(made, theirs)
             if found:
-                return self.failed(host.failure(
-                    found, theirs, f"at scripted call {c.index} ({c.label}), your function",
-                    " Values a callback keeps on the host for the backward pass are "
-                    "residuals the judge cannot see."), details=details)
+                return self.failed(
+                    host.failure(
+                        found,
+                        theirs,
+                        f"at scripted call {c.index} ({c.label}), your function",
+                        " Values a callback keeps on the host for the backward pass are "
+                        "residuals the judge cannot see.",
+                    ),
+                    details=details,
+                )
         for c in calls:
             count, size = c.mine["count"], c.mine["bytes"]
             ref_count, ref_size = c.reference["count"], c.reference["bytes"]
             if count > ref_count + self.slack or size > ref_size + self.slack_bytes:
                 return self.failed(self.failure(c), details=details)
-        figures = "; ".join(f"{plural(c.mine['count'], 'value')}, {c.mine['bytes']} bytes "
-                            f"(the reference's: {c.reference['count']}, {c.reference['bytes']})"
-                            for c in calls)
-        return self.result(Status.PASSED, f"beyond its arguments, your function saves for the "
-                           f"backward pass {figures} on the {len(calls)} scripted calls",
-                           details=details)
+        figures = "; ".join(
+            f"{plural(c.mine['count'], 'value')}, {c.mine['bytes']} bytes "
+            f"(the reference's: {c.reference['count']}, {c.reference['bytes']})"
+            for c in calls
+        )
+        return self.result(
+            Status.PASSED,
+            f"beyond its arguments, your function saves for the "
+            f"backward pass {figures} on the {len(calls)} scripted calls",
+            details=details,
+        )
 
     def budget_words(self) -> str:
         slack = [f"{plural(self.slack, 'value')}"] if self.slack else []
@@ -187,16 +227,22 @@ class ResidualsCheck(ScriptMeasureCheck):
 
     def failure(self, call) -> str:
         m, r = call.mine, call.reference
-        lines = [f"at scripted call {call.index} ({call.label}), your function saves "
-                 f"{plural(m['count'], 'value')} ({m['bytes']} bytes) for the backward pass "
-                 f"beyond its arguments; the reference saves {r['count']} ({r['bytes']} bytes), "
-                 f"and the budget is the reference's{self.budget_words()}. The largest:"]
+        lines = [
+            f"at scripted call {call.index} ({call.label}), your function saves "
+            f"{plural(m['count'], 'value')} ({m['bytes']} bytes) for the backward pass "
+            f"beyond its arguments; the reference saves {r['count']} ({r['bytes']} bytes), "
+            f"and the budget is the reference's{self.budget_words()}. The largest:"
+        ]
         for res in m["largest"][:5]:
-            where = f"from `{res['from']}`" if res["from"] and not res["from"].startswith("a ") \
+            where = (
+                f"from `{res['from']}`"
+                if res["from"] and not res["from"].startswith("a ")
                 else f"from {res['from'] or 'somewhere jax does not say'}"
+            )
             if res.get("line"):
                 where += f" at line {res['line']} of your file" + (
-                    f": `{res['code']}`" if res.get("code") else "")
+                    f": `{res['code']}`" if res.get("code") else ""
+                )
             lines.append(f"  {res['dtype']}{res['shape']} ({res['bytes']} bytes) {where}")
         if m["count"] > 5:
             lines.append(f"  ... and {m['count'] - 5} more")

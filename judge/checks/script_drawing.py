@@ -14,11 +14,11 @@ from html import escape
 @dataclass(frozen=True)
 class CallMark:
     number: int
-    label: str            # the call's shapes: "x_a float32[8], x_b float32[8]"
-    state: str            # traced | compiled | cached
-    programs: tuple       # (program number, compiled before?) per compile in this call
-    same_as: int | None   # a cached call: the earlier call with the same shapes
-    why: str              # the first trace's reason
+    label: str  # the call's shapes: "x_a float32[8], x_b float32[8]"
+    state: str  # traced | compiled | cached
+    programs: tuple  # (program number, compiled before?) per compile in this call
+    same_as: int | None  # a cached call: the earlier call with the same shapes
+    why: str  # the first trace's reason
 
 
 # a new program is what a new shape costs; the same program made again is the waste
@@ -31,8 +31,9 @@ def script_marks(details: dict) -> list[CallMark]:
     from the cache; compiles numbered by the distinct program (function and signature)."""
     programs: dict[tuple, int] = {}
     marks: list[CallMark] = []
-    for number_, (label, events) in enumerate(zip(details.get("calls") or [],
-                                                  details.get("per_call") or []), 1):
+    for number_, (label, events) in enumerate(
+        zip(details.get("calls") or [], details.get("per_call") or []), 1
+    ):
         events = [e for e in events if isinstance(e, dict)]
         traces = [e for e in events if e.get("stage") == "trace"]
         made = []
@@ -43,7 +44,9 @@ def script_marks(details: dict) -> list[CallMark]:
                 programs.setdefault(key, len(programs) + 1)
                 made.append((programs[key], seen))
         state = "traced" if traces else "compiled" if made else "cached"
-        same = next((m.number for m in marks if m.label == label), None) if state == "cached" else None
+        same = (
+            next((m.number for m in marks if m.label == label), None) if state == "cached" else None
+        )
         why = str(traces[0].get("reason") or "") if traces else ""
         marks.append(CallMark(number_, str(label), state, tuple(made), same, why))
     return marks
@@ -62,28 +65,36 @@ def script_drawing(details: dict, per_row: int = 6) -> str:
     cols = min(per_row, len(marks))
     rows = -(-len(marks) // cols)
     svg_w, svg_h = cols * (width + gap), rows * (height + gap)
-    parts = [f"<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"script\" width=\"{svg_w}\" "
-             f"height=\"{svg_h}\" viewBox=\"0 0 {svg_w} {svg_h}\" role=\"img\" "
-             f"aria-label=\"scripted calls\">"]
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="script" width="{svg_w}" '
+        f'height="{svg_h}" viewBox="0 0 {svg_w} {svg_h}" role="img" '
+        f'aria-label="scripted calls">'
+    ]
     for i, m in enumerate(marks):
         x, y = (i % cols) * (width + gap), (i // cols) * (height + gap)
         what, which = _state_lines(m)
         lines = [f"call {m.number}"] + m.label.split(", ")[:2] + [what, which]
         tip = f"call {m.number}: {m.label}: {what} {which}" + (f" ({m.why})" if m.why else "")
         look = _look(m)
-        parts.append(f"<g class=\"call {m.state}\" data-call=\"{m.number}\" data-state=\"{m.state}\">"
-                     f"<title>{escape(tip)}</title>"
-                     f"<rect x=\"{x + 1}\" y=\"{y + 1}\" width=\"{width - 2}\" height=\"{height - 2}\" "
-                     f"rx=\"6\" fill=\"{FILL[look]}\" stroke=\"{STROKE[look]}\"/>")
+        parts.append(
+            f'<g class="call {m.state}" data-call="{m.number}" data-state="{m.state}">'
+            f"<title>{escape(tip)}</title>"
+            f'<rect x="{x + 1}" y="{y + 1}" width="{width - 2}" height="{height - 2}" '
+            f'rx="6" fill="{FILL[look]}" stroke="{STROKE[look]}"/>'
+        )
         for j, line in enumerate(lines):
-            weight = " font-weight=\"600\"" if j in (0, len(lines) - 2) else ""
-            parts.append(f"<text x=\"{x + 8}\" y=\"{y + 18 + j * 17}\" font-size=\"12\" "
-                         f"font-family=\"ui-monospace, monospace\"{weight}>"
-                         f"{escape(_fit(line, 22))}</text>")
+            weight = ' font-weight="600"' if j in (0, len(lines) - 2) else ""
+            parts.append(
+                f'<text x="{x + 8}" y="{y + 18 + j * 17}" font-size="12" '
+                f'font-family="ui-monospace, monospace"{weight}>'
+                f"{escape(_fit(line, 22))}</text>"
+            )
         parts.append("</g>")
     parts.append("</svg>")
-    return (f"<figure class=\"script\">{''.join(parts)}<figcaption>{escape(script_caption(marks))}"
-            f"</figcaption></figure>")
+    return (
+        f'<figure class="script">{"".join(parts)}<figcaption>{escape(script_caption(marks))}'
+        f"</figcaption></figure>"
+    )
 
 
 def script_caption(marks: list[CallMark]) -> str:
@@ -95,8 +106,10 @@ def script_caption(marks: list[CallMark]) -> str:
     made = f"{distinct} program{'s' if distinct != 1 else ''}"
     if compiles > distinct:
         made += f", compiled {compiles} times"
-    return (f"{calls}: {made}; {traced} traced, {cached} served from the cache "
-            "(blue: a new program, red: one made before made again, green: reused)")
+    return (
+        f"{calls}: {made}; {traced} traced, {cached} served from the cache "
+        "(blue: a new program, red: one made before made again, green: reused)"
+    )
 
 
 def _look(m: CallMark) -> str:

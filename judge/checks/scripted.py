@@ -42,6 +42,7 @@ def shape_signature(args, keep=()) -> str:
     """What of a call decides its compiled program: each array's kind, dtype and shape,
     each container's type and length; Python numbers only by type, except the arguments
     in ``keep`` (those a learner may make static), by value."""
+
     def one(value, exact: bool):
         if isinstance(value, Leaf):
             return f"{value.kind}:{value.array.dtype}{list(value.array.shape)}"
@@ -50,6 +51,7 @@ def shape_signature(args, keep=()) -> str:
         if isinstance(value, (list, tuple)):
             return type(value).__name__ + "(" + ",".join(one(v, exact) for v in value) + ")"
         return repr(value) if exact else type(value).__name__
+
     return ";".join(f"{name}={one(value, name in keep)}" for name, value in args.items())
 
 
@@ -70,7 +72,7 @@ class ScriptedCheck(CheckSpec):
     failure_verdict = Verdict.INEFFICIENT
     FIELDS = CheckSpec.FIELDS + ("script", "budget", "slack", "may_be_static")
 
-    SCRIPT_OPTIONAL = False      # a sync check may count the generated inputs alone
+    SCRIPT_OPTIONAL = False  # a sync check may count the generated inputs alone
     # a program is compiled once per input, a sync made on every call: the reference's
     # figure for an input it already had is none (traces), or the same again (syncs)
     ONCE_PER_INPUT = True
@@ -79,9 +81,12 @@ class ScriptedCheck(CheckSpec):
         super().__init__(r, scripts)
         self.script = r.get("script", str, None) if self.SCRIPT_OPTIONAL else r.get("script", str)
         if self.script is not None and self.script not in scripts:
-            r.fail(f"no script named '{self.script}' (scripts: {', '.join(scripts) or 'none'})", "script")
+            r.fail(
+                f"no script named '{self.script}' (scripts: {', '.join(scripts) or 'none'})",
+                "script",
+            )
         if self.script is None:
-            self.phase = 9      # it reads the other checks' calls alone: reported after them
+            self.phase = 9  # it reads the other checks' calls alone: reported after them
         budget = r.get("budget", (int, str), "reference", what="a number or 'reference'")
         if isinstance(budget, str) and budget != "reference":
             r.fail(f"expected a number or 'reference', got '{budget}'", "budget")
@@ -95,7 +100,9 @@ class ScriptedCheck(CheckSpec):
         names = list(scripts[self.script][0]) if self.script and scripts[self.script] else []
         for name in self.may_be_static:
             if name not in names:
-                r.fail(f"'{name}' is not an argument of the task ({', '.join(names)})", "may_be_static")
+                r.fail(
+                    f"'{name}' is not an argument of the task ({', '.join(names)})", "may_be_static"
+                )
 
     def scripts_run(self):
         return (self.script,) if self.script else ()
@@ -121,22 +128,39 @@ class ScriptedCheck(CheckSpec):
         ref = grading.reference_script(self.script)
         for i, (args, out) in enumerate(zip(mine.calls, mine.outcomes), 1):
             if not out.ok:
-                return failed_call(self, grading, args, out, f"scripted call {i} of {len(mine.calls)}: ")
+                return failed_call(
+                    self, grading, args, out, f"scripted call {i} of {len(mine.calls)}: "
+                )
             problem = mismatch(grading, args, out.value, ref.outcomes[i - 1].value)
             if problem:
                 return self.result(
-                    "failed", f"scripted call {i} ({call_label(args)}): {problem.message}",
+                    "failed",
+                    f"scripted call {i} ({call_label(args)}): {problem.message}",
                     counterexample=counterexample(args, ref.outcomes[i - 1].value, out.value),
-                    verdict=Verdict.WRONG_ANSWER)
-        used, ref_used = self.count(mine.outcomes, mine.loaded), self.count(ref.outcomes, ref.loaded)
+                    verdict=Verdict.WRONG_ANSWER,
+                )
+        used, ref_used = (
+            self.count(mine.outcomes, mine.loaded),
+            self.count(ref.outcomes, ref.loaded),
+        )
         budget = (ref_used if self.budget == "reference" else self.budget) + self.slack
-        source = (f"the reference's {ref_used} on the same calls" if self.budget == "reference"
-                  else "set by the task") + (f", plus a slack of {self.slack}" if self.slack else "")
-        details = dict(self.details(mine, ref), count=used, budget=budget, reference_count=ref_used,
-                       budget_source=self.budget, calls=[call_label(a) for a in mine.calls])
+        source = (
+            f"the reference's {ref_used} on the same calls"
+            if self.budget == "reference"
+            else "set by the task"
+        ) + (f", plus a slack of {self.slack}" if self.slack else "")
+        details = dict(
+            self.details(mine, ref),
+            count=used,
+            budget=budget,
+            reference_count=ref_used,
+            budget_source=self.budget,
+            calls=[call_label(a) for a in mine.calls],
+        )
         passed = used <= budget
-        over = f"{len(mine.calls)} scripted calls" + (" and the loading of your file"
-                                                     if self.counts_load(mine.loaded) else "")
+        over = f"{len(mine.calls)} scripted calls" + (
+            " and the loading of your file" if self.counts_load(mine.loaded) else ""
+        )
         message = self.summary(used, budget, source, over, passed)
         explain = self.explain(list(zip(mine.calls, mine.outcomes)), mine.report, passed, "call")
         if explain:
@@ -145,7 +169,7 @@ class ScriptedCheck(CheckSpec):
         if load:
             message += "\n" + load
         off = self.off_device(mine, ref)
-        if off:     # the headline: the figure below it measured nothing
+        if off:  # the headline: the figure below it measured nothing
             passed = False
             message = off + "\n  " + message
         generated = self.on_generated(grading, max(0, budget - ref_used))
@@ -172,29 +196,45 @@ class ScriptedCheck(CheckSpec):
             return None
         theirs = grading.reference_outcomes([args for args, _ in calls])
         seen: set[int] = set()
-        firsts = []       # the reference's figures belong to its first call of an input
+        firsts = []  # the reference's figures belong to its first call of an input
         for ref in theirs:
             firsts.append(ref if id(ref) not in seen else None)
             seen.add(id(ref))
         shapes = [shape_signature(a) for a, _ in calls]
-        static = len({shape_signature(a, self.may_be_static) for a, _ in calls}) - len(set(shapes)) \
-            if self.may_be_static else 0
+        static = (
+            len({shape_signature(a, self.may_be_static) for a, _ in calls}) - len(set(shapes))
+            if self.may_be_static
+            else 0
+        )
         used, where = self.weigh(calls, firsts if self.ONCE_PER_INPUT else theirs, shapes)
         budget = allowance + static
         parts = ([f"{allowance} of headroom, as on the script"] if allowance else []) + (
             [f"{static} for new values of {', '.join(self.may_be_static)}, which may be static"]
-            if static else [])
+            if static
+            else []
+        )
         passed = used <= budget
-        over = (f"the {len(calls)} generated inputs of the property check "
-                f"({len(set(shapes))} distinct shapes)")
+        over = (
+            f"the {len(calls)} generated inputs of the property check "
+            f"({len(set(shapes))} distinct shapes)"
+        )
         source = f" ({' plus '.join(parts)})" if parts else ""
         message = self.generated_summary(used, budget, source, over, passed)
         if not passed and where:
             explain = self.explain_excess([(i, calls[i - 1][0], calls[i - 1][1]) for i in where])
             if explain:
                 message += "\n" + explain
-        return passed, message, {"count": used, "budget": budget, "inputs": len(calls),
-                                 "shapes": len(set(shapes)), "at": where[:50]}
+        return (
+            passed,
+            message,
+            {
+                "count": used,
+                "budget": budget,
+                "inputs": len(calls),
+                "shapes": len(set(shapes)),
+                "at": where[:50],
+            },
+        )
 
     def weigh(self, calls, theirs, shapes) -> tuple[int, list[int]]:
         """What the learner's calls on generated inputs spent beyond the reference's calls
@@ -286,15 +326,19 @@ class RetraceCheck(ScriptedCheck):
         if self.measure == "retraces":
             # traces beyond each function's first: two helpers each traced once are no
             # worse than one, so a solution split differently from the reference's is fair
-            total = sum(e.get("stage") == "trace" and not str(e.get("reason") or "").startswith("first")
-                        for e in learner)
-            if self.include_eager:   # an eager op compiled again: a new length for jnp.cumsum, ...
+            total = sum(
+                e.get("stage") == "trace" and not str(e.get("reason") or "").startswith("first")
+                for e in learner
+            )
+            if self.include_eager:  # an eager op compiled again: a new length for jnp.cumsum, ...
                 total += sum(max(0, n - 1) for n in _eager_compiles(events).values())
             return total
         stage = "trace" if self.measure == "traces" else "compile"
         return sum(e.get("stage") == stage for e in learner) + (
             sum(e.get("origin") == "eager" and e.get("stage") == stage for e in events)
-            if self.include_eager else 0)
+            if self.include_eager
+            else 0
+        )
 
     def counts_load(self, loaded) -> bool:
         return self.count([], loaded) > 0
@@ -302,39 +346,54 @@ class RetraceCheck(ScriptedCheck):
     def explain_load(self, loaded, reference_loaded) -> str:
         """What the file compiled while it loaded, before any call asked for it."""
         events = [e for e in loaded if isinstance(e, dict)]
-        compiles = sum(e.get("stage") == "compile" and (e.get("origin") == "learner" or
-                                                        self.include_eager) for e in events)
+        compiles = sum(
+            e.get("stage") == "compile" and (e.get("origin") == "learner" or self.include_eager)
+            for e in events
+        )
         if not self.count([], loaded):
             return ""
         theirs = sum(e.get("stage") == "compile" for e in reference_loaded if isinstance(e, dict))
-        lines = [f"  {plural(compiles, 'program')} compiled while your file loaded "
-                 f"(the reference's file: {theirs}): programs prepared ahead of any call "
-                 "(jit(...).lower(...).compile(), .trace(...), warm-up calls at import) count "
-                 "like programs compiled on demand"]
-        again: dict[str, list[str]] = {}      # group -> the reasons it traced again
+        lines = [
+            f"  {plural(compiles, 'program')} compiled while your file loaded "
+            f"(the reference's file: {theirs}): programs prepared ahead of any call "
+            "(jit(...).lower(...).compile(), .trace(...), warm-up calls at import) count "
+            "like programs compiled on demand"
+        ]
+        again: dict[str, list[str]] = {}  # group -> the reasons it traced again
         for e in events:
             reason = str(e.get("reason") or "")
-            if e.get("origin") == "learner" and e.get("stage") == "trace" and reason \
-                    and not reason.startswith("first"):
+            if (
+                e.get("origin") == "learner"
+                and e.get("stage") == "trace"
+                and reason
+                and not reason.startswith("first")
+            ):
                 again.setdefault(str(e.get("group")), []).append(reason.split("; ")[0])
         for group, reasons in list(again.items())[:3]:
-            lines.append(f"  {group} traced again {plural(len(reasons), 'time')} while the file "
-                         f"loaded (first: {reasons[0]})")
+            lines.append(
+                f"  {group} traced again {plural(len(reasons), 'time')} while the file "
+                f"loaded (first: {reasons[0]})"
+            )
         return "\n".join(lines)
 
     def off_device(self, mine, ref):
         def compiled(run):
-            return sum(e.get("stage") == "compile" for e in
-                       [e for e in run.loaded if isinstance(e, dict)] + _events(run.outcomes))
+            return sum(
+                e.get("stage") == "compile"
+                for e in [e for e in run.loaded if isinstance(e, dict)] + _events(run.outcomes)
+            )
+
         theirs = compiled(ref)
         if compiled(mine) or not theirs:
             # programs ran: the answer must still come from the inputs on the device
             return self.unread_inputs(mine, ref)
-        return (f"your code ran no program on the device over these calls (no compile at all, "
-                f"eager operations and the file's load included, where the reference "
-                f"compiled {plural(theirs, 'program')}): the work was done on the host (NumPy "
-                f"or plain Python), so a figure of zero measures nothing; this task is about "
-                f"doing it with jax under jit")
+        return (
+            f"your code ran no program on the device over these calls (no compile at all, "
+            f"eager operations and the file's load included, where the reference "
+            f"compiled {plural(theirs, 'program')}): the work was done on the host (NumPy "
+            f"or plain Python), so a figure of zero measures nothing; this task is about "
+            f"doing it with jax under jit"
+        )
 
     @staticmethod
     def unread_inputs(mine, ref) -> str | None:
@@ -346,29 +405,42 @@ class RetraceCheck(ScriptedCheck):
         for i, (args, out, theirs) in enumerate(zip(mine.calls, mine.outcomes, ref.outcomes), 1):
             ref_read = (theirs.measured or {}).get("executed", {}).get("inputs_read")
             if not isinstance(ref_read, list):
-                return None     # not recorded for the reference: the compile rule alone
+                return None  # not recorded for the reference: the compile rule alone
             read = (out.measured or {}).get("executed", {}).get("inputs_read")
-            names = [name for name, value in args.items() for leaf in leaves(value)
-                     if isinstance(leaf, Leaf)]
+            names = [
+                name
+                for name, value in args.items()
+                for leaf in leaves(value)
+                if isinstance(leaf, Leaf)
+            ]
             if not isinstance(read, list) or len(read) != len(ref_read):
-                return (f"at scripted call {i} ({call_label(args)}), the judge could not "
-                        f"record which of your inputs a program on the device read (the "
-                        f"record is missing), so the figure below cannot be trusted and the "
-                        f"check fails. Usual cause: code that changes jax's dispatch or the "
-                        f"judge's recorder.")
+                return (
+                    f"at scripted call {i} ({call_label(args)}), the judge could not "
+                    f"record which of your inputs a program on the device read (the "
+                    f"record is missing), so the figure below cannot be trusted and the "
+                    f"check fails. Usual cause: code that changes jax's dispatch or the "
+                    f"judge's recorder."
+                )
             for j, (r, theirs_r) in enumerate(zip(read, ref_read)):
                 if theirs_r and r is False:
                     name = names[j] if j < len(names) else f"argument {j + 1}"
-                    return (f"at scripted call {i} ({call_label(args)}), no program on the "
-                            f"device read your input `{name}` (the reference's did): the "
-                            f"answer was computed on the host (NumPy or plain Python, "
-                            f"whatever ran on the device after), so a figure of few traces "
-                            f"measures nothing; this task is about doing it with jax under jit")
+                    return (
+                        f"at scripted call {i} ({call_label(args)}), no program on the "
+                        f"device read your input `{name}` (the reference's did): the "
+                        f"answer was computed on the host (NumPy or plain Python, "
+                        f"whatever ran on the device after), so a figure of few traces "
+                        f"measures nothing; this task is about doing it with jax under jit"
+                    )
         return None
 
     # a program compiled again for an abstract input it already had: never needed
-    _WASTE = ("new function object", "a different function is jitted here", "static ",
-              "the same signature was traced before", "the jax.jit options differ")
+    _WASTE = (
+        "new function object",
+        "a different function is jitted here",
+        "static ",
+        "the same signature was traced before",
+        "the jax.jit options differ",
+    )
 
     def _stage(self) -> str:
         return "compile" if self.measure == "compiles" else "trace"
@@ -377,9 +449,16 @@ class RetraceCheck(ScriptedCheck):
         """Did the call compile a program of the caller's own (and, with ``include_eager``,
         an eager operation)?"""
         stage = self._stage()
-        return any((e.get("origin") == "learner" and e.get("stage") == stage) or
-                   (eager and self.include_eager and e.get("origin") == "eager"
-                    and e.get("stage") == "compile") for e in outcome.traces)
+        return any(
+            (e.get("origin") == "learner" and e.get("stage") == stage)
+            or (
+                eager
+                and self.include_eager
+                and e.get("origin") == "eager"
+                and e.get("stage") == "compile"
+            )
+            for e in outcome.traces
+        )
 
     def _wasted(self, outcome) -> int:
         """Programs compiled again for an abstract input already compiled (a new function
@@ -391,10 +470,16 @@ class RetraceCheck(ScriptedCheck):
         for e in outcome.traces:
             if e.get("origin") != "learner" or e.get("stage") != "trace":
                 continue
-            clauses = [c for c in str(e.get("reason") or "").split("; ")
-                       if c and not (c.startswith("and ") and c.endswith("more changes"))]
-            if clauses and all(c.startswith(self._WASTE) for c in clauses) and \
-                    not all(c.startswith(allowed) for c in clauses):
+            clauses = [
+                c
+                for c in str(e.get("reason") or "").split("; ")
+                if c and not (c.startswith("and ") and c.endswith("more changes"))
+            ]
+            if (
+                clauses
+                and all(c.startswith(self._WASTE) for c in clauses)
+                and not all(c.startswith(allowed) for c in clauses)
+            ):
                 n += 1
         return n
 
@@ -408,8 +493,8 @@ class RetraceCheck(ScriptedCheck):
         the reference, one made of eager operations, or one that compiles a helper only
         at the first input that needs it, is not charged."""
         waste = waste_ref = 0
-        mine_at: dict[str, int] = {}        # shape -> first call where the learner compiled
-        theirs_at: set[str] = set()         # shapes on which the reference compiled
+        mine_at: dict[str, int] = {}  # shape -> first call where the learner compiled
+        theirs_at: set[str] = set()  # shapes on which the reference compiled
         wasted_at: list[int] = []
         for i, ((_args, out), ref, shape) in enumerate(zip(calls, theirs, shapes), 1):
             wasted = self._wasted(out)
@@ -429,39 +514,57 @@ class RetraceCheck(ScriptedCheck):
     def generated_summary(self, used, budget, source, over, passed):
         verdict = "within" if passed else "over"
         what = "compiled" if self.measure == "compiles" or self.include_eager else "traced"
-        return (f"on {over}: your code {what} {plural(used, 'time')} more than the reference "
-                f"did on the same inputs, {verdict} the budget of {budget}{source}")
+        return (
+            f"on {over}: your code {what} {plural(used, 'time')} more than the reference "
+            f"did on the same inputs, {verdict} the budget of {budget}{source}"
+        )
 
     def explain_excess(self, calls):
-        lines = self.extra_traces([(args, out) for _, args, out in calls], "generated input",
-                                  numbers=[i for i, _, _ in calls])
+        lines = self.extra_traces(
+            [(args, out) for _, args, out in calls],
+            "generated input",
+            numbers=[i for i, _, _ in calls],
+        )
         if self.include_eager:
             ops: dict[str, list[int]] = {}
             for i, _, out in calls:
                 for e in out.traces:
                     if e.get("origin") == "eager" and e.get("stage") == "compile":
-                        ops.setdefault(f"`{e.get('group')}`" + (f" at line {e['line']}" if e.get("line") else ""),
-                                       []).append(i)
+                        ops.setdefault(
+                            f"`{e.get('group')}`"
+                            + (f" at line {e['line']}" if e.get("line") else ""),
+                            [],
+                        ).append(i)
             for op, where in sorted(ops.items(), key=lambda kv: -len(kv[1]))[:3]:
-                lines.append(f"  eager {op} (outside jit) compiled {plural(len(where), 'time')}, first at "
-                             f"generated input {where[0]}: put it inside a jitted function")
+                lines.append(
+                    f"  eager {op} (outside jit) compiled {plural(len(where), 'time')}, first at "
+                    f"generated input {where[0]}: put it inside a jitted function"
+                )
         return "\n".join(lines)
 
     def details(self, mine, ref):
-        return {"functions": mine.report.get("functions", []), "eager": mine.report.get("eager", {}),
-                "reference_functions": ref.report.get("functions", []),
-                "notes": mine.report.get("notes", []),
-                "per_call": [[e for e in o.traces if e.get("origin") == "learner"]
-                             for o in mine.outcomes]}
+        return {
+            "functions": mine.report.get("functions", []),
+            "eager": mine.report.get("eager", {}),
+            "reference_functions": ref.report.get("functions", []),
+            "notes": mine.report.get("notes", []),
+            "per_call": [
+                [e for e in o.traces if e.get("origin") == "learner"] for o in mine.outcomes
+            ],
+        }
 
     def summary(self, used, budget, source, over, passed):
         what = {"traces": "trace", "compiles": "compile", "retraces": "retrace"}[self.measure]
         verdict = "within" if passed else "over"
-        who = "your code (eager operations included)" if self.include_eager else "your compiled code"
+        who = (
+            "your code (eager operations included)" if self.include_eager else "your compiled code"
+        )
         if self.measure == "retraces":
             again = "traced or compiled again" if self.include_eager else "traced again"
-            return (f"{who} {again} {used} time{'' if used == 1 else 's'} over {over}, "
-                    f"{verdict} the budget of {budget} ({source})")
+            return (
+                f"{who} {again} {used} time{'' if used == 1 else 's'} over {over}, "
+                f"{verdict} the budget of {budget} ({source})"
+            )
         return f"{who} made {plural(used, what)} over {over}, {verdict} the budget of {budget} ({source})"
 
     def explain(self, calls, report, passed, noun):
@@ -480,14 +583,17 @@ class RetraceCheck(ScriptedCheck):
         if self.include_eager and not passed:
             again = {op: n for op, n in _eager_compiles(events).items() if n > 1}
             for op, n in sorted(again.items(), key=lambda kv: -kv[1])[:4]:
-                lines.append(f"  eager `{op}` (outside jit) compiled {n} times: each new shape or "
-                             f"static value compiles it again; put it inside a jitted function")
+                lines.append(
+                    f"  eager `{op}` (outside jit) compiled {n} times: each new shape or "
+                    f"static value compiles it again; put it inside a jitted function"
+                )
         if not passed:
             lines += self.extra_traces(calls, noun)
         eager_traces = sum(e.get("origin") == "eager" and e.get("stage") == "trace" for e in events)
         if eager_traces and not self.include_eager and report is not None:
-            lines.append(f"  (not counted: {plural(eager_traces, 'trace')} of eager "
-                         f"operations outside jit)")
+            lines.append(
+                f"  (not counted: {plural(eager_traces, 'trace')} of eager operations outside jit)"
+            )
         return "\n".join(lines)
 
     @staticmethod
@@ -500,37 +606,51 @@ class RetraceCheck(ScriptedCheck):
             index[i] = numbers[i - 1] if numbers else i
             for e in out.traces:
                 reason = str(e.get("reason") or "")
-                if e.get("origin") == "learner" and e.get("stage") == "trace" and reason \
-                        and not reason.startswith("first"):
+                if (
+                    e.get("origin") == "learner"
+                    and e.get("stage") == "trace"
+                    and reason
+                    and not reason.startswith("first")
+                ):
                     # the first clause is the cause; what follows only details it
                     cause = reason.split("; ")[0]
                     seen.setdefault((str(e.get("group")), cause), []).append(i)
         lines = []
         for (group, reason), where in list(seen.items())[:shown]:
             times = f"{len(where)} times, first" if len(where) > 1 else "at"
-            lines.append(f"  {group} traced again ({times} {noun} {index[where[0]]}: "
-                         f"{call_label(calls[where[0] - 1][0])}): {reason}")
+            lines.append(
+                f"  {group} traced again ({times} {noun} {index[where[0]]}: "
+                f"{call_label(calls[where[0] - 1][0])}): {reason}"
+            )
         if len(seen) > shown:
-            lines.append(f"  ... and {len(seen) - shown} other reasons (see the JSON report's details)")
+            lines.append(
+                f"  ... and {len(seen) - shown} other reasons (see the JSON report's details)"
+            )
         return lines
 
 
 # the sync check every task has unless it declares its own or says ``host_syncs: allowed``
-DEFAULT_SYNC = {"id": "host_sync", "kind": "sync", "points": 0,
-                # a diagnostic print moves to the host only what it prints, and the program
-                # cannot use it: left in a right solution it costs no verdict (a task whose
-                # lesson is host syncs declares its own check, which counts it)
-                "allow": ["jax.debug.print"],
-                "doc": "by default for every task: no more host syncs than the reference "
-                       "makes on the same inputs (none, where it makes none; jax.debug.print "
-                       "not counted)"}
+DEFAULT_SYNC = {
+    "id": "host_sync",
+    "kind": "sync",
+    "points": 0,
+    # a diagnostic print moves to the host only what it prints, and the program
+    # cannot use it: left in a right solution it costs no verdict (a task whose
+    # lesson is host syncs declares its own check, which counts it)
+    "allow": ["jax.debug.print"],
+    "doc": "by default for every task: no more host syncs than the reference "
+    "makes on the same inputs (none, where it makes none; jax.debug.print "
+    "not counted)",
+}
 
 
 # a program's call into a handler the learner registered (judge/worker/custom_calls.py)
-CUSTOM_CALL_CAUSE = ("a custom call is a handler your code registered with XLA (jax.ffi, "
-                     "ctypes): it runs on the host, outside the program, so its work is off "
-                     "the device just as a pull of the inputs would take it; write the work "
-                     "with jax.numpy and jax.lax")
+CUSTOM_CALL_CAUSE = (
+    "a custom call is a handler your code registered with XLA (jax.ffi, "
+    "ctypes): it runs on the host, outside the program, so its work is off "
+    "the device just as a pull of the inputs would take it; write the work "
+    "with jax.numpy and jax.lax"
+)
 
 
 @check_kind("sync")
@@ -547,8 +667,9 @@ class SyncCheck(ScriptedCheck):
         # kinds of sync not counted (as the report names them: "jax.debug.print")
         self.allow = tuple(r.get("allow", list, []))
         if not all(isinstance(k, str) for k in self.allow):
-            r.fail("must be a list of the kinds of sync not counted, such as jax.debug.print",
-                   "allow")
+            r.fail(
+                "must be a list of the kinds of sync not counted, such as jax.debug.print", "allow"
+            )
 
     def counted(self, out) -> list[dict]:
         return [s for s in out.syncs if s.get("kind") not in self.allow]
@@ -559,12 +680,15 @@ class SyncCheck(ScriptedCheck):
     def details(self, mine, ref):
         def counted(run):
             return [s for s in run.syncs() if s.get("kind") not in self.allow][:50]
+
         return {"syncs": counted(mine), "reference_syncs": counted(ref)}
 
     def summary(self, used, budget, source, over, passed):
         verdict = "within" if passed else "over"
-        return (f"your code pulled values back to the host {used} time{'s' if used != 1 else ''} "
-                f"over {over}, {verdict} the budget of {budget} ({source})")
+        return (
+            f"your code pulled values back to the host {used} time{'s' if used != 1 else ''} "
+            f"over {over}, {verdict} the budget of {budget} ({source})"
+        )
 
     def weigh(self, calls, theirs, shapes):
         where, used = [], 0
@@ -579,13 +703,20 @@ class SyncCheck(ScriptedCheck):
 
     def generated_summary(self, used, budget, source, over, passed):
         verdict = "within" if passed else "over"
-        return (f"on {over}: your code pulled values back to the host {plural(used, 'time')} "
-                f"more than the reference did on the same inputs, {verdict} the budget of "
-                f"{budget}{source}")
+        return (
+            f"on {over}: your code pulled values back to the host {plural(used, 'time')} "
+            f"more than the reference did on the same inputs, {verdict} the budget of "
+            f"{budget}{source}"
+        )
 
     def explain_excess(self, calls):
-        return self.explain([(args, out) for _, args, out in calls], None, False,
-                            "generated input", [i for i, _, _ in calls])
+        return self.explain(
+            [(args, out) for _, args, out in calls],
+            None,
+            False,
+            "generated input",
+            [i for i, _, _ in calls],
+        )
 
     def explain(self, calls, report, passed, noun, numbers=None):
         if passed:
@@ -597,9 +728,15 @@ class SyncCheck(ScriptedCheck):
                 key = (s.get("line"), s.get("kind"), s.get("code"))
                 seen.setdefault(key, []).append(i)
                 native = native or s.get("category") == "custom_call"
-        return "\n".join(f"  {f'line {line}' if line is not None else 'a compiled program' if 'custom call `' in str(kind) else 'no line of your file'}: "
-                          f"{kind} x{len(where)}" + (f"  `{code}`" if code else "")
-                          + (f" (first at {noun} {numbers[where[0] - 1] if numbers else where[0]}: "
-                             f"{call_label(calls[where[0] - 1][0])})" if noun != "call" else "")
-                          for (line, kind, code), where in seen.items()) + (
-            "\n  " + CUSTOM_CALL_CAUSE if native else "")
+        return "\n".join(
+            f"  {f'line {line}' if line is not None else 'a compiled program' if 'custom call `' in str(kind) else 'no line of your file'}: "
+            f"{kind} x{len(where)}"
+            + (f"  `{code}`" if code else "")
+            + (
+                f" (first at {noun} {numbers[where[0] - 1] if numbers else where[0]}: "
+                f"{call_label(calls[where[0] - 1][0])})"
+                if noun != "call"
+                else ""
+            )
+            for (line, kind, code), where in seen.items()
+        ) + ("\n  " + CUSTOM_CALL_CAUSE if native else "")

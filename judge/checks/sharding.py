@@ -48,7 +48,7 @@ class ShardingCheck(CheckSpec):
         task = grading.task
         inputs = Inputs(task.args, task.dims)
         pool = inputs.pool(grading.seed, self.max_shapes)
-        calls = inputs.edge_cases(pool, grading.seed)[:self.examples]
+        calls = inputs.edge_cases(pool, grading.seed)[: self.examples]
         rng = np.random.default_rng([grading.seed, 23])
         while len(calls) < self.examples:
             calls.append(inputs.sample(pool[int(rng.integers(0, len(pool)))], rng))
@@ -71,46 +71,67 @@ class ShardingCheck(CheckSpec):
                 return failed_call(self, grading, args, out)
             problem = difference(out.value, pending.result())
             if problem:
-                return self.failed(f"{call_text(grading.task.entrypoint, args)}: {problem}",
-                                   counterexample=counterexample(args),
-                                   details={"layout": _layouts(out.value),
-                                            "reference_layout": _layouts(pending.result())})
-        layouts = sorted({describe(l.sharding, l.array.shape) for l in leaves(expected[0].result())
-                          if isinstance(l, Leaf) and l.sharding and l.array.size})
+                return self.failed(
+                    f"{call_text(grading.task.entrypoint, args)}: {problem}",
+                    counterexample=counterexample(args),
+                    details={
+                        "layout": _layouts(out.value),
+                        "reference_layout": _layouts(pending.result()),
+                    },
+                )
+        layouts = sorted(
+            {
+                describe(l.sharding, l.array.shape)
+                for l in leaves(expected[0].result())
+                if isinstance(l, Leaf) and l.sharding and l.array.size
+            }
+        )
         shown = f": {'; '.join(layouts)}" if layouts else ""
-        return self.result(Status.PASSED, f"{len(outcomes)} results laid out on the devices like "
-                           f"the reference's{shown}", details={"calls": len(outcomes)})
+        return self.result(
+            Status.PASSED,
+            f"{len(outcomes)} results laid out on the devices like the reference's{shown}",
+            details={"calls": len(outcomes)},
+        )
 
 
 # ---------------------------------------------------------------- layouts, compared and in words
+
 
 def difference(actual, expected) -> str | None:
     """Why ``actual`` is laid out differently from ``expected``, leaf by leaf; None when
     every leaf the reference placed on the devices is placed the same way."""
     mine, theirs = list(leaves(actual)), list(leaves(expected))
     if len(mine) != len(theirs):
-        return (f"the result has {len(mine)} leaves and the reference's {len(theirs)}: their "
-                "layouts cannot be compared (the value checks say what differs)")
+        return (
+            f"the result has {len(mine)} leaves and the reference's {len(theirs)}: their "
+            "layouts cannot be compared (the value checks say what differs)"
+        )
     for i, (a, e) in enumerate(zip(mine, theirs)):
         if not (isinstance(e, Leaf) and e.sharding is not None):
             continue
         where = f" (leaf {i + 1} of {len(theirs)})" if len(theirs) > 1 else ""
         want = describe(e.sharding, e.array.shape)
         if not isinstance(a, Leaf) or a.sharding is None:
-            got = (f"{kind_phrase(a)}, which lives on the host, not on the devices"
-                   if not isinstance(a, Leaf) or a.kind != "jax" else
-                   f"{kind_phrase(a)} whose layout the worker could not read")
+            got = (
+                f"{kind_phrase(a)}, which lives on the host, not on the devices"
+                if not isinstance(a, Leaf) or a.kind != "jax"
+                else f"{kind_phrase(a)} whose layout the worker could not read"
+            )
             return f"your result{where} is {got}; expected a jax array with {want}"
         if a.array.shape != e.array.shape:
-            return (f"your result{where} has shape {tuple(a.array.shape)} and the reference's "
-                    f"{tuple(e.array.shape)}: their layouts cannot be compared")
+            return (
+                f"your result{where} has shape {tuple(a.array.shape)} and the reference's "
+                f"{tuple(e.array.shape)}: their layouts cannot be compared"
+            )
         if same_layout(a.sharding, e.sharding, e.array.shape):
             continue
         got = describe(a.sharding, a.array.shape)
-        if got == want:   # the same split, other devices
-            return (f"your result{where} has {got}, as expected, but its blocks are on other "
-                    f"devices: {_placement(a.sharding, a.array.shape)}; the reference's: "
-                    f"{_placement(e.sharding, e.array.shape)}")
+        if got == want:  # the same split, other devices
+            return (
+                f"your result{where} has {got}, as expected, but its blocks are on other "
+                f"devices: {_placement(a.sharding, a.array.shape)}; the reference's: "
+                f"{_placement(e.sharding, e.array.shape)}"
+            )
         return f"your result{where} has {got}; expected {want}"
     return None
 
@@ -153,8 +174,10 @@ def _range_words(k: int, rank: int, block) -> str:
 
 def _over(axes: list[str], sizes: dict) -> str:
     names = ", ".join(f"`{a}`" for a in axes)
-    return (f"over the {math.prod(sizes[a] for a in axes)} devices of "
-            f"{'axis' if len(axes) == 1 else 'axes'} {names}")
+    return (
+        f"over the {math.prod(sizes[a] for a in axes)} devices of "
+        f"{'axis' if len(axes) == 1 else 'axes'} {names}"
+    )
 
 
 def describe(layout: dict, shape) -> str:
@@ -163,9 +186,12 @@ def describe(layout: dict, shape) -> str:
     spec = layout.get("spec") or []
     mesh = layout.get("mesh") or {}
     sizes = dict(zip(mesh.get("axes", []), mesh.get("sizes", [])))
-    if math.prod(shape) == 0:        # nothing landed anywhere: say what the spelling asks
-        split = [f"{_dim_word(k, len(shape))} split {_over(axes, sizes)}"
-                 for k, axes in enumerate(spec) if axes and all(a in sizes for a in axes)]
+    if math.prod(shape) == 0:  # nothing landed anywhere: say what the spelling asks
+        split = [
+            f"{_dim_word(k, len(shape))} split {_over(axes, sizes)}"
+            for k, axes in enumerate(spec)
+            if axes and all(a in sizes for a in axes)
+        ]
         return "an empty array" + (f" ({' and '.join(split)})" if split else "")
     blocks = _blocks(layout)
     if not blocks:
@@ -173,8 +199,11 @@ def describe(layout: dict, shape) -> str:
     whole = tuple((0, int(n)) for n in shape)
     if len(blocks) == 1:
         device = next(iter(blocks))
-        return (f"one device (device {device}) holding the whole array" if blocks[device] == whole
-                else f"only part of the array, on device {device}")
+        return (
+            f"one device (device {device}) holding the whole array"
+            if blocks[device] == whole
+            else f"only part of the array, on device {device}"
+        )
     if all(b == whole for b in blocks.values()):
         return f"every device holding the whole array (replicated on {len(blocks)} devices)"
     parts, pieces = [], 1
@@ -184,8 +213,11 @@ def describe(layout: dict, shape) -> str:
             continue
         pieces *= len(distinct)
         axes = spec[k] if k < len(spec) else []
-        over = _over(axes, sizes) if axes and all(a in sizes for a in axes) else \
-            f"in {len(distinct)} blocks"
+        over = (
+            _over(axes, sizes)
+            if axes and all(a in sizes for a in axes)
+            else f"in {len(distinct)} blocks"
+        )
         parts.append(f"{_dim_word(k, len(shape))} split {over}")
     copies = len(blocks) // max(pieces, 1)
     text = " and ".join(parts) if parts else f"the array on {len(blocks)} devices"

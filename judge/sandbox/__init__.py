@@ -25,9 +25,19 @@ from .procs import scratch_root
 # the handle's name before 2026-12-02, for code written against it (tests, a course's tools)
 Worker = WorkerHandle
 
-__all__ = ["Limits", "RunClock", "WorkerHandle", "Worker", "WorkerFailure", "IsolationUnavailable",
-           "check_isolation_soon", "is_root", "requested_isolation", "resolve_isolation",
-           "scratch_root"]
+__all__ = [
+    "Limits",
+    "RunClock",
+    "WorkerHandle",
+    "Worker",
+    "WorkerFailure",
+    "IsolationUnavailable",
+    "check_isolation_soon",
+    "is_root",
+    "requested_isolation",
+    "resolve_isolation",
+    "scratch_root",
+]
 
 
 def check_isolation_soon() -> None:

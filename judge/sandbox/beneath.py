@@ -29,10 +29,10 @@ import struct
 
 RESOLVE_NO_XDEV, RESOLVE_NO_MAGICLINKS, RESOLVE_NO_SYMLINKS, RESOLVE_BENEATH = 0x1, 0x2, 0x4, 0x8
 RESOLVE = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS
-_SYS_OPENAT2 = 437          # the same number on every architecture that has it
+_SYS_OPENAT2 = 437  # the same number on every architecture that has it
 _HOW = struct.Struct("QQQ")  # struct open_how: flags, mode, resolve
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_HELD = 32                  # descriptors one walk keeps open at most
+_HELD = 32  # descriptors one walk keeps open at most
 _openat2_works: bool | None = None
 
 
@@ -50,13 +50,20 @@ def _libc():
 def _openat2(dir_fd: int, rel: str, flags: int, mode: int) -> int:
     global _openat2_works
     if not flags & os.O_CREAT and flags & os.O_TMPFILE != os.O_TMPFILE:
-        mode = 0                 # openat2 refuses a mode it would not use
+        mode = 0  # openat2 refuses a mode it would not use
     how = ctypes.create_string_buffer(_HOW.pack(flags, mode, RESOLVE), _HOW.size)
-    fd = _libc().syscall(ctypes.c_long(_SYS_OPENAT2), ctypes.c_int(dir_fd),
-                      ctypes.c_char_p(os.fsencode(rel)), how, ctypes.c_size_t(_HOW.size))
+    fd = _libc().syscall(
+        ctypes.c_long(_SYS_OPENAT2),
+        ctypes.c_int(dir_fd),
+        ctypes.c_char_p(os.fsencode(rel)),
+        how,
+        ctypes.c_size_t(_HOW.size),
+    )
     if fd < 0:
         error = ctypes.get_errno()
-        if error in (errno.ENOSYS, errno.E2BIG) or (error == errno.EPERM and _openat2_works is None):
+        if error in (errno.ENOSYS, errno.E2BIG) or (
+            error == errno.EPERM and _openat2_works is None
+        ):
             # no openat2 here (or a seccomp filter refusing it): the per-component way
             _openat2_works = False
             return _per_component(dir_fd, rel, flags, mode)
@@ -71,8 +78,9 @@ def _per_component(dir_fd: int, rel: str, flags: int, mode: int) -> int:
     current = dir_fd
     try:
         for part in parts[:-1]:
-            step = os.open(part, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC,
-                           dir_fd=current)
+            step = os.open(
+                part, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=current
+            )
             if current != dir_fd:
                 os.close(current)
             current = step
@@ -116,8 +124,9 @@ class _Frame:
         self.fd, self.ident, self.name, self.subdirs = fd, ident, name, []
 
 
-def _walk(top_fd: int, on_entry, on_leave=None, max_entries: int | None = None,
-          fix_modes: bool = False) -> int:
+def _walk(
+    top_fd: int, on_entry, on_leave=None, max_entries: int | None = None, fix_modes: bool = False
+) -> int:
     """Depth first under ``top_fd`` (not closed): ``on_entry(dir_fd, entry, is_dir)``
     for every entry (a DirEntry of ``dir_fd``: its ``stat(follow_symlinks=False)`` is
     the entry's own), and for each folder below, once its own entries are done,
@@ -130,23 +139,26 @@ def _walk(top_fd: int, on_entry, on_leave=None, max_entries: int | None = None,
         nonlocal seen
         if fix_modes and os.geteuid() != 0:
             try:
-                os.fchmod(frame.fd, stat.S_IRWXU)   # a learner's unwritable folder
+                os.fchmod(frame.fd, stat.S_IRWXU)  # a learner's unwritable folder
             except OSError:
                 pass
         try:
             it = os.scandir(frame.fd)
         except OSError:
             return
-        with it:   # read whole before on_entry removes any of it
-            entries = [] if max_entries is not None and seen >= max_entries else \
-                list(itertools.islice(it, None if max_entries is None else max_entries - seen))
+        with it:  # read whole before on_entry removes any of it
+            entries = (
+                []
+                if max_entries is not None and seen >= max_entries
+                else list(itertools.islice(it, None if max_entries is None else max_entries - seen))
+            )
         for entry in entries:
             seen += 1
             try:
-                is_dir = entry.is_dir(follow_symlinks=False)   # d_type: no stat
+                is_dir = entry.is_dir(follow_symlinks=False)  # d_type: no stat
             except OSError:
                 continue
-            if is_dir:            # another file system's is left when it is opened
+            if is_dir:  # another file system's is left when it is opened
                 frame.subdirs.append(entry.name)
             on_entry(frame.fd, entry, is_dir)
 
@@ -160,11 +172,11 @@ def _walk(top_fd: int, on_entry, on_leave=None, max_entries: int | None = None,
                 if fd is None:
                     continue
                 child = _Frame(fd, _identity(os.fstat(fd)), name)
-                if child.ident[0] != top_st.st_dev:      # replaced by a mount: not ours
+                if child.ident[0] != top_st.st_dev:  # replaced by a mount: not ours
                     os.close(fd)
                     continue
                 stack.append(child)
-                if len(stack) > _HELD:       # give up the descriptor furthest up
+                if len(stack) > _HELD:  # give up the descriptor furthest up
                     far = stack[-_HELD - 1]
                     if far.fd >= 0 and far.name is not None:
                         os.close(far.fd)
@@ -180,7 +192,7 @@ def _walk(top_fd: int, on_entry, on_leave=None, max_entries: int | None = None,
                 parent.fd = _back_up(frame.fd, parent.ident)
             os.close(frame.fd)
             frame.fd = -1
-            if parent.fd < 0:         # moved while walked: leave what is above as it is
+            if parent.fd < 0:  # moved while walked: leave what is above as it is
                 break
             if on_leave is not None:
                 on_leave(parent.fd, frame.name)
@@ -198,10 +210,11 @@ def _open_child(dir_fd: int, name: str, fix_modes: bool) -> int | None:
         if not fix_modes:
             return None
     except OSError:
-        return None           # gone, or a link now: never followed
-    try:   # a folder the learner made unreadable (judge not root): its mode, never a link's
-        handle = os.open(name, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC,
-                         dir_fd=dir_fd)
+        return None  # gone, or a link now: never followed
+    try:  # a folder the learner made unreadable (judge not root): its mode, never a link's
+        handle = os.open(
+            name, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd
+        )
         try:
             os.chmod(f"/proc/self/fd/{handle}", stat.S_IRWXU)
         finally:
@@ -235,6 +248,7 @@ def tree_bytes(dir_fd: int, max_entries: int) -> tuple[int, int]:
             total += entry.stat(follow_symlinks=False).st_blocks * 512
         except OSError:
             pass
+
     entries = _walk(dir_fd, add, max_entries=max_entries)
     return total, entries
 
@@ -248,13 +262,14 @@ def remove_in(dir_fd: int, name: str) -> None:
         os.unlink(name, dir_fd=dir_fd)
         return
     except (IsADirectoryError, PermissionError):
-        pass          # a folder (EISDIR; EPERM on some file systems), or not allowed
+        pass  # a folder (EISDIR; EPERM on some file systems), or not allowed
     except OSError:
         return
     fd = _open_child(dir_fd, name, fix_modes=True)
     if fd is None:
         return
     try:
+
         def entry(parent, found, is_dir):
             if not is_dir:
                 try:
@@ -267,6 +282,7 @@ def remove_in(dir_fd: int, name: str) -> None:
                 os.rmdir(entry_name, dir_fd=parent)
             except OSError:
                 pass
+
         _walk(fd, entry, leave, fix_modes=True)
     finally:
         os.close(fd)

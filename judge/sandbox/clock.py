@@ -27,12 +27,14 @@ import time
 
 from .procs import Sample
 
-WALL_FACTOR = 10.0      # the wall-clock backstop, times the limit
-IDLE = 0.05             # below this many threads wanting a CPU, the code was waiting
+WALL_FACTOR = 10.0  # the wall-clock backstop, times the limit
+IDLE = 0.05  # below this many threads wanting a CPU, the code was waiting
 
 
 def cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return (
+        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    )
 
 
 class Meter:
@@ -45,7 +47,8 @@ class Meter:
         self.cpu0 = self._cpu = first.cpu_s if first.cpu_known else None
         self._threads = dict(first.threads)
         self.charged_s = 0.0
-        self._lock = threading.Lock()   # the watch and the request's own end both update
+        self._lock = threading.Lock()  # the watch and the request's own end both update
+
     @property
     def cpu_s(self) -> float:
         return 0.0 if self.cpu0 is None else self._cpu - self.cpu0
@@ -62,9 +65,9 @@ class Meter:
         if dt <= 0:
             return
         run = wait = 0
-        usable: set = set()      # the CPUs the threads that wanted one let themselves use
+        usable: set = set()  # the CPUs the threads that wanted one let themselves use
         for key, (r, w) in s.threads.items():
-            r0, w0 = self._threads.get(key, (0, 0))   # a new thread: all of it is new
+            r0, w0 = self._threads.get(key, (0, 0))  # a new thread: all of it is new
             run += max(0, r - r0)
             wait += max(0, w - w0)
             if r > r0 or w > w0:
@@ -80,7 +83,6 @@ class Meter:
             if self.cpu0 is None:
                 self.cpu0 = self._cpu = s.cpu_s
             self._cpu = max(self._cpu, s.cpu_s)
-
 
     def finish_unseen(self, now: float | None = None) -> None:
         """The request ended where nothing could be sampled (the worker died): the
@@ -129,8 +131,12 @@ class RunClock:
     def left_s(self) -> float:
         """Charged seconds left; also 0 past the wall backstop."""
         with self._lock:
-            if self.started is not None and \
-                    time.monotonic() >= self.started + WALL_FACTOR * self.limit_s:
+            if (
+                self.started is not None
+                and time.monotonic() >= self.started + WALL_FACTOR * self.limit_s
+            ):
                 return 0.0
-            return max(0.0, min(self.limit_s - self.charged_s,
-                                (self.cpu_limit_s - self.cpu_s) / self.cores))
+            return max(
+                0.0,
+                min(self.limit_s - self.charged_s, (self.cpu_limit_s - self.cpu_s) / self.cores),
+            )

@@ -54,14 +54,14 @@ BOOTSTRAP = (
     "_jj_worker.main.boot(sys.argv[2])\n"
 )
 
-POLL_S = 0.05           # how often waits and the watch look at the worker
-_WAITING_POLL_S = 0.5   # the watch of a started worker that has no submission yet
-_TRUSTED_IDLE_S = 1.0   # the watch of a trusted worker between requests (it runs nothing)
-_GRACE_S = 0.3          # after the worker died, how long a reply it wrote may still arrive
-_LOST_EXIT = 71         # the worker's exit code when its channel broke under it
-_FREE_REPLY = 1 << 20   # replies up to this size are never questioned
-_DISK_EVERY = 5         # polls between two looks at a process-mode worker's tmp folder
-_MAX_FILES = 10_000     # files a process-mode worker may make in its tmp folder
+POLL_S = 0.05  # how often waits and the watch look at the worker
+_WAITING_POLL_S = 0.5  # the watch of a started worker that has no submission yet
+_TRUSTED_IDLE_S = 1.0  # the watch of a trusted worker between requests (it runs nothing)
+_GRACE_S = 0.3  # after the worker died, how long a reply it wrote may still arrive
+_LOST_EXIT = 71  # the worker's exit code when its channel broke under it
+_FREE_REPLY = 1 << 20  # replies up to this size are never questioned
+_DISK_EVERY = 5  # polls between two looks at a process-mode worker's tmp folder
+_MAX_FILES = 10_000  # files a process-mode worker may make in its tmp folder
 _EOF = object()
 
 
@@ -81,18 +81,25 @@ def size_words(n: int) -> str:
 
 
 class WorkerHandle:
-    def __init__(self, limits: Limits, *, trusted: bool = False, hidden_paths=(),
-                 isolation: str | None = None, devices: int | None = None):
+    def __init__(
+        self,
+        limits: Limits,
+        *,
+        trusted: bool = False,
+        hidden_paths=(),
+        isolation: str | None = None,
+        devices: int | None = None,
+    ):
         self.limits = limits
-        self.devices = devices             # a task's `devices: N`, set before jax's first op
-        self.ready_info: dict = {}         # what the worker said when it was ready
+        self.devices = devices  # a task's `devices: N`, set before jax's first op
+        self.ready_info: dict = {}  # what the worker said when it was ready
         self.trusted = trusted
         self.hidden_paths = [] if trusted else [os.path.abspath(p) for p in hidden_paths]
         self.isolation = "process" if trusted else policy.resolve(isolation)
-        self.layers: list[str] = []        # what held, in words (the report's detail)
-        self.guards_judge_files = False    # see policy.Plan.guards_judge_files
-        self.scratch: str | None = None    # holds the submission (read-only to the learner)
-        self.home: str | None = None       # the learner's cwd, HOME and TMPDIR, as it sees them
+        self.layers: list[str] = []  # what held, in words (the report's detail)
+        self.guards_judge_files = False  # see policy.Plan.guards_judge_files
+        self.scratch: str | None = None  # holds the submission (read-only to the learner)
+        self.home: str | None = None  # the learner's cwd, HOME and TMPDIR, as it sees them
         self.ready_s: float | None = None  # spawn to ready, measured by the judge
         self._plan: policy.Plan | None = None
         self._proc: subprocess.Popen | None = None
@@ -114,15 +121,15 @@ class WorkerHandle:
         self._peak = 0
         self._closed = False
         self._cores = cores()
-        self._pending: dict | None = None   # the request in flight: its meter and bounds
-        self._python_pid: int | None = None # the process running the worker's loop
+        self._pending: dict | None = None  # the request in flight: its meter and bounds
+        self._python_pid: int | None = None  # the process running the worker's loop
         self._reply_limit = None
         self._facts = Facts()
         # descriptors of the folders the learner can write, taken before its code ran:
         # the judge acts there only through them (beneath.py), never by a path again
-        self._writable_fd = -1              # process mode: scratch/tmp, for its size
-        self._tmpfs_fds: list[int] = []     # bubblewrap: its private /tmp and /dev/shm
-        self.compile_log: CompileLog | None = None   # XLA's record of its compiles
+        self._writable_fd = -1  # process mode: scratch/tmp, for its size
+        self._tmpfs_fds: list[int] = []  # bubblewrap: its private /tmp and /dev/shm
+        self.compile_log: CompileLog | None = None  # XLA's record of its compiles
 
     # -- lifecycle
 
@@ -136,20 +143,29 @@ class WorkerHandle:
         self._reply_r, reply_w = os.pipe()
         try:
             self._plan = policy.plan(
-                self.isolation, trusted=self.trusted, scratch=self.scratch,
-                hidden=self.hidden_paths, scratch_bytes=self.limits.scratch_mb << 20,
-                inner=lambda worker_dir, confine: self._inner(worker_dir, confine, cmd_r, reply_w))
+                self.isolation,
+                trusted=self.trusted,
+                scratch=self.scratch,
+                hidden=self.hidden_paths,
+                scratch_bytes=self.limits.scratch_mb << 20,
+                inner=lambda worker_dir, confine: self._inner(worker_dir, confine, cmd_r, reply_w),
+            )
             self.layers = self._plan.layers
             self.guards_judge_files = self._plan.guards_judge_files
             self.home = self._plan.env["HOME"]
             if self._plan.writable:
                 self._writable_fd = beneath.open_dir(self._plan.writable)
-            self._proc = procs.spawn(self._plan.argv, (cmd_r, reply_w),
-                                     self._plan.cwd or self.scratch, self._plan.env,
-                                     **self._plan.popen)
+            self._proc = procs.spawn(
+                self._plan.argv,
+                (cmd_r, reply_w),
+                self._plan.cwd or self.scratch,
+                self._plan.env,
+                **self._plan.popen,
+            )
         except OSError as exc:
-            self._failure = WorkerFailure("exited", f"the worker could not be started: {exc}",
-                                          where="start")
+            self._failure = WorkerFailure(
+                "exited", f"the worker could not be started: {exc}", where="start"
+            )
             os.close(self._reply_r)
             os.close(self._cmd_w)
             self._release_uid()
@@ -164,8 +180,10 @@ class WorkerHandle:
             pass  # it died already; the first request reports how
         os.set_blocking(self._cmd_w, False)
         self._spawn_thread(self._read_replies)
-        self._drains = [self._spawn_thread(self._drain, "stdout", self._proc.stdout),
-                        self._spawn_thread(self._drain, "stderr", self._proc.stderr)]
+        self._drains = [
+            self._spawn_thread(self._drain, "stdout", self._proc.stdout),
+            self._spawn_thread(self._drain, "stderr", self._proc.stderr),
+        ]
         self._spawn_thread(self._watch)
 
     def stop(self) -> None:
@@ -188,13 +206,13 @@ class WorkerHandle:
                 procs.live.discard(self._proc.pid)
             if self._plan.uid is not None:
                 self._kill_uid()
-            procs.sweep_escapees()   # bwrap's own init, or whatever left the tree
+            procs.sweep_escapees()  # bwrap's own init, or whatever left the tree
             os.close(self._cmd_w)
             for t in self._threads:
                 t.join(timeout=2.0)
             self._remove_leftovers()
             self._release_uid()
-        self._close_folders()      # the watch has stopped: nothing reads them any more
+        self._close_folders()  # the watch has stopped: nothing reads them any more
         if self.scratch:
             procs.rmtree(self.scratch)
 
@@ -217,14 +235,23 @@ class WorkerHandle:
 
     def output(self) -> dict:
         """The learner's own prints so far (complete once close() has returned)."""
-        return {"stdout": bytes(self._out["stdout"]).decode("utf-8", "replace"),
-                "stderr": bytes(self._out["stderr"]).decode("utf-8", "replace"),
-                "truncated": self._truncated}
+        return {
+            "stdout": bytes(self._out["stdout"]).decode("utf-8", "replace"),
+            "stderr": bytes(self._out["stderr"]).decode("utf-8", "replace"),
+            "truncated": self._truncated,
+        }
 
     # -- requests
 
-    def request(self, header: dict, blobs=(), timeout: float | None = None, *,
-                clock: RunClock | None = None, reply_limit=None) -> tuple[dict, list[bytes]]:
+    def request(
+        self,
+        header: dict,
+        blobs=(),
+        timeout: float | None = None,
+        *,
+        clock: RunClock | None = None,
+        reply_limit=None,
+    ) -> tuple[dict, list[bytes]]:
         """Send one frame and wait for its reply; on any failure the worker is killed and
         WorkerFailure raised (again on every later request).
 
@@ -277,23 +304,33 @@ class WorkerHandle:
                 self._reap(1.0)
                 raise self._death("start")
             if time.monotonic() >= deadline:
-                raise WorkerFailure("timeout", f"the worker did not start within {seconds(limit)} s",
-                                    where="start")
+                raise WorkerFailure(
+                    "timeout", f"the worker did not start within {seconds(limit)} s", where="start"
+                )
         if header.get("op") != "ready" or not header.get("ok"):
             err = header.get("error") or {}
-            raise WorkerFailure("exited", "the worker could not start: "
-                                f"{err.get('type', '?')}: {err.get('message', '')}",
-                                where="start", detail=err)
+            raise WorkerFailure(
+                "exited",
+                f"the worker could not start: {err.get('type', '?')}: {err.get('message', '')}",
+                where="start",
+                detail=err,
+            )
         if header.get("confine_failed"):
-            raise WorkerFailure("exited", "the worker could not confine itself: "
-                                + "; ".join(map(str, header["confine_failed"])), where="start")
+            raise WorkerFailure(
+                "exited",
+                "the worker could not confine itself: "
+                + "; ".join(map(str, header["confine_failed"])),
+                where="start",
+            )
         self.ready_s = time.monotonic() - self._t0
         self.ready_info = header
         self._ready = True
         if not self.trusted:
             self._open_folders(header.get("compile_log"))
 
-    def _begin(self, where: str, timeout: float | None, clock: RunClock | None, reply_limit) -> None:
+    def _begin(
+        self, where: str, timeout: float | None, clock: RunClock | None, reply_limit
+    ) -> None:
         """The bounds of this request: its own limit, or what is left of the run's."""
         limit = self.limits.call_timeout_s if timeout is None else timeout
         scope = "load" if where == "load" else "call"
@@ -309,10 +346,17 @@ class WorkerHandle:
             cpu = min(cpu, clock.cpu_limit_s - clock.cpu_s)
         self._reply_limit = reply_limit
         meter = Meter(self._sample_python(), n_cores=self._cores)
-        self._pending = {"meter": meter, "limit": max(0.0, limit), "cpu": max(0.0, cpu),
-                         "wall": wall, "scope": scope, "clock": clock,
-                         "run_charged": run_charged, "run_cpu": run_cpu}
-        if self._long_wait:   # the watch waits long between requests: wake it now
+        self._pending = {
+            "meter": meter,
+            "limit": max(0.0, limit),
+            "cpu": max(0.0, cpu),
+            "wall": wall,
+            "scope": scope,
+            "clock": clock,
+            "run_charged": run_charged,
+            "run_cpu": run_cpu,
+        }
+        if self._long_wait:  # the watch waits long between requests: wake it now
             self._wake.set()
 
     def _end(self, clock: RunClock | None) -> None:
@@ -332,7 +376,7 @@ class WorkerHandle:
         view = memoryview(data)
         while view:
             try:
-                view = view[os.write(self._cmd_w, view):]
+                view = view[os.write(self._cmd_w, view) :]
                 continue
             except BlockingIOError:
                 pass
@@ -348,17 +392,26 @@ class WorkerHandle:
             if isinstance(item, tuple):
                 return item
             if isinstance(item, ReplyTooLarge):
-                expected = (f"the expected result is {size_words(item.expected)}" if item.exact
-                            else f"the largest expected result so far is {size_words(item.expected)}")
+                expected = (
+                    f"the expected result is {size_words(item.expected)}"
+                    if item.exact
+                    else f"the largest expected result so far is {size_words(item.expected)}"
+                )
                 raise WorkerFailure(
-                    "too_large", f"your code returned {size_words(item.got)} of arrays, but "
-                    f"{expected}: at most {size_words(item.limit)} is accepted", where=where,
-                    detail={"reply_bytes": item.got, "expected_bytes": item.expected})
+                    "too_large",
+                    f"your code returned {size_words(item.got)} of arrays, but "
+                    f"{expected}: at most {size_words(item.limit)} is accepted",
+                    where=where,
+                    detail={"reply_bytes": item.got, "expected_bytes": item.expected},
+                )
             if isinstance(item, wire.WireError):
                 raise WorkerFailure(
-                    "protocol", "the judge could not read the worker's reply: corrupted channel "
+                    "protocol",
+                    "the judge could not read the worker's reply: corrupted channel "
                     "(did the code write to file descriptors it does not own?)",
-                    where=where, detail={"error": str(item)})
+                    where=where,
+                    detail={"error": str(item)},
+                )
             if item is _EOF:
                 return self._after_eof(where)
             if self._poll_exit():
@@ -369,8 +422,12 @@ class WorkerHandle:
         """The reply pipe closed: the worker died, or the code closed the channel."""
         self._reap(1.0)
         if self._status is None:
-            raise WorkerFailure("protocol", "the channel to the judge was closed (did the code "
-                                "close file descriptors it does not own?)", where=where)
+            raise WorkerFailure(
+                "protocol",
+                "the channel to the judge was closed (did the code "
+                "close file descriptors it does not own?)",
+                where=where,
+            )
         raise self._death(where)
 
     def _after_exit(self, where: str):
@@ -393,8 +450,12 @@ class WorkerHandle:
         err = header.get("error")
         if not header.get("ok") and isinstance(err, dict) and err.get("category") == "memory":
             raise WorkerFailure(
-                "memory", f"your code ran out of memory (the limit is {self.limits.memory_mb} MB):"
-                f" {err.get('message', '')}", where=where, detail=err)
+                "memory",
+                f"your code ran out of memory (the limit is {self.limits.memory_mb} MB):"
+                f" {err.get('message', '')}",
+                where=where,
+                detail=err,
+            )
 
     # -- deaths
 
@@ -409,8 +470,10 @@ class WorkerHandle:
         f.cores, f.peak_mb, f.lost_exit = self._cores, self._peak >> 20, _LOST_EXIT
         f.wrapped = self._plan is not None and self._plan.wrapped
         if rusage is not None and not f.wrapped:  # under bwrap it is bwrap's own
-            f.extra = {"cpu_s": round(rusage.ru_utime + rusage.ru_stime, 3),
-                       "max_rss_mb": rusage.ru_maxrss >> 10}
+            f.extra = {
+                "cpu_s": round(rusage.ru_utime + rusage.ru_stime, 3),
+                "max_rss_mb": rusage.ru_maxrss >> 10,
+            }
         if where == "start":
             for t in self._drains:
                 t.join(timeout=0.5)  # to get its last words
@@ -445,9 +508,13 @@ class WorkerHandle:
     def _kill_uid(self) -> None:
         """Every process of the worker's own uid, wherever it went: kill(-1) as that uid."""
         try:
-            procs.run_helper([sys.executable, "-S", "-c",
-                              "import os, signal; os.kill(-1, signal.SIGKILL)"],
-                             timeout=10, user=self._plan.uid, group=self._plan.uid, extra_groups=[])
+            procs.run_helper(
+                [sys.executable, "-S", "-c", "import os, signal; os.kill(-1, signal.SIGKILL)"],
+                timeout=10,
+                user=self._plan.uid,
+                group=self._plan.uid,
+                extra_groups=[],
+            )
         except (OSError, subprocess.SubprocessError):
             pass
         procs.sweep_escapees()
@@ -480,8 +547,12 @@ class WorkerHandle:
     # -- threads
 
     def _spawn_thread(self, target, *args) -> threading.Thread:
-        t = threading.Thread(target=target, args=args, daemon=True,
-                             name=f"jj-worker-{self._proc.pid}-{target.__name__}")
+        t = threading.Thread(
+            target=target,
+            args=args,
+            daemon=True,
+            name=f"jj-worker-{self._proc.pid}-{target.__name__}",
+        )
         t.start()
         self._threads.append(t)
         return t
@@ -499,8 +570,11 @@ class WorkerHandle:
         seq = 0
         try:
             while True:
-                self._inbox.put(wire.read_frame(self._reply_r, self._token, seq,
-                                                check_size=self._check_reply_size))
+                self._inbox.put(
+                    wire.read_frame(
+                        self._reply_r, self._token, seq, check_size=self._check_reply_size
+                    )
+                )
                 seq += 1
         except EOFError:
             self._inbox.put(_EOF)
@@ -539,8 +613,15 @@ class WorkerHandle:
             # a request wakes the watch at once: its limits hold from its first moment
             # cheap while nothing runs: a warm worker waiting for its submission, or a
             # trusted one between requests (a service keeps many), is looked at rarely
-            wait = POLL_S if self._pending is not None else \
-                _WAITING_POLL_S if not self._seq else _TRUSTED_IDLE_S if self.trusted else POLL_S
+            wait = (
+                POLL_S
+                if self._pending is not None
+                else _WAITING_POLL_S
+                if not self._seq
+                else _TRUSTED_IDLE_S
+                if self.trusted
+                else POLL_S
+            )
             self._long_wait = wait > POLL_S
             self._wake.wait(wait)
             self._long_wait = False
@@ -578,8 +659,11 @@ class WorkerHandle:
             f.cpu_s = p["run_cpu"] + meter.cpu_s
         else:
             f.limit_s, f.charged_s, f.cpu_s = p["limit"], meter.charged_s, meter.cpu_s
-        for reason, over in (("time", meter.charged_s >= p["limit"]),
-                             ("cpu", meter.cpu_s >= p["cpu"]), ("wall", now >= p["wall"])):
+        for reason, over in (
+            ("time", meter.charged_s >= p["limit"]),
+            ("cpu", meter.cpu_s >= p["cpu"]),
+            ("wall", now >= p["wall"]),
+        ):
             if over:
                 if reason == "cpu" and p["scope"] != "run":
                     f.limit_s = p["cpu"] / self._cores
@@ -616,10 +700,11 @@ class WorkerHandle:
                 inside = procs.descendants(self._proc.pid, limit=1)
                 if not inside:
                     return
-                root = os.open(f"/proc/{inside[0]}/root",
-                               os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+                root = os.open(
+                    f"/proc/{inside[0]}/root", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+                )
                 try:
-                    for path in self._plan.tmpfs:     # each kept as it opens: close() has it
+                    for path in self._plan.tmpfs:  # each kept as it opens: close() has it
                         self._tmpfs_fds.append(beneath.open_beneath(root, path.lstrip("/")))
                 finally:
                     os.close(root)
@@ -664,11 +749,18 @@ class WorkerHandle:
         return [sys.executable, "-s", "-P", "-B", "-c", BOOTSTRAP, worker_dir, json.dumps(cfg)]
 
     def _config(self, cmd_fd: int, reply_fd: int, confine: dict) -> dict:
-        deny = [] if self.trusted else sorted({"judge", "reference"} | {
-            os.path.basename(p.rstrip("/")) for p in self.hidden_paths})
+        deny = (
+            []
+            if self.trusted
+            else sorted(
+                {"judge", "reference"}
+                | {os.path.basename(p.rstrip("/")) for p in self.hidden_paths}
+            )
+        )
         run_cpu = self.limits.run_timeout_s * self._cores
         return {
-            "cmd_fd": cmd_fd, "reply_fd": reply_fd,
+            "cmd_fd": cmd_fd,
+            "reply_fd": reply_fd,
             # jax needs ~550 MiB of address space on 2 cores, ~64 MiB more per core; below
             # that floor memory exhaustion shows up as crashes, so stay far above it.
             "as_bytes": (self.limits.memory_mb + 1024 + 64 * self._cores) << 20,

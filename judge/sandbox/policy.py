@@ -47,16 +47,21 @@ ENV = "JUDGE_ISOLATION"
 PROCESSES_ENV = "JUDGE_WORKER_PROCESSES"
 WORKER_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "worker")
 JUDGE_DIR = os.path.dirname(WORKER_DIR)
-WORKER_MOUNT = "/opt/jax-judge/worker"   # where a sandboxed worker finds its own code
-SANDBOX_UID = 65534                      # nobody, inside a root judge's user namespace
-UID_BASE, UID_SPAN = 1 << 30, 1 << 30    # process mode as root: the workers' uids
+WORKER_MOUNT = "/opt/jax-judge/worker"  # where a sandboxed worker finds its own code
+SANDBOX_UID = 65534  # nobody, inside a root judge's user namespace
+UID_BASE, UID_SPAN = 1 << 30, 1 << 30  # process mode as root: the workers' uids
 # What the worker imports itself; their dependencies are found from package metadata.
 WORKER_IMPORTS = ("jax", "numpy", "ml_dtypes")
 _SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _ETC = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime")
-_SITE_GLOBS = ("/usr/lib/python3*/*-packages", "/usr/local/lib/python3*/*-packages",
-               "/usr/lib/python3/dist-packages", "/usr/local/lib/python3/dist-packages",
-               "/usr/lib64/python3*/*-packages", "/usr/local/lib64/python3*/*-packages")
+_SITE_GLOBS = (
+    "/usr/lib/python3*/*-packages",
+    "/usr/local/lib/python3*/*-packages",
+    "/usr/lib/python3/dist-packages",
+    "/usr/local/lib/python3/dist-packages",
+    "/usr/lib64/python3*/*-packages",
+    "/usr/local/lib64/python3*/*-packages",
+)
 _DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 
 
@@ -77,6 +82,7 @@ def is_root() -> bool:
 
 
 # ---------------------------------------------------------------- what the worker needs
+
 
 def _real(path: str) -> str:
     return os.path.realpath(path)
@@ -113,8 +119,11 @@ def _dependencies(names) -> set[str]:
     for dist in seen.values():
         # the first part of each RECORD line: what the distribution put in site-packages
         # (dist.files makes a path object of every file: 10x slower for scipy's)
-        tops = {line.split(",", 1)[0].split("/", 1)[0]
-                for line in (dist.read_text("RECORD") or "").splitlines() if line}
+        tops = {
+            line.split(",", 1)[0].split("/", 1)[0]
+            for line in (dist.read_text("RECORD") or "").splitlines()
+            if line
+        }
         for top in tops - {"", ".."}:
             paths.add(os.path.abspath(str(dist.locate_file(top))))
     return {p for p in paths if os.path.exists(p)}
@@ -139,12 +148,13 @@ def _site_dirs() -> set[str]:
 @dataclass(frozen=True)
 class View:
     """What a learner's worker may see of the host, all of it read-only."""
-    links: tuple = ()        # (path, target): /lib -> usr/lib and the like
-    read: tuple = ()         # trees it may read and execute, each at its own path
-    hide: tuple = ()         # inside those: must not be seen (site-packages, the judge)
-    reveal: tuple = ()       # inside what is hidden: needed after all (its packages)
-    imports: tuple = ()      # (top-level name, path) of what it imports from `reveal`
-    listable: tuple = ()     # site folders on its sys.path (where `reveal` lives)
+
+    links: tuple = ()  # (path, target): /lib -> usr/lib and the like
+    read: tuple = ()  # trees it may read and execute, each at its own path
+    hide: tuple = ()  # inside those: must not be seen (site-packages, the judge)
+    reveal: tuple = ()  # inside what is hidden: needed after all (its packages)
+    imports: tuple = ()  # (top-level name, path) of what it imports from `reveal`
+    listable: tuple = ()  # site folders on its sys.path (where `reveal` lives)
 
 
 @lru_cache(maxsize=1)
@@ -177,7 +187,9 @@ def view() -> View:
     sites = _site_dirs()
     deps = _dependencies(WORKER_IMPORTS)
     hide = sorted({p for h in sites | {JUDGE_DIR} for p in (h, _real(h))})
-    listable = sorted({s for s in sites if any(under(d, s) for d in deps)} & set(map(os.path.abspath, sys.path)))
+    listable = sorted(
+        {s for s in sites if any(under(d, s) for d in deps)} & set(map(os.path.abspath, sys.path))
+    )
     imports = []
     for path in sorted(deps):
         name = os.path.basename(path)
@@ -186,17 +198,20 @@ def view() -> View:
         top = name.split(".", 1)[0] if os.path.isfile(path) else name
         if top.isidentifier():
             imports.append((top, path))
-    return View(tuple(links), tuple(read), tuple(hide), tuple(sorted(deps)), tuple(imports),
-                tuple(listable))
+    return View(
+        tuple(links), tuple(read), tuple(hide), tuple(sorted(deps)), tuple(imports), tuple(listable)
+    )
 
 
 def warm_up() -> None:
     """Compute the view and probe bubblewrap now, in a thread (while the bank loads)."""
-    threading.Thread(target=lambda: (view(), bubblewrap()), name="jj-isolation-probe",
-                     daemon=True).start()
+    threading.Thread(
+        target=lambda: (view(), bubblewrap()), name="jj-isolation-probe", daemon=True
+    ).start()
 
 
 # ---------------------------------------------------------------- bubblewrap
+
 
 @dataclass(frozen=True)
 class Bwrap:
@@ -230,10 +245,25 @@ def _probe_bwrap() -> Bwrap:
     why = ""
     for disable in (True, False):  # --disable-userns needs bwrap >= 0.8
         probe = Bwrap(True, "", path, disable)
-        argv = _namespaces(probe) + ["--ro-bind", "/usr", "/usr"] + \
-            [a for link, target in view().links for a in ("--symlink", target, link)] + \
-            ["--proc", "/proc", "--dev", "/dev", "--size", str(1 << 20), "--tmpfs", "/tmp",
-             "--remount-ro", "/", "--", true]
+        argv = (
+            _namespaces(probe)
+            + ["--ro-bind", "/usr", "/usr"]
+            + [a for link, target in view().links for a in ("--symlink", target, link)]
+            + [
+                "--proc",
+                "/proc",
+                "--dev",
+                "/dev",
+                "--size",
+                str(1 << 20),
+                "--tmpfs",
+                "/tmp",
+                "--remount-ro",
+                "/",
+                "--",
+                true,
+            ]
+        )
         try:
             res = procs.run_helper(argv, timeout=20)
         except (OSError, subprocess.TimeoutExpired) as exc:
@@ -248,8 +278,17 @@ def _namespaces(b: Bwrap) -> list[str]:
     args = [b.path, "--unshare-user"]
     if is_root():  # else bwrap maps the caller's own uid, with no capabilities outside
         args += ["--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID)]
-    args += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-             "--unshare-cgroup-try", "--cap-drop", "ALL", "--die-with-parent", "--new-session"]
+    args += [
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--cap-drop",
+        "ALL",
+        "--die-with-parent",
+        "--new-session",
+    ]
     if b.disable_userns:
         args.append("--disable-userns")
     return args
@@ -262,13 +301,32 @@ def bwrap_argv(scratch: str, hidden: list[str], scratch_bytes: int, inner: list[
         args += ["--symlink", target, link]
     # the private /tmp first, the view on top: a Python installed under /tmp (a venv in a
     # clone there) stays visible inside it
-    args += ["--proc", "/proc", "--dev", "/dev",
-             "--size", str(scratch_bytes), "--tmpfs", "/tmp", "--symlink", "/tmp", "/var/tmp",
-             "--size", str(scratch_bytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
+    args += [
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--size",
+        str(scratch_bytes),
+        "--tmpfs",
+        "/tmp",
+        "--symlink",
+        "/tmp",
+        "/var/tmp",
+        "--size",
+        str(scratch_bytes),
+        "--tmpfs",
+        "/dev/shm",
+        "--remount-ro",
+        "/dev",
+    ]
     for path in v.read:
         args += ["--ro-bind", path, path]
-    hide = [p for p in sorted(set(v.hide) | set(hidden))
-            if os.path.lexists(p) and any(under(p, t) for t in v.read)]
+    hide = [
+        p
+        for p in sorted(set(v.hide) | set(hidden))
+        if os.path.lexists(p) and any(under(p, t) for t in v.read)
+    ]
     hide = [p for p in hide if not any(q != p and under(p, q) for q in hide)]  # outermost only
     for path in hide:
         args += ["--tmpfs", path] if os.path.isdir(path) else ["--ro-bind", "/dev/null", path]
@@ -277,8 +335,19 @@ def bwrap_argv(scratch: str, hidden: list[str], scratch_bytes: int, inner: list[
     for path in hide:
         if os.path.isdir(path):
             args += ["--remount-ro", path]
-    args += ["--ro-bind", WORKER_DIR, WORKER_MOUNT, "--ro-bind", scratch, scratch,
-             "--chdir", "/tmp", "--remount-ro", "/", "--"]
+    args += [
+        "--ro-bind",
+        WORKER_DIR,
+        WORKER_MOUNT,
+        "--ro-bind",
+        scratch,
+        scratch,
+        "--chdir",
+        "/tmp",
+        "--remount-ro",
+        "/",
+        "--",
+    ]
     return args + inner
 
 
@@ -294,7 +363,9 @@ def landlock_abi() -> int:
         return 0
     libc = ctypes.CDLL(None, use_errno=True)
     libc.syscall.restype = ctypes.c_long
-    abi = libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(LANDLOCK_CREATE_RULESET_VERSION))
+    abi = libc.syscall(
+        444, None, ctypes.c_size_t(0), ctypes.c_uint32(LANDLOCK_CREATE_RULESET_VERSION)
+    )
     return max(0, int(abi))
 
 
@@ -308,8 +379,11 @@ def _reachable_by_others(path: str) -> bool:
         except OSError:
             return False
         last = i == len(parts)
-        need = (stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(st.st_mode) else 0)) if last \
+        need = (
+            (stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(st.st_mode) else 0))
+            if last
             else stat.S_IXOTH
+        )
         if st.st_mode & need != need:
             return False
     return True
@@ -376,8 +450,10 @@ def _expand(tree: str, hidden: list[str]) -> list[str]:
 def landlock_rules(scratch: str, writable: str, hidden: list[str]) -> list[tuple[str, int]]:
     """(path, rights) for a process-mode worker: the same view bubblewrap builds, plus
     /proc, the few devices, its submission (read) and its own tmp folder (write)."""
-    return _view_rules(tuple(sorted({os.path.abspath(h) for h in hidden}))) + \
-        [(scratch, READ), (writable, -1)]   # -1: every right the kernel handles
+    return _view_rules(tuple(sorted({os.path.abspath(h) for h in hidden}))) + [
+        (scratch, READ),
+        (writable, -1),
+    ]  # -1: every right the kernel handles
 
 
 @lru_cache(maxsize=16)
@@ -391,8 +467,11 @@ def _view_rules(hidden: tuple) -> list[tuple[str, int]]:
         for path in (tree, _real(tree)):
             rules += [(p, READ) for p in _expand(path, hide)]
     rules += [(p, READ) for p in v.reveal]
-    rules += [(p, READ) for p in ("/proc", "/sys/devices/system/cpu", "/sys/fs/cgroup", WORKER_DIR)
-              if os.path.exists(p)]
+    rules += [
+        (p, READ)
+        for p in ("/proc", "/sys/devices/system/cpu", "/sys/fs/cgroup", WORKER_DIR)
+        if os.path.exists(p)
+    ]
     rules += [(p, FS_READ_FILE | FS_WRITE_FILE) for p in _DEVICES if os.path.exists(p)]
     seen, out = set(), []
     for path, rights in rules:
@@ -405,17 +484,18 @@ def _view_rules(hidden: tuple) -> list[tuple[str, int]]:
 @dataclass
 class Plan:
     """How one worker is started and confined."""
+
     mode: str
     argv: list[str]
     env: dict
-    popen: dict = field(default_factory=dict)     # user, group (process mode as root)
-    confine: dict = field(default_factory=dict)   # for the worker's boot (judge/worker/confine.py)
+    popen: dict = field(default_factory=dict)  # user, group (process mode as root)
+    confine: dict = field(default_factory=dict)  # for the worker's boot (judge/worker/confine.py)
     layers: list[str] = field(default_factory=list)  # what holds, in a few words each
-    tmpfs: list[str] = field(default_factory=list)   # in-sandbox paths whose use is memory
-    writable: str | None = None   # host folder the learner may write (watched for size)
-    cwd: str | None = None        # where the worker starts (its writable folder)
-    uid: int | None = None        # the worker's own uid (process mode as root)
-    wrapped: bool = False         # exit 128+n means its child died of signal n
+    tmpfs: list[str] = field(default_factory=list)  # in-sandbox paths whose use is memory
+    writable: str | None = None  # host folder the learner may write (watched for size)
+    cwd: str | None = None  # where the worker starts (its writable folder)
+    uid: int | None = None  # the worker's own uid (process mode as root)
+    wrapped: bool = False  # exit 128+n means its child died of signal n
 
     @property
     def guards_judge_files(self) -> bool:
@@ -431,17 +511,26 @@ def resolve(mode: str | None) -> str:
         return "process"
     b = bubblewrap()
     if mode == "bubblewrap" and not b.ok:
-        raise IsolationUnavailable(f"bubblewrap isolation was asked for but does not work here: {b.why}")
+        raise IsolationUnavailable(
+            f"bubblewrap isolation was asked for but does not work here: {b.why}"
+        )
     return "bubblewrap" if b.ok else "process"
 
 
 def base_env(home: str) -> dict:
-    return {"PATH": os.environ.get("PATH", os.defpath), "HOME": home, "TMPDIR": home,
-            "LANG": "C.UTF-8", "MALLOC_ARENA_MAX": "2", "JAX_PLATFORMS": "cpu",
-            "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1",
-            # OpenBLAS starts a spinning thread per core on import: ~0.1 s of CPU
-            # taken from the other worker's start, for arrays of a few dozen numbers
-            "OPENBLAS_NUM_THREADS": "1"}
+    return {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "HOME": home,
+        "TMPDIR": home,
+        "LANG": "C.UTF-8",
+        "MALLOC_ARENA_MAX": "2",
+        "JAX_PLATFORMS": "cpu",
+        "PYTHONHASHSEED": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        # OpenBLAS starts a spinning thread per core on import: ~0.1 s of CPU
+        # taken from the other worker's start, for arrays of a few dozen numbers
+        "OPENBLAS_NUM_THREADS": "1",
+    }
 
 
 def refuses_processes() -> dict:
@@ -455,19 +544,32 @@ def refuses_processes() -> dict:
     return {"no_processes": True}
 
 
-def plan(mode: str, *, trusted: bool, scratch: str, hidden: list[str], scratch_bytes: int,
-         inner) -> Plan:
+def plan(
+    mode: str, *, trusted: bool, scratch: str, hidden: list[str], scratch_bytes: int, inner
+) -> Plan:
     """``inner(worker_dir, confine)`` is the worker's own command line."""
     if trusted:
         return Plan("process", inner(WORKER_DIR, {}), base_env(scratch), layers=["trusted"])
     if mode == "bubblewrap":
         confine = refuses_processes()
         argv = bwrap_argv(scratch, hidden, scratch_bytes, inner(WORKER_MOUNT, confine))
-        layers = ["namespaces", "no capabilities", "uid 65534" if is_root() else "own uid",
-                  "minimal read-only root", "no network", "private /tmp"] + \
-            (["no processes"] if confine else [])
-        return Plan("bubblewrap", argv, base_env("/tmp"), layers=layers, confine=confine,
-                    tmpfs=["/tmp", "/dev/shm"], wrapped=True)
+        layers = [
+            "namespaces",
+            "no capabilities",
+            "uid 65534" if is_root() else "own uid",
+            "minimal read-only root",
+            "no network",
+            "private /tmp",
+        ] + (["no processes"] if confine else [])
+        return Plan(
+            "bubblewrap",
+            argv,
+            base_env("/tmp"),
+            layers=layers,
+            confine=confine,
+            tmpfs=["/tmp", "/dev/shm"],
+            wrapped=True,
+        )
     writable = os.path.join(scratch, "tmp")
     os.mkdir(writable, 0o700)
     confine, popen, layers, uid = {}, {}, [], None
@@ -495,5 +597,14 @@ def plan(mode: str, *, trusted: bool, scratch: str, hidden: list[str], scratch_b
         confine["imports"] = [list(pair) for pair in view().imports]
         confine["drop_path"] = list(view().listable)
         layers.append(f"landlock v{abi}")
-    return Plan("process", inner(WORKER_DIR, confine), base_env(writable), popen=popen,
-                confine=confine, layers=layers, writable=writable, uid=uid, cwd=writable)
+    return Plan(
+        "process",
+        inner(WORKER_DIR, confine),
+        base_env(writable),
+        popen=popen,
+        confine=confine,
+        layers=layers,
+        writable=writable,
+        uid=uid,
+        cwd=writable,
+    )

@@ -23,15 +23,15 @@ from dataclasses import dataclass, field
 
 from . import beneath
 
-REAP_S = 5.0            # SIGKILL takes ~140 ms on a process holding 2 GiB
+REAP_S = 5.0  # SIGKILL takes ~140 ms on a process holding 2 GiB
 _PR_SET_CHILD_SUBREAPER = 36
 _PR_SET_DUMPABLE = 4
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-MAX_TREE = 4096         # a walk of a worker's tree stops here: a fork bomb ends it
+MAX_TREE = 4096  # a walk of a worker's tree stops here: a fork bomb ends it
 
-lock = threading.Lock()     # spawning, the registry of live workers, the escapee sweep
-live: set[int] = set()      # pids of workers (their outermost process) not yet closed
+lock = threading.Lock()  # spawning, the registry of live workers, the escapee sweep
+live: set[int] = set()  # pids of workers (their outermost process) not yet closed
 _helpers: set[int] = set()  # the judge's own short-lived children (probes, killers)
 _prepared = False
 
@@ -53,6 +53,7 @@ def prepare_judge() -> None:
 
 # ---------------------------------------------------------------- reading /proc
 
+
 def stat_fields(pid: int, tid: int | None = None) -> list[bytes] | None:
     """The fields of /proc/<pid>/stat after the command name (state is [0])."""
     path = f"/proc/{pid}/stat" if tid is None else f"/proc/{pid}/task/{tid}/stat"
@@ -61,7 +62,7 @@ def stat_fields(pid: int, tid: int | None = None) -> list[bytes] | None:
             data = f.read()
     except OSError:
         return None
-    return data[data.rindex(b")") + 2:].split()
+    return data[data.rindex(b")") + 2 :].split()
 
 
 def identity(pid: int) -> tuple[int, int, str] | None:
@@ -126,13 +127,14 @@ def _kb_field(path: str, name: bytes) -> int | None:
 @dataclass
 class Sample:
     """One look at a worker's processes."""
+
     pids: list[int] = field(default_factory=list)
-    rss: int = 0              # bytes, summed (>= PSS)
-    cpu_s: float = 0.0        # user + system of every process, reaped children included
-    tasks: int = 0            # processes and threads
-    threads: dict = field(default_factory=dict)   # (pid, tid) -> (cpu ns, run-queue wait ns)
-    cpu_known: bool = True    # False: only threads were read
-    cpus: dict = field(default_factory=dict)      # (pid, tid) -> the CPUs it may run on
+    rss: int = 0  # bytes, summed (>= PSS)
+    cpu_s: float = 0.0  # user + system of every process, reaped children included
+    tasks: int = 0  # processes and threads
+    threads: dict = field(default_factory=dict)  # (pid, tid) -> (cpu ns, run-queue wait ns)
+    cpu_known: bool = True  # False: only threads were read
+    cpus: dict = field(default_factory=dict)  # (pid, tid) -> the CPUs it may run on
 
 
 def sample(root: int, threads: bool = False, tree: bool = True) -> Sample:
@@ -191,6 +193,7 @@ def pss_bytes(pids: list[int]) -> int:
 
 # ---------------------------------------------------------------- spawning
 
+
 class _Spawner:
     """Every worker is forked from this one long-lived thread.  PR_SET_PDEATHSIG (and
     bwrap's --die-with-parent) fire when the *thread* that forked the child exits, so a
@@ -204,8 +207,9 @@ class _Spawner:
     def run(self, fn):
         with self._thread_lock:  # is_alive() is False in a forked copy of the judge too
             if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._loop, daemon=True,
-                                                name="jj-worker-spawner")
+                self._thread = threading.Thread(
+                    target=self._loop, daemon=True, name="jj-worker-spawner"
+                )
                 self._thread.start()
         future: concurrent.futures.Future = concurrent.futures.Future()
         self._jobs.put((fn, future))
@@ -226,21 +230,32 @@ _spawner = _Spawner()
 def spawn(argv: list[str], fds: tuple[int, ...], cwd: str, env: dict, **popen) -> subprocess.Popen:
     """Start a worker from the spawner thread; registered as live before any escapee
     sweep can see it."""
+
     def start():
         with lock:
-            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, pass_fds=fds, cwd=cwd, env=env,
-                                    start_new_session=True, **popen)
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                pass_fds=fds,
+                cwd=cwd,
+                env=env,
+                start_new_session=True,
+                **popen,
+            )
             live.add(proc.pid)
         return proc
+
     return _spawner.run(start)
 
 
 def run_helper(argv: list[str], timeout: float, **popen) -> subprocess.CompletedProcess:
     """A short-lived child of the judge (a probe): kept out of the escapee sweep."""
     with lock:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, **popen)
+        proc = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **popen
+        )
         _helpers.add(proc.pid)
     try:
         out, err = proc.communicate(timeout=timeout)
@@ -255,6 +270,7 @@ def run_helper(argv: list[str], timeout: float, **popen) -> subprocess.Completed
 
 
 # ---------------------------------------------------------------- killing and reaping
+
 
 def kill(pid: int) -> None:
     try:
@@ -328,7 +344,7 @@ def sweep_escapees(every_s: float = 0.0) -> None:
 # ---------------------------------------------------------------- scratch
 
 _scratch_root: str | None = None
-_root_lock: int | None = None       # held for the judge's life: its root is in use
+_root_lock: int | None = None  # held for the judge's life: its root is in use
 _ROOT_PREFIX = "jax-judge-"
 _LOCK_NAME = ".judge.lock"
 
@@ -345,8 +361,11 @@ def scratch_root() -> str:
         if _scratch_root is None:
             _remove_stale_roots(tempfile.gettempdir())
             root = tempfile.mkdtemp(prefix=_ROOT_PREFIX)
-            fd = os.open(os.path.join(root, _LOCK_NAME + ".new"),
-                         os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o600)
+            fd = os.open(
+                os.path.join(root, _LOCK_NAME + ".new"),
+                os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC,
+                0o600,
+            )
             fcntl.flock(fd, fcntl.LOCK_EX)
             os.rename(os.path.join(root, _LOCK_NAME + ".new"), os.path.join(root, _LOCK_NAME))
             os.chmod(root, 0o711)
@@ -366,13 +385,15 @@ def _remove_stale_roots(tmp: str) -> None:
         try:
             if entry.is_symlink() or entry.stat(follow_symlinks=False).st_uid != os.geteuid():
                 continue
-            fd = os.open(os.path.join(entry.path, _LOCK_NAME), os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+            fd = os.open(
+                os.path.join(entry.path, _LOCK_NAME), os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW
+            )
         except OSError:
             continue
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            continue             # its judge lives
+            continue  # its judge lives
         finally:
             os.close(fd)
         rmtree(entry.path)

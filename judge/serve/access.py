@@ -66,8 +66,10 @@ def load_tokens(path: str | Path) -> dict[bytes, Client]:
         raise TokensError(f"{path}: not valid YAML: {exc}") from None
     entries = data.get("tokens") if isinstance(data, dict) else None
     if not isinstance(entries, list) or not entries:
-        raise TokensError(f"{path}: expected a mapping with a non-empty list 'tokens:' "
-                          "(entries with name, token and optionally per_minute)")
+        raise TokensError(
+            f"{path}: expected a mapping with a non-empty list 'tokens:' "
+            "(entries with name, token and optionally per_minute)"
+        )
     found: dict[bytes, Client] = {}
     names: set[str] = set()
     for i, entry in enumerate(entries, 1):
@@ -76,8 +78,10 @@ def load_tokens(path: str | Path) -> dict[bytes, Client]:
             raise TokensError(f"{where}: expected a mapping with name, token, per_minute")
         unknown = set(entry) - {"name", "token", "per_minute", "role"}
         if unknown:
-            raise TokensError(f"{where}: unknown field {', '.join(sorted(map(str, unknown)))} "
-                              "(known: name, token, per_minute, role)")
+            raise TokensError(
+                f"{where}: unknown field {', '.join(sorted(map(str, unknown)))} "
+                "(known: name, token, per_minute, role)"
+            )
         name, token, limit = entry.get("name"), entry.get("token"), entry.get("per_minute")
         role = entry.get("role", "site")
         if not isinstance(name, str) or not name.strip():
@@ -86,14 +90,17 @@ def load_tokens(path: str | Path) -> dict[bytes, Client]:
         if name in names:
             raise TokensError(f"{where}: the name is used twice")
         if not isinstance(token, str) or len(token) < MIN_TOKEN_CHARS:
-            raise TokensError(f"{where}: 'token' must be a string of at least "
-                              f"{MIN_TOKEN_CHARS} characters")
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
-                                  or limit < 1):
+            raise TokensError(
+                f"{where}: 'token' must be a string of at least {MIN_TOKEN_CHARS} characters"
+            )
+        if limit is not None and (
+            isinstance(limit, bool) or not isinstance(limit, int) or limit < 1
+        ):
             raise TokensError(f"{where}: 'per_minute' must be a whole number of at least 1")
         if role not in ROLES:
-            raise TokensError(f"{where}: 'role' must be one of {', '.join(ROLES)} "
-                              f"(not {str(role)[:40]!r})")
+            raise TokensError(
+                f"{where}: 'role' must be one of {', '.join(ROLES)} (not {str(role)[:40]!r})"
+            )
         digest = hashlib.sha256(token.encode()).digest()
         if digest in found:
             raise TokensError(f"{where}: the same token as '{found[digest].name}'")

@@ -12,5 +12,6 @@ from starlette.responses import JSONResponse as _StarletteJSON
 
 class JSONResponse(_StarletteJSON):
     def render(self, content) -> bytes:
-        return json.dumps(content, ensure_ascii=True, allow_nan=False,
-                          separators=(",", ":")).encode("ascii")
+        return json.dumps(
+            content, ensure_ascii=True, allow_nan=False, separators=(",", ":")
+        ).encode("ascii")

@@ -50,20 +50,21 @@ from .service import MAX_SOURCE_BYTES, Refused, Service
 
 PAGE = Path(__file__).parent / "page"
 MAX_WAIT_S = 60.0
-MAX_BODY_BYTES = 2 * MAX_SOURCE_BYTES       # a notebook's JSON escapes its source
+MAX_BODY_BYTES = 2 * MAX_SOURCE_BYTES  # a notebook's JSON escapes its source
 
 
-def create_app(service: Service, *, start: bool = True, close: bool = True,
-               on_stop=None) -> Starlette:
+def create_app(
+    service: Service, *, start: bool = True, close: bool = True, on_stop=None
+) -> Starlette:
     """The ASGI app.  ``start``/``close``: start the service when the app starts, close it
     when the app stops (``on_stop()`` first).  The closing belongs here, not after the
     server returns: uvicorn re-raises SIGTERM once it has shut down."""
     waiters: dict[str, set[asyncio.Event]] = {}
     loop_box: list[asyncio.AbstractEventLoop] = []
 
-    def changed(sub_id: str, state: str) -> None:           # from a grading thread
+    def changed(sub_id: str, state: str) -> None:  # from a grading thread
         if loop_box:
-            with contextlib.suppress(RuntimeError):         # the loop has closed
+            with contextlib.suppress(RuntimeError):  # the loop has closed
                 loop_box[0].call_soon_threadsafe(_wake, sub_id)
 
     def _wake(sub_id: str) -> None:
@@ -86,11 +87,15 @@ def create_app(service: Service, *, start: bool = True, close: bool = True,
                 await anyio.to_thread.run_sync(service.close)
 
     def caller(request: Request) -> Client:
-        who = service.access.client(request.headers.get("authorization"),
-                                    request.client.host if request.client else None)
+        who = service.access.client(
+            request.headers.get("authorization"), request.client.host if request.client else None
+        )
         if who == "forbidden":
-            raise Refused(403, "this service has no tokens configured, so it answers this "
-                               "machine only (start it with --tokens FILE to accept others)")
+            raise Refused(
+                403,
+                "this service has no tokens configured, so it answers this "
+                "machine only (start it with --tokens FILE to accept others)",
+            )
         if who == "unauthorized":
             raise Refused(401, "a bearer token is required: Authorization: Bearer TOKEN")
         return who
@@ -98,8 +103,11 @@ def create_app(service: Service, *, start: bool = True, close: bool = True,
     def instructor(request: Request) -> Client:
         who = caller(request)
         if not who.instructor:
-            raise Refused(403, "learners' submissions and the class views need an instructor "
-                               "token (an entry of --tokens with role: instructor)")
+            raise Refused(
+                403,
+                "learners' submissions and the class views need an instructor "
+                "token (an entry of --tokens with role: instructor)",
+            )
         return who
 
     async def learner_history(request: Request) -> Response:
@@ -115,25 +123,38 @@ def create_app(service: Service, *, start: bool = True, close: bool = True,
     async def class_summary(request: Request) -> Response:
         instructor(request)
         answer = await anyio.to_thread.run_sync(
-            class_views.summary, service.bank, service.store, service.attempt)
+            class_views.summary, service.bank, service.store, service.attempt
+        )
         return JSONResponse(answer, headers={"Cache-Control": "no-store"})
 
     async def class_html(request: Request) -> Response:
         instructor(request)
         page = await anyio.to_thread.run_sync(
-            class_views.class_page, service.bank, service.store, service.attempt)
+            class_views.class_page, service.bank, service.store, service.attempt
+        )
         # the page is shown in a sandboxed frame: no script of its own, nothing fetched
-        return HTMLResponse(page, headers={"Cache-Control": "no-store",
-                                           "Content-Security-Policy": "default-src 'none'; "
-                                           "style-src 'unsafe-inline'; img-src data:"})
+        return HTMLResponse(
+            page,
+            headers={
+                "Cache-Control": "no-store",
+                "Content-Security-Policy": "default-src 'none'; "
+                "style-src 'unsafe-inline'; img-src data:",
+            },
+        )
 
     async def gradebook(request: Request) -> Response:
         instructor(request)
         text = await anyio.to_thread.run_sync(
-            class_views.gradebook_csv, service.bank, service.store, service.attempt)
-        return Response(text, media_type="text/csv; charset=utf-8",
-                        headers={"Cache-Control": "no-store",
-                                 "Content-Disposition": 'attachment; filename="gradebook.csv"'})
+            class_views.gradebook_csv, service.bank, service.store, service.attempt
+        )
+        return Response(
+            text,
+            media_type="text/csv; charset=utf-8",
+            headers={
+                "Cache-Control": "no-store",
+                "Content-Disposition": 'attachment; filename="gradebook.csv"',
+            },
+        )
 
     async def instructor_page(request: Request) -> Response:
         return FileResponse(PAGE / "instructor.html", headers={"Cache-Control": "no-cache"})
@@ -150,7 +171,7 @@ def create_app(service: Service, *, start: bool = True, close: bool = True,
         sub_id = request.path_params["sub_id"]
         wait = _wait_s(request.query_params.get("wait"))
         event = asyncio.Event()
-        waiters.setdefault(sub_id, set()).add(event)    # before reading: no change missed
+        waiters.setdefault(sub_id, set()).add(event)  # before reading: no change missed
         try:
             deadline = asyncio.get_running_loop().time() + wait
             while True:
@@ -192,8 +213,9 @@ def create_app(service: Service, *, start: bool = True, close: bool = True,
         caller(request)
         steps: dict[int, dict] = {}
         for task in sorted(service.bank.tasks.values(), key=lambda t: (t.step, t.id)):
-            step = steps.setdefault(task.step, {"step": task.step, "title": task.step_title,
-                                                "tasks": []})
+            step = steps.setdefault(
+                task.step, {"step": task.step, "title": task.step_title, "tasks": []}
+            )
             step["title"] = step["title"] or task.step_title
             step["tasks"].append(task_summary(task))
         return JSONResponse({"course": service.bank.course, "steps": list(steps.values())})
@@ -217,15 +239,21 @@ def create_app(service: Service, *, start: bool = True, close: bool = True,
         headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else {}
         if exc.status == 401:
             headers["WWW-Authenticate"] = "Bearer"
-        return JSONResponse({"error": exc.message, **exc.extra}, status_code=exc.status,
-                            headers=headers)
+        return JSONResponse(
+            {"error": exc.message, **exc.extra}, status_code=exc.status, headers=headers
+        )
 
     async def not_found(request: Request, exc) -> Response:
         # JSON like every other error (Starlette's own answer is plain text)
         status = getattr(exc, "status_code", 404)
-        return JSONResponse({"error": "no such resource here" if status == 404 else
-                             str(getattr(exc, "detail", "")) or "refused"},
-                            status_code=status)
+        return JSONResponse(
+            {
+                "error": "no such resource here"
+                if status == 404
+                else str(getattr(exc, "detail", "")) or "refused"
+            },
+            status_code=status,
+        )
 
     routes = [
         Route("/", page),
@@ -245,8 +273,12 @@ def create_app(service: Service, *, start: bool = True, close: bool = True,
         Mount("/static", StaticFiles(directory=PAGE), name="static"),
     ]
     handlers = {Refused: refused, 404: not_found, 405: not_found}
-    return Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers,
-                     middleware=service.doors.middleware())
+    return Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        exception_handlers=handlers,
+        middleware=service.doors.middleware(),
+    )
 
 
 async def _json_body(request: Request):
@@ -260,7 +292,7 @@ async def _json_body(request: Request):
         if size > MAX_BODY_BYTES:
             raise Refused(413, f"the request is over {MAX_BODY_BYTES} bytes")
         chunks.append(chunk)
-    try:        # a thread: a 1 MiB body takes some tens of ms, the loop serves others meanwhile
+    try:  # a thread: a 1 MiB body takes some tens of ms, the loop serves others meanwhile
         return await anyio.to_thread.run_sync(parse_json, b"".join(chunks))
     except Refusal as exc:
         raise Refused(exc.status, exc.message) from None
@@ -289,18 +321,23 @@ def _limit(value: str | None) -> int:
 def _task_detail(task) -> dict:
     import markdown
 
-    statement = task.statement_path.read_text(encoding="utf-8") \
-        if task.statement_path.is_file() else ""
+    statement = (
+        task.statement_path.read_text(encoding="utf-8") if task.statement_path.is_file() else ""
+    )
     starter = task.starter_path.read_text(encoding="utf-8") if task.starter_path.is_file() else ""
     docs = {c.id: c.doc for c in task.checks}
     summary = task_summary(task)
-    return {**summary,
-            "checks": [dict(c, doc=docs.get(c["id"], "")) for c in summary["checks"]],
-            "statement": statement,
-            "statement_html": markdown.markdown(statement, extensions=["fenced_code", "tables"]),
-            "starter": starter,
-            "arguments": {name: spec.describe() for name, spec in task.args.items()},
-            "seed": task.seed,
-            "limits": {"call_timeout_s": task.limits.call_timeout_s,
-                       "run_timeout_s": task.limits.run_timeout_s,
-                       "memory_mb": task.limits.memory_mb}}
+    return {
+        **summary,
+        "checks": [dict(c, doc=docs.get(c["id"], "")) for c in summary["checks"]],
+        "statement": statement,
+        "statement_html": markdown.markdown(statement, extensions=["fenced_code", "tables"]),
+        "starter": starter,
+        "arguments": {name: spec.describe() for name, spec in task.args.items()},
+        "seed": task.seed,
+        "limits": {
+            "call_timeout_s": task.limits.call_timeout_s,
+            "run_timeout_s": task.limits.run_timeout_s,
+            "memory_mb": task.limits.memory_mb,
+        },
+    }

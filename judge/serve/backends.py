@@ -24,12 +24,20 @@ from .warm import LearnerPool, WarmOracles
 class LocalBackend:
     name = "local"
 
-    def __init__(self, bank: Bank, warm_workers: int, retire_oracles_after: int = 200, *,
-                 keep_references: int = 8, reference_idle_s: float = 300.0):
+    def __init__(
+        self,
+        bank: Bank,
+        warm_workers: int,
+        retire_oracles_after: int = 200,
+        *,
+        keep_references: int = 8,
+        reference_idle_s: float = 300.0,
+    ):
         self.bank = bank
         self.pool = LearnerPool(bank, warm_workers)
-        self.oracles = WarmOracles(bank, retire_oracles_after, keep=keep_references,
-                                   idle_s=reference_idle_s)
+        self.oracles = WarmOracles(
+            bank, retire_oracles_after, keep=keep_references, idle_s=reference_idle_s
+        )
 
     def start(self) -> None:
         self.pool.start()
@@ -46,26 +54,37 @@ class LocalBackend:
                 path = Path(tmp) / job.filename
                 path.write_bytes(job.source)
                 worker = None if fresh else self.pool.take(task)
-                report = grade(task, path, seed=job.seed, strict=job.strict,
-                               oracle=warm.oracle if warm else None, worker=worker,
-                               display_name=job.filename)
-        except Exception as exc:      # the judge's fault, recorded; the service goes on
+                report = grade(
+                    task,
+                    path,
+                    seed=job.seed,
+                    strict=job.strict,
+                    oracle=warm.oracle if warm else None,
+                    worker=worker,
+                    display_name=job.filename,
+                )
+        except Exception as exc:  # the judge's fault, recorded; the service goes on
             report = judge_error_report(task, job.filename, job.seed, job.strict, exc)
         finally:
             if warm is not None:
                 self.oracles.release(task, warm)
         out = report.to_dict()
-        out["submission"] = job.filename        # not the temporary folder it was graded in
+        out["submission"] = job.filename  # not the temporary folder it was graded in
         return out
 
     def status(self) -> dict:
-        return {"scheduler": self.name,
-                "workers_warm": self.pool.warm, "workers_warm_target": self.pool.target,
-                "warm_workers_used": self.pool.taken, "warm_workers_missed": self.pool.missed,
-                "oracles_warm": self.oracles.warm, "oracles_warm_target": self.oracles.target,
-                "oracles_kept_at_most": self.oracles.keep,
-                "oracles_idle_s": self.oracles.idle_s,
-                "oracles_released": self.oracles.released}
+        return {
+            "scheduler": self.name,
+            "workers_warm": self.pool.warm,
+            "workers_warm_target": self.pool.target,
+            "warm_workers_used": self.pool.taken,
+            "warm_workers_missed": self.pool.missed,
+            "oracles_warm": self.oracles.warm,
+            "oracles_warm_target": self.oracles.target,
+            "oracles_kept_at_most": self.oracles.keep,
+            "oracles_idle_s": self.oracles.idle_s,
+            "oracles_released": self.oracles.released,
+        }
 
     def close(self) -> None:
         self.pool.close()
@@ -103,7 +122,7 @@ class DaskBackend:
         sub = Submission(learner=job.id, task_id=job.task, path=job.filename, source=job.source)
         try:
             record = self.grader.submit(sub, Options(seed=job.seed, strict=job.strict)).result()
-            out = Report.from_dict(record).to_dict()   # the report, without the batch's fields
+            out = Report.from_dict(record).to_dict()  # the report, without the batch's fields
         except Exception as exc:
             task = self.bank.get(job.task)
             out = judge_error_report(task, job.filename, job.seed, job.strict, exc).to_dict()
@@ -111,8 +130,14 @@ class DaskBackend:
         return out
 
     def status(self) -> dict:
-        return {"scheduler": self.name, "address": self.address, "workers_warm": 0,
-                "workers_warm_target": 0, "oracles_warm": 0, "oracles_warm_target": 0}
+        return {
+            "scheduler": self.name,
+            "address": self.address,
+            "workers_warm": 0,
+            "workers_warm_target": 0,
+            "oracles_warm": 0,
+            "oracles_warm_target": 0,
+        }
 
     def close(self) -> None:
         self.grader.close()

@@ -33,8 +33,14 @@ def backoff_s(attempt: int) -> float:
 
 
 class Callbacks:
-    def __init__(self, store: Store, *, attempts: int = ATTEMPTS,
-                 on_result=lambda ok: None, targets: CallbackTargets | None = None):
+    def __init__(
+        self,
+        store: Store,
+        *,
+        attempts: int = ATTEMPTS,
+        on_result=lambda ok: None,
+        targets: CallbackTargets | None = None,
+    ):
         self.store, self.attempts, self.on_result = store, attempts, on_result
         self._wake = threading.Event()
         self._closed = False
@@ -43,7 +49,8 @@ class Callbacks:
         self._senders = ThreadPoolExecutor(SENDERS, thread_name_prefix="serve-callback")
         # public addresses only, checked where each connection is made (doors.py)
         self._client = (targets or CallbackTargets()).client(
-            timeout=TIMEOUT_S, headers={"User-Agent": "jax-judge-serve"})
+            timeout=TIMEOUT_S, headers={"User-Agent": "jax-judge-serve"}
+        )
         self._thread = threading.Thread(target=self._loop, name="serve-callbacks", daemon=True)
 
     def start(self) -> None:
@@ -71,9 +78,11 @@ class Callbacks:
             row = self.store.get(cb.submission)
             error, refused = "", False
             try:
-                answer = self._client.post(cb.url, content=row["report"].encode(),
-                                           headers={"Content-Type": "application/json",
-                                                    "Judge-Submission": cb.submission})
+                answer = self._client.post(
+                    cb.url,
+                    content=row["report"].encode(),
+                    headers={"Content-Type": "application/json", "Judge-Submission": cb.submission},
+                )
                 ok = 200 <= answer.status_code < 300
                 error = "" if ok else f"HTTP {answer.status_code}"
             except RefusedTarget as exc:
@@ -85,13 +94,19 @@ class Callbacks:
                 # read URLs as httpx does): given up, never due again at once
                 ok, error, refused = False, f"not a URL it can send to: {exc}", True
             tried = cb.attempts + 1
-            retry_at = None if ok or refused or tried >= self.attempts else \
-                time.time() + backoff_s(tried)
+            retry_at = (
+                None if ok or refused or tried >= self.attempts else time.time() + backoff_s(tried)
+            )
             self.store.callback_tried(cb.id, delivered=ok, error=error, retry_at=retry_at)
             self.on_result(ok)
             if not ok:
-                log.info("callback %s for %s: %s (%s)", cb.url, cb.submission, error,
-                         "given up" if retry_at is None else f"try {tried + 1} later")
+                log.info(
+                    "callback %s for %s: %s (%s)",
+                    cb.url,
+                    cb.submission,
+                    error,
+                    "given up" if retry_at is None else f"try {tried + 1} later",
+                )
         except Exception:
             if not self._closed:
                 log.exception("callback %s failed", cb.id)

@@ -22,19 +22,19 @@ class UsageError(Exception):
 class ServeRequest:
     host: str = "127.0.0.1"
     port: int = 8000
-    workers: int | None = None         # gradings at once (here: cores; on Dask: 16)
-    warm: int | None = None            # learner workers kept started (default: workers)
+    workers: int | None = None  # gradings at once (here: cores; on Dask: 16)
+    warm: int | None = None  # learner workers kept started (default: workers)
     queue: int = 1000
     state: str = "judge-serve.sqlite"
     tokens: str | None = None
     scheduler: str | None = None
     log_level: str = "info"
-    allow_hosts: tuple[str, ...] = ()          # Host names served besides the listen address
-    allow_origins: tuple[str, ...] = ()        # pages of other origins that may call
+    allow_hosts: tuple[str, ...] = ()  # Host names served besides the listen address
+    allow_origins: tuple[str, ...] = ()  # pages of other origins that may call
     allow_callback_hosts: tuple[str, ...] = ()  # callback targets that are not public
-    keep_references: int = 8           # reference workers kept warm at most
-    reference_idle_s: float = 300.0    # an idle reference gives its memory back after this
-    gradebook: str = "best"            # the gradebook's cell: the best or the last attempt
+    keep_references: int = 8  # reference workers kept warm at most
+    reference_idle_s: float = 300.0  # an idle reference gives its memory back after this
+    gradebook: str = "best"  # the gradebook's cell: the best or the last attempt
 
 
 def _end_by(signum, frame):
@@ -72,17 +72,21 @@ def _serve(bank: Bank, request: ServeRequest, say: Callable[[str], None]) -> int
         from .service import Service
         from .store import StoreError
     except ImportError as exc:
-        raise UsageError(f"judge serve needs its extra: pip install 'jax-judge[serve]' "
-                         f"({exc.name} is missing)") from None
+        raise UsageError(
+            f"judge serve needs its extra: pip install 'jax-judge[serve]' ({exc.name} is missing)"
+        ) from None
     logging.basicConfig(level=request.log_level.upper(), format="judge serve: %(message)s")
     try:
         access = Access(load_tokens(request.tokens) if request.tokens else None)
     except TokensError as exc:
         raise UsageError(str(exc)) from None
     try:
-        doors = Doors(listen_host=request.host, hosts=tuple(request.allow_hosts),
-                      origins=tuple(normal_origin(o) for o in request.allow_origins),
-                      callback_hosts=tuple(request.allow_callback_hosts))
+        doors = Doors(
+            listen_host=request.host,
+            hosts=tuple(request.allow_hosts),
+            origins=tuple(normal_origin(o) for o in request.allow_origins),
+            callback_hosts=tuple(request.allow_callback_hosts),
+        )
     except ValueError as exc:
         raise UsageError(f"--allow-origin: {exc}") from None
     backend, workers = _backend(bank, request)
@@ -90,14 +94,23 @@ def _serve(bank: Bank, request: ServeRequest, say: Callable[[str], None]) -> int
         sock = _listen(request.host, request.port)
     except OSError as exc:
         backend.close()
-        raise UsageError(f"cannot listen on {request.host}:{request.port}: "
-                         f"{exc.strerror or exc}") from None
+        raise UsageError(
+            f"cannot listen on {request.host}:{request.port}: {exc.strerror or exc}"
+        ) from None
     from .service import notebook_support
 
     notebooks_missing = notebook_support()
-    service = Service(bank, backend, state=request.state, workers=workers,
-                      queue_limit=request.queue, access=access, doors=doors,
-                      attempt=request.gradebook, notebooks_missing=notebooks_missing)
+    service = Service(
+        bank,
+        backend,
+        state=request.state,
+        workers=workers,
+        queue_limit=request.queue,
+        access=access,
+        doors=doors,
+        attempt=request.gradebook,
+        notebooks_missing=notebooks_missing,
+    )
     try:
         service.start()
     except StoreError as exc:
@@ -107,45 +120,68 @@ def _serve(bank: Bank, request: ServeRequest, say: Callable[[str], None]) -> int
 
     counts = service.store.counts()
     cut = service.store.requeued
-    say(f"{len(bank.tasks)} tasks from {bank.root}; state {request.state} ({counts['done']} "
+    say(
+        f"{len(bank.tasks)} tasks from {bank.root}; state {request.state} ({counts['done']} "
         f"graded, {counts['queued']} waiting"
-        + (f", {cut} cut off by the last stop and queued again" if cut else "") + ")")
+        + (f", {cut} cut off by the last stop and queued again" if cut else "")
+        + ")"
+    )
     if access.loopback_only:
-        say("no --tokens: answering this machine only (loopback addresses); give --tokens "
-            "FILE to accept other machines")
+        say(
+            "no --tokens: answering this machine only (loopback addresses); give --tokens "
+            "FILE to accept other machines"
+        )
     else:
         say(f"{len(access.tokens)} tokens from {request.tokens}: every /v1 call needs one")
-    say(f"serving Host {', '.join(doors.allowed_hosts)}; pages of "
+    say(
+        f"serving Host {', '.join(doors.allowed_hosts)}; pages of "
         + (", ".join(doors.origins) if doors.origins else "no other origin")
         + "; callbacks to public addresses"
-        + (f" and {', '.join(doors.callback_hosts)}" if doors.callback_hosts else ""))
+        + (f" and {', '.join(doors.callback_hosts)}" if doors.callback_hosts else "")
+    )
     if request.scheduler:
         where = f"on {request.scheduler}"
-    else:           # the truth: the pool's whole size, whatever kinds of worker it holds
+    else:  # the truth: the pool's whole size, whatever kinds of worker it holds
         oracles = backend.oracles
-        where = (f"here; {backend.pool.target} learner workers kept warm in all; a task's "
-                 f"reference warms when it is first graded, at most {oracles.keep} kept, "
-                 f"each given back after {oracles.idle_s:g} s idle")
+        where = (
+            f"here; {backend.pool.target} learner workers kept warm in all; a task's "
+            f"reference warms when it is first graded, at most {oracles.keep} kept, "
+            f"each given back after {oracles.idle_s:g} s idle"
+        )
     say(f"{workers} gradings at once {where}; a queue of {request.queue}")
     instructors = [c.name for c in (access.tokens or {}).values() if c.instructor]
-    say("learners' histories, the class view (/instructor) and gradebook.csv "
+    say(
+        "learners' histories, the class view (/instructor) and gradebook.csv "
         f"({request.gradebook} attempt): "
-        + (f"for the instructor tokens {', '.join(instructors)}" if instructors else
-           "nobody (no --tokens entry has role: instructor)"))
-    say("notebook submissions: " + (f"refused with 422: {notebooks_missing}"
-                                     if notebooks_missing else "accepted"))
+        + (
+            f"for the instructor tokens {', '.join(instructors)}"
+            if instructors
+            else "nobody (no --tokens entry has role: instructor)"
+        )
+    )
+    say(
+        "notebook submissions: "
+        + (f"refused with 422: {notebooks_missing}" if notebooks_missing else "accepted")
+    )
     host, port = sock.getsockname()[:2]
     say(f"listening on http://{f'[{host}]' if ':' in host else host}:{port}")
 
     stopping = lambda: say("stopping: what is still grading is graded again at the next start")
-    app = create_app(service, start=False, on_stop=stopping)     # closed by its lifespan
-    config = uvicorn.Config(app, log_config=_log_config(), log_level=None, access_log=True,
-                            lifespan="on", http="h11", loop="asyncio",
-                            timeout_graceful_shutdown=3)
+    app = create_app(service, start=False, on_stop=stopping)  # closed by its lifespan
+    config = uvicorn.Config(
+        app,
+        log_config=_log_config(),
+        log_level=None,
+        access_log=True,
+        lifespan="on",
+        http="h11",
+        loop="asyncio",
+        timeout_graceful_shutdown=3,
+    )
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:
-        service.close()          # again, in case the lifespan never ran: a no-op otherwise
+        service.close()  # again, in case the lifespan never ran: a no-op otherwise
     return 0
 
 
@@ -160,9 +196,12 @@ def _backend(bank: Bank, request: ServeRequest):
     from .backends import LocalBackend
 
     workers = request.workers or os.cpu_count() or 1
-    return LocalBackend(bank, workers if request.warm is None else request.warm,
-                        keep_references=request.keep_references,
-                        reference_idle_s=request.reference_idle_s), workers
+    return LocalBackend(
+        bank,
+        workers if request.warm is None else request.warm,
+        keep_references=request.keep_references,
+        reference_idle_s=request.reference_idle_s,
+    ), workers
 
 
 def _log_config() -> dict:

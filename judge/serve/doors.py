@@ -36,8 +36,8 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from .answers import JSONResponse
 
-MAX_DEPTH = 64                # a notebook is about 6 deep; JSON's parser recurses per level
-MAX_MEMBERS = 100_000         # keys and array items in one body, all levels together
+MAX_DEPTH = 64  # a notebook is about 6 deep; JSON's parser recurses per level
+MAX_MEMBERS = 100_000  # keys and array items in one body, all levels together
 BODY_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 
 
@@ -52,10 +52,11 @@ class Refusal(Exception):
 @dataclass(frozen=True)
 class Doors:
     """The service's allow-lists; empty ones are the defaults (nothing foreign)."""
+
     listen_host: str = "127.0.0.1"
-    hosts: tuple[str, ...] = ()              # --allow-host: more Host names served
-    origins: tuple[str, ...] = ()            # --allow-origin: pages that may call
-    callback_hosts: tuple[str, ...] = ()     # --allow-callback-host: names, addresses, networks
+    hosts: tuple[str, ...] = ()  # --allow-host: more Host names served
+    origins: tuple[str, ...] = ()  # --allow-origin: pages that may call
+    callback_hosts: tuple[str, ...] = ()  # --allow-callback-host: names, addresses, networks
     callbacks: "CallbackTargets" = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -74,23 +75,33 @@ class Doors:
         """Outermost first: an unknown Host is refused before anything else looks at the
         request, CORS answers preflights and marks answers, then foreign origins and
         bodies that are not JSON are refused."""
-        return [Middleware(TrustedHostMiddleware, allowed_hosts=self.allowed_hosts,
-                           www_redirect=False),
-                Middleware(CORSMiddleware, allow_origins=list(self.origins),
-                           allow_methods=["GET", "POST"],
-                           allow_headers=["Authorization", "Content-Type"],
-                           expose_headers=["Judge-State", "Location", "Retry-After"],
-                           max_age=600),
-                Middleware(OriginAndTypeMiddleware, origins=self.origins)]
+        return [
+            Middleware(TrustedHostMiddleware, allowed_hosts=self.allowed_hosts, www_redirect=False),
+            Middleware(
+                CORSMiddleware,
+                allow_origins=list(self.origins),
+                allow_methods=["GET", "POST"],
+                allow_headers=["Authorization", "Content-Type"],
+                expose_headers=["Judge-State", "Location", "Retry-After"],
+                max_age=600,
+            ),
+            Middleware(OriginAndTypeMiddleware, origins=self.origins),
+        ]
 
 
 def normal_origin(origin: str) -> str:
     """``scheme://host[:port]`` as a browser writes it in ``Origin``."""
     parts = urllib.parse.urlsplit(origin.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname or \
-            parts.path not in ("", "/") or parts.query or parts.fragment:
-        raise ValueError(f"'{origin}' is not an origin (scheme://host[:port], e.g. "
-                         "https://course.example)")
+    if (
+        parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or parts.path not in ("", "/")
+        or parts.query
+        or parts.fragment
+    ):
+        raise ValueError(
+            f"'{origin}' is not an origin (scheme://host[:port], e.g. https://course.example)"
+        )
     host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
     default = {"http": 80, "https": 443}[parts.scheme]
     port = "" if parts.port in (None, default) else f":{parts.port}"
@@ -123,20 +134,24 @@ class OriginAndTypeMiddleware:
     def refusal(self, scope, headers: Headers) -> tuple[int, str] | None:
         origin = headers.get("origin")
         if origin is not None and not self._allowed(origin, scope, headers):
-            return 403, (f"requests from pages on {origin[:200]} are refused: this service "
-                         "answers its own page and the origins given with --allow-origin")
+            return 403, (
+                f"requests from pages on {origin[:200]} are refused: this service "
+                "answers its own page and the origins given with --allow-origin"
+            )
         if scope["method"] in BODY_METHODS:
             media = (headers.get("content-type") or "").split(";")[0].strip().lower()
             if media != "application/json":
-                return 415, ("the body must be JSON, sent with Content-Type: "
-                             f"application/json (not {media or 'no type'})")
+                return 415, (
+                    "the body must be JSON, sent with Content-Type: "
+                    f"application/json (not {media or 'no type'})"
+                )
         return None
 
     def _allowed(self, origin: str, scope, headers: Headers) -> bool:
         try:
             origin = normal_origin(origin)
         except ValueError:
-            return False                       # 'null' (a sandboxed page, a file), junk
+            return False  # 'null' (a sandboxed page, a file), junk
         if origin in self.origins:
             return True
         # this service's own page: the Host header was checked by TrustedHostMiddleware.
@@ -160,8 +175,9 @@ def nesting(raw: bytes) -> int:
 
     text = np.frombuffer(raw.replace(b"\\\\", b"").replace(b'\\"', b""), dtype=np.uint8)
     outside = np.cumsum(text == ord('"'), dtype=np.int64) % 2 == 0
-    step = np.isin(text, (ord("["), ord("{"))).astype(np.int64) - \
-        np.isin(text, (ord("]"), ord("}")))
+    step = np.isin(text, (ord("["), ord("{"))).astype(np.int64) - np.isin(
+        text, (ord("]"), ord("}"))
+    )
     return int(np.cumsum(step * outside).max(initial=0))
 
 
@@ -172,16 +188,18 @@ def parse_json(raw: bytes | str, what: str = "the body"):
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
     depth = nesting(data)
     if depth > MAX_DEPTH:
-        raise Refusal(400, f"{what} is nested {depth} levels deep; at most {MAX_DEPTH} "
-                           "are accepted")
+        raise Refusal(
+            400, f"{what} is nested {depth} levels deep; at most {MAX_DEPTH} are accepted"
+        )
     try:
         value = json.loads(data)
     except (ValueError, RecursionError):
         raise Refusal(400, f"{what} is not JSON") from None
     members = _members(value)
     if members > MAX_MEMBERS:
-        raise Refusal(413, f"{what} holds {members} keys and items; at most {MAX_MEMBERS} "
-                           "are accepted")
+        raise Refusal(
+            413, f"{what} holds {members} keys and items; at most {MAX_MEMBERS} are accepted"
+        )
     return value
 
 
@@ -218,10 +236,15 @@ def address_kind(ip) -> str | None:
     """Why this address is not a public one (None: it is): what a callback may not
     reach unless allowed."""
     ip = _unwrap(ipaddress.ip_address(ip))
-    for kind, yes in (("a loopback", ip.is_loopback), ("an unspecified", ip.is_unspecified),
-                      ("a link-local", ip.is_link_local), ("a multicast", ip.is_multicast),
-                      ("a reserved", ip.is_reserved), ("a private", ip.is_private),
-                      ("a non-public", not ip.is_global)):
+    for kind, yes in (
+        ("a loopback", ip.is_loopback),
+        ("an unspecified", ip.is_unspecified),
+        ("a link-local", ip.is_link_local),
+        ("a multicast", ip.is_multicast),
+        ("a reserved", ip.is_reserved),
+        ("a private", ip.is_private),
+        ("a non-public", not ip.is_global),
+    ):
         if yes:
             return f"{kind} address ({ip})"
     return None
@@ -254,8 +277,10 @@ class CallbackTargets:
 
     def _address_refusal(self, ip) -> str | None:
         kind = address_kind(ip)
-        if kind is None or any(_unwrap(ipaddress.ip_address(ip)) in n or
-                               ipaddress.ip_address(ip) in n for n in self.networks):
+        if kind is None or any(
+            _unwrap(ipaddress.ip_address(ip)) in n or ipaddress.ip_address(ip) in n
+            for n in self.networks
+        ):
             return None
         return kind
 
@@ -289,14 +314,16 @@ class CallbackTargets:
             if kind:
                 raise CallbackRefused(
                     f"'{host}' resolves to {kind}: a callback goes to public addresses only "
-                    "(judge serve --allow-callback-host allows more)")
+                    "(judge serve --allow-callback-host allows more)"
+                )
         return found
 
     def client(self, **options):
         """An httpx client whose every connection goes through ``addresses``: no proxy
         from the environment (it would connect for us, to anything), no redirects."""
-        return httpx.Client(transport=_GuardedTransport(self), follow_redirects=False,
-                            trust_env=False, **options)
+        return httpx.Client(
+            transport=_GuardedTransport(self), follow_redirects=False, trust_env=False, **options
+        )
 
 
 def _numeric(host: str):
@@ -316,9 +343,10 @@ class _GuardedBackend(httpcore.SyncBackend):
     def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
         last = None
         for *_, sockaddr in self.targets.addresses(host, port):
-            try:          # to the address that was checked, never to the name again
-                return super().connect_tcp(sockaddr[0], port, timeout, local_address,
-                                           socket_options)
+            try:  # to the address that was checked, never to the name again
+                return super().connect_tcp(
+                    sockaddr[0], port, timeout, local_address, socket_options
+                )
             except httpcore.ConnectError as exc:
                 last = exc
         raise last or httpcore.ConnectError(f"no address for {host}")
@@ -331,8 +359,9 @@ class _GuardedTransport(httpx.HTTPTransport):
 
     def __init__(self, targets: CallbackTargets):
         super().__init__(trust_env=False)
-        self._pool = httpcore.ConnectionPool(ssl_context=httpx.create_ssl_context(),
-                                             network_backend=_GuardedBackend(targets))
+        self._pool = httpcore.ConnectionPool(
+            ssl_context=httpx.create_ssl_context(), network_backend=_GuardedBackend(targets)
+        )
 
     def handle_request(self, request):
         try:

@@ -31,9 +31,14 @@ def hint_routes(service, caller) -> list[Route]:
         n = request.path_params["n"]
         if not 1 <= n <= len(hints):
             said = f"{task.id} has {len(hints)} hints" if hints else f"{task.id} has no hints yet"
-            raise Refused(404, said + (f": ask for 1 to {len(hints)}" if hints else ""),
-                          extra={"of": len(hints)})
-        return JSONResponse({"task": task.id, "number": n, "of": len(hints),
-                             "text": hints[n - 1]}, headers={"Cache-Control": "no-store"})
+            raise Refused(
+                404,
+                said + (f": ask for 1 to {len(hints)}" if hints else ""),
+                extra={"of": len(hints)},
+            )
+        return JSONResponse(
+            {"task": task.id, "number": n, "of": len(hints), "text": hints[n - 1]},
+            headers={"Cache-Control": "no-store"},
+        )
 
     return [Route("/v1/tasks/{task_id}/hints/{n:int}", one_hint)]

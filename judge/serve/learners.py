@@ -41,8 +41,10 @@ def learner_id(value) -> str:
     if not isinstance(value, str):
         raise BadLearner("'learner' must be the course site's id for the learner, as a string")
     if not LEARNER_ID.fullmatch(value):
-        raise BadLearner(f"'learner' must be 1 to {MAX_LEARNER_CHARS} characters of letters, "
-                         "digits and . _ @ + -, starting with a letter or a digit")
+        raise BadLearner(
+            f"'learner' must be 1 to {MAX_LEARNER_CHARS} characters of letters, "
+            "digits and . _ @ + -, starting with a letter or a digit"
+        )
     return value
 
 
@@ -51,9 +53,13 @@ def history(store, learner: str, limit: int) -> dict:
     times and, once graded, its verdict and points."""
     out = []
     for row in store.history(learner, limit):
-        item = {"id": row["id"], "task": row["task"], "state": row["state"],
-                "created_at": _iso(row["created_at"]),
-                "finished_at": _iso(row["finished_at"])}
+        item = {
+            "id": row["id"],
+            "task": row["task"],
+            "state": row["state"],
+            "created_at": _iso(row["created_at"]),
+            "finished_at": _iso(row["finished_at"]),
+        }
         if row["state"] == "done":
             report = Report.from_dict(json.loads(row["report"]))
             item.update(verdict=row["verdict"], **score(report).to_dict())
@@ -81,20 +87,24 @@ def gradebook(bank: Bank, store, attempt: str = "best"):
     there is nothing else (it is the judge's fault, not an attempt)."""
     from ..batch.gradebook import build
 
-    chosen: dict[tuple[str, str], tuple] = {}       # (learner, task) -> (rank, row, record)
+    chosen: dict[tuple[str, str], tuple] = {}  # (learner, task) -> (rank, row, record)
     waiting: dict[tuple[str, str], dict] = {}
     learners: set[str] = set()
     for row in store.class_rows():
         if row["task"] not in bank.tasks:
-            continue                                # a task the bank no longer has
+            continue  # a task the bank no longer has
         key = (row["learner"], row["task"])
         learners.add(row["learner"])
         if row["state"] != "done":
             waiting.setdefault(key, row)
             continue
         report = json.loads(row["report"])
-        record = {"learner": row["learner"], **report, "submission": row["filename"],
-                  "sha256": hashlib.sha256(bytes(row["source"])).hexdigest()}
+        record = {
+            "learner": row["learner"],
+            **report,
+            "submission": row["filename"],
+            "sha256": hashlib.sha256(bytes(row["source"])).hexdigest(),
+        }
         fine = report["verdict"] != Verdict.JUDGE_ERROR
         points = score(Report.from_dict(report)).earned
         # later rows come later: >= keeps the later one on a tie
@@ -105,8 +115,15 @@ def gradebook(bank: Bank, store, attempt: str = "best"):
     plan += [_Handed(row) for key, row in waiting.items() if key not in chosen]
     records = [record for _, _, record in chosen.values()]
     columns = sorted(bank.tasks, key=lambda t: (bank.tasks[t].step, t))
-    return build(sorted(learners), columns, bank.tasks, plan, records,
-                 lambda learner, task_id: "nothing handed in to the service", strict=False)
+    return build(
+        sorted(learners),
+        columns,
+        bank.tasks,
+        plan,
+        records,
+        lambda learner, task_id: "nothing handed in to the service",
+        strict=False,
+    )
 
 
 def class_page(bank: Bank, store, attempt: str) -> str:

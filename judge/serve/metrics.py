@@ -24,29 +24,46 @@ class Metrics:
     def __init__(self, queue, backend):
         self.registry = r = CollectorRegistry()
         self.submissions = Counter(
-            "judge_submissions", "POST /v1/submissions by outcome: queued, deduplicated "
+            "judge_submissions",
+            "POST /v1/submissions by outcome: queued, deduplicated "
             "(answered from the store), queue_full (503), rate_limited (429), refused "
-            "(bad input or no access)", ["outcome"], registry=r)
-        self.gradings = Counter("judge_gradings", "Gradings finished, by verdict", ["verdict"],
-                                registry=r)
-        self.latency = Histogram("judge_latency_seconds",
-                                 "From the submission stored to its report stored",
-                                 buckets=LATENCY_BUCKETS, registry=r)
-        self.callbacks = Counter("judge_callbacks", "Callback tries, by result", ["result"],
-                                 registry=r)
-        Gauge("judge_queue_depth", "Submissions waiting to be graded",
-              registry=r).set_function(lambda: queue.depth)
+            "(bad input or no access)",
+            ["outcome"],
+            registry=r,
+        )
+        self.gradings = Counter(
+            "judge_gradings", "Gradings finished, by verdict", ["verdict"], registry=r
+        )
+        self.latency = Histogram(
+            "judge_latency_seconds",
+            "From the submission stored to its report stored",
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.callbacks = Counter(
+            "judge_callbacks", "Callback tries, by result", ["result"], registry=r
+        )
+        Gauge("judge_queue_depth", "Submissions waiting to be graded", registry=r).set_function(
+            lambda: queue.depth
+        )
         Gauge("judge_running", "Gradings running now", registry=r).set_function(
-            lambda: queue.running)
-        Gauge("judge_grading_slots", "Gradings that may run at once",
-              registry=r).set_function(lambda: queue.workers)
+            lambda: queue.running
+        )
+        Gauge("judge_grading_slots", "Gradings that may run at once", registry=r).set_function(
+            lambda: queue.workers
+        )
         status = backend.status
-        Gauge("judge_workers_warm", "Learner workers started and waiting for a submission",
-              registry=r).set_function(lambda: status().get("workers_warm", 0))
-        Gauge("judge_oracles_warm", "Reference workers warm (inputs drawn, values memoised)",
-              registry=r).set_function(lambda: status().get("oracles_warm", 0))
-        Gauge("judge_warm_workers_used", "Gradings that got a warm learner worker",
-              registry=r).set_function(lambda: status().get("warm_workers_used", 0))
+        Gauge(
+            "judge_workers_warm", "Learner workers started and waiting for a submission", registry=r
+        ).set_function(lambda: status().get("workers_warm", 0))
+        Gauge(
+            "judge_oracles_warm",
+            "Reference workers warm (inputs drawn, values memoised)",
+            registry=r,
+        ).set_function(lambda: status().get("oracles_warm", 0))
+        Gauge(
+            "judge_warm_workers_used", "Gradings that got a warm learner worker", registry=r
+        ).set_function(lambda: status().get("warm_workers_used", 0))
 
     def text(self) -> bytes:
         return generate_latest(self.registry)

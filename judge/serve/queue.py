@@ -36,20 +36,28 @@ log = logging.getLogger("judge.serve")
 
 
 class GradingQueue:
-    def __init__(self, store: Store, backend, *, workers: int, limit: int, callers: int = 1,
-                 on_change: Callable[[str, str, dict | None], None]):
+    def __init__(
+        self,
+        store: Store,
+        backend,
+        *,
+        workers: int,
+        limit: int,
+        callers: int = 1,
+        on_change: Callable[[str, str, dict | None], None],
+    ):
         self.store, self.backend = store, backend
         self.workers, self.limit = workers, limit
         self.callers = max(1, callers)
-        self.share = max(1, limit // self.callers)      # places each caller may hold
-        self.on_change = on_change          # (id, new state, report when done)
-        self._lines: dict[str, deque[str]] = {}         # caller -> its ids; dict order: turns
+        self.share = max(1, limit // self.callers)  # places each caller may hold
+        self.on_change = on_change  # (id, new state, report when done)
+        self._lines: dict[str, deque[str]] = {}  # caller -> its ids; dict order: turns
         self._reserved: Counter[str] = Counter()
         self._running: Counter[str] = Counter()
         self._cond = threading.Condition()
         self._closed = False
         self.running = 0
-        self._mean_s = 2.0                  # a grading's duration, smoothed
+        self._mean_s = 2.0  # a grading's duration, smoothed
         self._threads: list[threading.Thread] = []
 
     def start(self) -> None:
@@ -104,8 +112,11 @@ class GradingQueue:
                 line = self._lines[client]
                 if sub_id in line:
                     i = line.index(sub_id)
-                    return i + sum(min(len(self._lines[c]), i + (t < turn))
-                                   for t, c in enumerate(turns) if c != client)
+                    return i + sum(
+                        min(len(self._lines[c]), i + (t < turn))
+                        for t, c in enumerate(turns)
+                        if c != client
+                    )
             return None
 
     def retry_after_s(self) -> int:
@@ -117,11 +128,11 @@ class GradingQueue:
     def _take(self) -> tuple[str, str]:
         """The next submission: of the caller with the fewest gradings running, the
         earliest in turn among those that tie; that caller's turn goes to the back."""
-        client = min(self._lines, key=lambda c: self._running[c])   # min keeps the first
+        client = min(self._lines, key=lambda c: self._running[c])  # min keeps the first
         line = self._lines.pop(client)
         sub_id = line.popleft()
         if line:
-            self._lines[client] = line           # at the back of the turns
+            self._lines[client] = line  # at the back of the turns
         return client, sub_id
 
     # ------------------------------------------------------------ the graders
@@ -137,7 +148,7 @@ class GradingQueue:
                 self._running[client] += 1
             try:
                 self._grade(sub_id)
-            except Exception:        # the store went away under a shutdown, ...
+            except Exception:  # the store went away under a shutdown, ...
                 if not self._closed:
                     log.exception("grading %s failed", sub_id)
             finally:
@@ -156,7 +167,7 @@ class GradingQueue:
             log.warning("submission %s: judge error, graded again with nothing warm", sub_id)
             report = self.backend.grade(job, fresh=True)
         if report["verdict"] == Verdict.JUDGE_ERROR and self._closed:
-            return     # cut off by the service stopping: still 'running', graded at the next start
+            return  # cut off by the service stopping: still 'running', graded at the next start
         self._mean_s = 0.8 * self._mean_s + 0.2 * (time.monotonic() - started)
         self.store.finish(sub_id, report)
         self.on_change(sub_id, "done", report)

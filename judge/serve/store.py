@@ -72,6 +72,7 @@ class StoreError(Exception):
 @dataclass(frozen=True)
 class Job:
     """What a grading needs of one submission."""
+
     id: str
     task: str
     seed: int
@@ -101,28 +102,31 @@ class Store:
         self.path = Path(path)
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
-        self.requeued = 0          # rows found running on open: a grading cut off by a crash
+        self.requeued = 0  # rows found running on open: a grading cut off by a crash
 
     def open(self) -> "Store":
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None,
-                                 timeout=30)
+            db = sqlite3.connect(
+                self.path, check_same_thread=False, isolation_level=None, timeout=30
+            )
             db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=FULL")     # committed means on disk
+            db.execute("PRAGMA synchronous=FULL")  # committed means on disk
             db.executescript(SCHEMA)
             columns = {r[1] for r in db.execute("PRAGMA table_info(submissions)")}
-            if "learner" not in columns:     # a state file written before learners
+            if "learner" not in columns:  # a state file written before learners
                 db.execute("ALTER TABLE submissions ADD COLUMN learner TEXT")
-            db.execute("CREATE INDEX IF NOT EXISTS submissions_by_learner "
-                       "ON submissions (learner, seq)")
+            db.execute(
+                "CREATE INDEX IF NOT EXISTS submissions_by_learner ON submissions (learner, seq)"
+            )
             with _transaction(db):
                 self.requeued = db.execute(
-                    "UPDATE submissions SET state='queued', started_at=NULL "
-                    "WHERE state='running'").rowcount
+                    "UPDATE submissions SET state='queued', started_at=NULL WHERE state='running'"
+                ).rowcount
         except (sqlite3.Error, OSError) as exc:
-            raise StoreError(f"{self.path}: cannot be used as the service's state file: {exc}") \
-                from None
+            raise StoreError(
+                f"{self.path}: cannot be used as the service's state file: {exc}"
+            ) from None
         self._db = db
         return self
 
@@ -133,9 +137,20 @@ class Store:
                 self._db = None
 
     # ------------------------------------------------------------ submissions
-    def add(self, *, key: str, task: str, seed: int, strict: bool, filename: str,
-            source: bytes, client: str, callback_url: str | None,
-            learner: str | None = None, create: bool = True) -> Added | None:
+    def add(
+        self,
+        *,
+        key: str,
+        task: str,
+        seed: int,
+        strict: bool,
+        filename: str,
+        source: bytes,
+        client: str,
+        callback_url: str | None,
+        learner: str | None = None,
+        create: bool = True,
+    ) -> Added | None:
         """The stored submission with the same key, or a new one (None if ``create`` is
         false); either way its callback (if any) is owed from now on.  Durable when this
         returns."""
@@ -144,7 +159,8 @@ class Store:
             row = db.execute(
                 "SELECT id, state FROM submissions WHERE key=? AND "
                 "(state != 'done' OR verdict != ?) ORDER BY seq DESC LIMIT 1",
-                (key, Verdict.JUDGE_ERROR.value)).fetchone()
+                (key, Verdict.JUDGE_ERROR.value),
+            ).fetchone()
             if row is not None:
                 added = Added(row[0], row[1], True)
             elif not create:
@@ -155,54 +171,89 @@ class Store:
                     "INSERT INTO submissions (id, key, task, seed, strict, filename, source, "
                     "client, state, created_at, learner) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)",
-                    (added.id, key, task, seed, int(strict), filename, source, client, now,
-                     learner))
+                    (
+                        added.id,
+                        key,
+                        task,
+                        seed,
+                        int(strict),
+                        filename,
+                        source,
+                        client,
+                        now,
+                        learner,
+                    ),
+                )
             if callback_url:
-                db.execute("INSERT INTO callbacks (submission, url, state, next_at) "
-                           "VALUES (?, ?, 'pending', ?)", (added.id, callback_url, now))
+                db.execute(
+                    "INSERT INTO callbacks (submission, url, state, next_at) "
+                    "VALUES (?, ?, 'pending', ?)",
+                    (added.id, callback_url, now),
+                )
         return added
 
     def queued_ids(self) -> list[str]:
         with self._lock:
-            return [r[0] for r in self._db.execute(
-                "SELECT id FROM submissions WHERE state='queued' ORDER BY seq")]
+            return [
+                r[0]
+                for r in self._db.execute(
+                    "SELECT id FROM submissions WHERE state='queued' ORDER BY seq"
+                )
+            ]
 
     def queued(self) -> list[tuple[str, str]]:
         """(id, client) of every waiting submission, in the order they came."""
         with self._lock:
-            return [(r[0], r[1]) for r in self._db.execute(
-                "SELECT id, client FROM submissions WHERE state='queued' ORDER BY seq")]
+            return [
+                (r[0], r[1])
+                for r in self._db.execute(
+                    "SELECT id, client FROM submissions WHERE state='queued' ORDER BY seq"
+                )
+            ]
 
     def start(self, sub_id: str) -> Job | None:
         """queued -> running; None when it is not queued (already graded)."""
         with self._lock, _transaction(self._db) as db:
-            row = db.execute("SELECT id, task, seed, strict, filename, source, attempts "
-                             "FROM submissions WHERE id=? AND state='queued'",
-                             (sub_id,)).fetchone()
+            row = db.execute(
+                "SELECT id, task, seed, strict, filename, source, attempts "
+                "FROM submissions WHERE id=? AND state='queued'",
+                (sub_id,),
+            ).fetchone()
             if row is None:
                 return None
-            db.execute("UPDATE submissions SET state='running', started_at=?, "
-                       "attempts=attempts+1 WHERE id=?", (time.time(), sub_id))
+            db.execute(
+                "UPDATE submissions SET state='running', started_at=?, "
+                "attempts=attempts+1 WHERE id=?",
+                (time.time(), sub_id),
+            )
         return Job(row[0], row[1], row[2], bool(row[3]), row[4], bytes(row[5]), row[6] + 1)
 
     def finish(self, sub_id: str, report: dict) -> None:
         """running -> done, with its report: written once."""
         text = json.dumps(report, ensure_ascii=False, allow_nan=False)
         with self._lock, _transaction(self._db) as db:
-            db.execute("UPDATE submissions SET state='done', finished_at=?, verdict=?, report=? "
-                       "WHERE id=? AND state='running'",
-                       (time.time(), report["verdict"], text, sub_id))
+            db.execute(
+                "UPDATE submissions SET state='done', finished_at=?, verdict=?, report=? "
+                "WHERE id=? AND state='running'",
+                (time.time(), report["verdict"], text, sub_id),
+            )
 
     def get(self, sub_id: str) -> dict | None:
         """id, task, state, created_at and, when done, the report (its JSON text)."""
         with self._lock:
             row = self._db.execute(
                 "SELECT id, task, state, created_at, started_at, finished_at, report, seq "
-                "FROM submissions WHERE id=?", (sub_id,)).fetchone()
+                "FROM submissions WHERE id=?",
+                (sub_id,),
+            ).fetchone()
         if row is None:
             return None
-        return dict(zip(("id", "task", "state", "created_at", "started_at", "finished_at",
-                         "report", "seq"), row))
+        return dict(
+            zip(
+                ("id", "task", "state", "created_at", "started_at", "finished_at", "report", "seq"),
+                row,
+            )
+        )
 
     def counts(self) -> dict[str, int]:
         with self._lock:
@@ -217,9 +268,12 @@ class Store:
             rows = self._db.execute(
                 "SELECT id, task, state, created_at, finished_at, verdict, report "
                 "FROM submissions WHERE learner=? ORDER BY seq DESC LIMIT ?",
-                (learner, limit)).fetchall()
-        return [dict(zip(("id", "task", "state", "created_at", "finished_at", "verdict",
-                          "report"), r)) for r in rows]
+                (learner, limit),
+            ).fetchall()
+        return [
+            dict(zip(("id", "task", "state", "created_at", "finished_at", "verdict", "report"), r))
+            for r in rows
+        ]
 
     def class_rows(self) -> list[dict]:
         """Every submission that names a learner, oldest first: what the class view and
@@ -227,9 +281,26 @@ class Store:
         with self._lock:
             rows = self._db.execute(
                 "SELECT id, learner, task, state, created_at, filename, source, report "
-                "FROM submissions WHERE learner IS NOT NULL ORDER BY seq").fetchall()
-        return [dict(zip(("id", "learner", "task", "state", "created_at", "filename",
-                          "source", "report"), r)) for r in rows]
+                "FROM submissions WHERE learner IS NOT NULL ORDER BY seq"
+            ).fetchall()
+        return [
+            dict(
+                zip(
+                    (
+                        "id",
+                        "learner",
+                        "task",
+                        "state",
+                        "created_at",
+                        "filename",
+                        "source",
+                        "report",
+                    ),
+                    r,
+                )
+            )
+            for r in rows
+        ]
 
     # ------------------------------------------------------------ callbacks
     def callbacks_due(self, now: float, exclude: set[int], limit: int = 32) -> list[Callback]:
@@ -239,29 +310,38 @@ class Store:
                 "SELECT c.id, c.submission, c.url, c.attempts FROM callbacks c "
                 "JOIN submissions s ON s.id = c.submission "
                 "WHERE c.state='pending' AND c.next_at <= ? AND s.state='done' "
-                "ORDER BY c.next_at LIMIT ?", (now, limit + len(exclude))).fetchall()
+                "ORDER BY c.next_at LIMIT ?",
+                (now, limit + len(exclude)),
+            ).fetchall()
         return [Callback(*r) for r in rows if r[0] not in exclude][:limit]
 
     def next_callback_at(self) -> float | None:
         with self._lock:
             row = self._db.execute(
                 "SELECT MIN(c.next_at) FROM callbacks c JOIN submissions s "
-                "ON s.id = c.submission WHERE c.state='pending' AND s.state='done'").fetchone()
+                "ON s.id = c.submission WHERE c.state='pending' AND s.state='done'"
+            ).fetchone()
         return row[0]
 
-    def callback_tried(self, cb_id: int, *, delivered: bool, error: str = "",
-                       retry_at: float | None = None) -> None:
+    def callback_tried(
+        self, cb_id: int, *, delivered: bool, error: str = "", retry_at: float | None = None
+    ) -> None:
         """One try done: delivered, retried at ``retry_at``, or given up (neither)."""
         state = "delivered" if delivered else ("pending" if retry_at is not None else "failed")
         with self._lock, _transaction(self._db) as db:
-            db.execute("UPDATE callbacks SET state=?, attempts=attempts+1, next_at=?, "
-                       "last_error=? WHERE id=?",
-                       (state, retry_at or 0, error[:500] or None, cb_id))
+            db.execute(
+                "UPDATE callbacks SET state=?, attempts=attempts+1, next_at=?, "
+                "last_error=? WHERE id=?",
+                (state, retry_at or 0, error[:500] or None, cb_id),
+            )
 
     def callback_states(self, sub_id: str) -> list[dict]:
         with self._lock:
-            rows = self._db.execute("SELECT url, state, attempts, last_error FROM callbacks "
-                                    "WHERE submission=? ORDER BY id", (sub_id,)).fetchall()
+            rows = self._db.execute(
+                "SELECT url, state, attempts, last_error FROM callbacks "
+                "WHERE submission=? ORDER BY id",
+                (sub_id,),
+            ).fetchall()
         return [dict(zip(("url", "state", "attempts", "last_error"), r)) for r in rows]
 
 

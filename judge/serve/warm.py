@@ -62,12 +62,13 @@ class LearnerPool:
         # at start the kinds most of the bank's tasks share
         common = Counter(pool_key(t) for t in bank.tasks.values())
         order = [k for k, _ in common.most_common()] or list(self._limits)
-        self._wanted: deque[tuple] = deque((order[i % len(order)] for i in range(size))
-                                           if order else (), maxlen=max(size, 1))
+        self._wanted: deque[tuple] = deque(
+            (order[i % len(order)] for i in range(size)) if order else (), maxlen=max(size, 1)
+        )
         self._cond = threading.Condition()
         self._closed = False
-        self.taken = 0           # gradings that got a warm worker
-        self.missed = 0          # gradings that found the pool empty and started their own
+        self.taken = 0  # gradings that got a warm worker
+        self.missed = 0  # gradings that found the pool empty and started their own
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
@@ -81,10 +82,10 @@ class LearnerPool:
             key = pool_key(task)
             idle = self._idle.get(key)
             if self.size > 0 and key in self._limits:
-                self._wanted.append(key)        # its refill is of the kind asked for
+                self._wanted.append(key)  # its refill is of the kind asked for
             dead = []
             while idle and not _running(idle[0]):
-                dead.append(idle.popleft())      # died while it waited (the OOM killer, ...)
+                dead.append(idle.popleft())  # died while it waited (the OOM killer, ...)
             worker = idle.popleft() if idle else None
             if worker is None:
                 self.missed += 1
@@ -114,14 +115,15 @@ class LearnerPool:
                     return
                 surplus = self._surplus()
                 key = None if surplus else self._short()
-            if surplus:                        # a kind nobody asked for lately
+            if surplus:  # a kind nobody asked for lately
                 surplus.stop()
                 surplus.close()
                 continue
             try:
-                worker = start_learner_worker(self._limits[key], hidden_paths=self.hidden,
-                                              devices=key[1])
-            except Exception as exc:           # the machine is out of processes, ...
+                worker = start_learner_worker(
+                    self._limits[key], hidden_paths=self.hidden, devices=key[1]
+                )
+            except Exception as exc:  # the machine is out of processes, ...
                 log.warning("could not start a warm learner worker: %s", exc)
                 with self._cond:
                     self._cond.wait(1.0)
@@ -177,10 +179,10 @@ def _oracle_running(oracle: Oracle) -> bool:
 @dataclass
 class _Warm:
     oracle: Oracle
-    users: int = 0               # gradings using it now
-    served: int = 0              # gradings it has served
+    users: int = 0  # gradings using it now
+    served: int = 0  # gradings it has served
     retired: bool = False
-    ready: bool = False          # inputs drawn and values memoised (a grading went through)
+    ready: bool = False  # inputs drawn and values memoised (a grading went through)
     last_used: float = field(default_factory=time.monotonic)
 
 
@@ -197,14 +199,15 @@ class WarmOracles:
     seeds get their own, closed with their grading: a client choosing seeds cannot fill
     the machine)."""
 
-    def __init__(self, bank: Bank, retire_after: int = 200, *, keep: int = 8,
-                 idle_s: float = 300.0):
+    def __init__(
+        self, bank: Bank, retire_after: int = 200, *, keep: int = 8, idle_s: float = 300.0
+    ):
         self.bank, self.retire_after = bank, retire_after
         self.keep, self.idle_s = max(1, keep), idle_s
         self._slots = {task_id: _Slot() for task_id in bank.tasks}
         self._closed = False
         self._stop = threading.Event()
-        self.released = 0            # oracles given back (idle, or past `keep`)
+        self.released = 0  # oracles given back (idle, or past `keep`)
 
     def start(self) -> None:
         """Nothing is warmed now; a reaper gives idle oracles' memory back."""
@@ -240,9 +243,13 @@ class WarmOracles:
             closed += 1
             over -= 1
             self.released += 1
-            log.info("task %s: its reference was given back (%s)", task_id,
-                     f"idle {now - last_used:.0f} s" if now - last_used >= self.idle_s
-                     else f"more than {self.keep} kept")
+            log.info(
+                "task %s: its reference was given back (%s)",
+                task_id,
+                f"idle {now - last_used:.0f} s"
+                if now - last_used >= self.idle_s
+                else f"more than {self.keep} kept",
+            )
         return closed
 
     def _warmed(self, task: Task) -> _Warm:
@@ -250,8 +257,9 @@ class WarmOracles:
         oracle.start()
         try:
             # the reference graded through this oracle: inputs drawn, values memoised
-            report = grade(task, task.reference_path, oracle=oracle,
-                           display_name=task.reference_path.name)
+            report = grade(
+                task, task.reference_path, oracle=oracle, display_name=task.reference_path.name
+            )
             if report.verdict != Verdict.ACCEPTED:
                 log.warning("task %s: its reference is not accepted (%s)", task.id, report.verdict)
         except Exception as exc:
@@ -267,7 +275,7 @@ class WarmOracles:
             if old is not None:
                 old.retired = True
                 if old.users:
-                    old = None               # its last grading closes it
+                    old = None  # its last grading closes it
         if old is not None:
             old.oracle.close()
         if self._closed:
@@ -295,10 +303,13 @@ class WarmOracles:
             replace = warm.served >= self.retire_after and not slot.replacing
             slot.replacing |= replace
         if replace:
-            threading.Thread(target=lambda: self._install(task, self._warmed(task)),
-                             name=f"serve-rewarm-{task.id}", daemon=True).start()
+            threading.Thread(
+                target=lambda: self._install(task, self._warmed(task)),
+                name=f"serve-rewarm-{task.id}",
+                daemon=True,
+            ).start()
         if started:
-            self.release_idle()           # past `keep`: the least recently used idle one
+            self.release_idle()  # past `keep`: the least recently used idle one
         return warm
 
     def release(self, task: Task, warm: _Warm) -> None:
@@ -313,8 +324,11 @@ class WarmOracles:
 
     @property
     def warm(self) -> int:
-        return sum(1 for s in self._slots.values() if s.current is not None
-                   and s.current.ready and _oracle_running(s.current.oracle))
+        return sum(
+            1
+            for s in self._slots.values()
+            if s.current is not None and s.current.ready and _oracle_running(s.current.oracle)
+        )
 
     @property
     def target(self) -> int:

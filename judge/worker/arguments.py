@@ -13,7 +13,6 @@ class _LearnersFault(Exception):
         self.error = error
 
 
-
 def _to_argument(value, devices=None):
     """Decoded wire values -> what the learner's function receives (``devices``: the
     worker's ``devices.Devices``, for arguments placed on a mesh)."""
@@ -43,7 +42,7 @@ def _leaf_value(leaf, devices=None):
         return devices.place(value, leaf.sharding)
     import jax
 
-    if leaf.kind == "key":     # what jax.random.key(seed) makes, from its raw data
+    if leaf.kind == "key":  # what jax.random.key(seed) makes, from its raw data
         return jax.random.wrap_key_data(jax.device_put(leaf.array), impl="threefry2x32")
 
     # device_put, not jnp.asarray: the same array (dtype, weak type, placement), but
@@ -59,9 +58,12 @@ class _Arguments:
 
     def __init__(self, args: list, kwargs: dict, names: list[str]):
         self.args, self.kwargs = args, kwargs
-        self.names = [names[i] if i < len(names) else f"argument {i + 1}"
-                      for i in range(len(self.args))]
-        self._before = [_snapshot(v) for v in self.args] + [_snapshot(v) for v in self.kwargs.values()]
+        self.names = [
+            names[i] if i < len(names) else f"argument {i + 1}" for i in range(len(self.args))
+        ]
+        self._before = [_snapshot(v) for v in self.args] + [
+            _snapshot(v) for v in self.kwargs.values()
+        ]
 
     def changed(self) -> str | None:
         """How the call changed an argument in place, in a learner's words; None if not."""
@@ -70,10 +72,12 @@ class _Arguments:
         for name, value, before in zip(names, values, self._before):
             what = _change(value, before, name)
             if what:
-                return (f"your function changed its argument {what}. The caller's data is "
-                        f"corrupted even when the value returned is right: JAX code is pure, "
-                        f"so compute new values (`x = x - x[0]`, not `x -= x[0]`; "
-                        f"`sorted(x)`, not `x.sort()`)")
+                return (
+                    f"your function changed its argument {what}. The caller's data is "
+                    f"corrupted even when the value returned is right: JAX code is pure, "
+                    f"so compute new values (`x = x - x[0]`, not `x -= x[0]`; "
+                    f"`sorted(x)`, not `x.sort()`)"
+                )
         return None
 
 
@@ -105,14 +109,18 @@ def _change(value, before, path: str) -> str | None:
     if before[0] == "array":
         old = before[1]
         if value.shape != old.shape or value.dtype != old.dtype:
-            return (f"`{path}` (a NumPy array) in place: it was {old.dtype}{list(old.shape)} "
-                    f"before the call and {value.dtype}{list(value.shape)} after")
+            return (
+                f"`{path}` (a NumPy array) in place: it was {old.dtype}{list(old.shape)} "
+                f"before the call and {value.dtype}{list(value.shape)} after"
+            )
         same = (value == old) | ((value != value) & (old != old))
         if not np.all(same):
             idx = tuple(int(i) for i in np.argwhere(~np.asarray(same))[0])
             where = f"[{', '.join(map(str, idx))}]" if idx else ""
-            return (f"`{path}` (a NumPy array) in place: {path}{where} was {old[idx].item()!r} "
-                    f"before the call and {value[idx].item()!r} after")
+            return (
+                f"`{path}` (a NumPy array) in place: {path}{where} was {old[idx].item()!r} "
+                f"before the call and {value[idx].item()!r} after"
+            )
         return None
     kind, items = before
     noun = {list: "a list", tuple: "a tuple", dict: "a dict"}[kind]

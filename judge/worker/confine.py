@@ -29,7 +29,7 @@ _SECUREBITS = 0b1110_1111
 _SYS_CAPSET = 126
 _SYS_LANDLOCK_CREATE_RULESET, _SYS_LANDLOCK_ADD_RULE, _SYS_LANDLOCK_RESTRICT_SELF = 444, 445, 446
 _LANDLOCK_RULE_PATH_BENEATH = 1
-_FILE_RIGHTS = 1 | 2 | 4 | (1 << 14) | (1 << 15)   # execute, write, read, truncate, ioctl_dev
+_FILE_RIGHTS = 1 | 2 | 4 | (1 << 14) | (1 << 15)  # execute, write, read, truncate, ioctl_dev
 
 
 class _CapHeader(ctypes.Structure):
@@ -37,13 +37,19 @@ class _CapHeader(ctypes.Structure):
 
 
 class _CapData(ctypes.Structure):
-    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
-                ("inheritable", ctypes.c_uint32)]
+    _fields_ = [
+        ("effective", ctypes.c_uint32),
+        ("permitted", ctypes.c_uint32),
+        ("inheritable", ctypes.c_uint32),
+    ]
 
 
 class _RulesetAttr(ctypes.Structure):
-    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
-                ("scoped", ctypes.c_uint64)]
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
 
 
 class _PathBeneath(ctypes.Structure):
@@ -95,8 +101,9 @@ def landlock(abi: int, rules: list) -> None:
         fs |= 1 << 15
     attr = _RulesetAttr(fs, 3 if abi >= 4 else 0, 3 if abi >= 6 else 0)
     size = 8 if abi < 4 else 16 if abi < 6 else 24
-    ruleset = libc.syscall(_SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr),
-                           ctypes.c_size_t(size), ctypes.c_uint32(0))
+    ruleset = libc.syscall(
+        _SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0)
+    )
     _check(ruleset, "landlock_create_ruleset")
     try:
         for path, rights in rules:
@@ -109,14 +116,23 @@ def landlock(abi: int, rules: list) -> None:
                 if not stat.S_ISDIR(os.fstat(fd).st_mode):
                     allowed &= _FILE_RIGHTS
                 rule = _PathBeneath(allowed, fd)
-                _check(libc.syscall(_SYS_LANDLOCK_ADD_RULE, ctypes.c_int(ruleset),
-                                    ctypes.c_int(_LANDLOCK_RULE_PATH_BENEATH), ctypes.byref(rule),
-                                    ctypes.c_uint32(0)), f"landlock rule for {path}")
+                _check(
+                    libc.syscall(
+                        _SYS_LANDLOCK_ADD_RULE,
+                        ctypes.c_int(ruleset),
+                        ctypes.c_int(_LANDLOCK_RULE_PATH_BENEATH),
+                        ctypes.byref(rule),
+                        ctypes.c_uint32(0),
+                    ),
+                    f"landlock rule for {path}",
+                )
             finally:
                 os.close(fd)
         no_new_privileges()
-        _check(libc.syscall(_SYS_LANDLOCK_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)),
-               "landlock_restrict_self")
+        _check(
+            libc.syscall(_SYS_LANDLOCK_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)),
+            "landlock_restrict_self",
+        )
     finally:
         os.close(ruleset)
 
@@ -129,11 +145,66 @@ def landlock(abi: int, rules: list) -> None:
 # without capabilities the worker still owns every root-owned file on the host.
 # Each fails with EPERM.
 _DENIED = {
-    0xC000003E: (41, 425, 426, 427, 29, 64, 68, 250, 248, 249, 321, 298, 323,    # x86_64
-                 90, 91, 268, 452, 92, 93, 94, 260, 132, 235, 280, 261,
-                 188, 189, 190, 197, 198, 199),
-    0xC00000B7: (198, 425, 426, 427, 194, 190, 186, 219, 217, 218, 280, 241, 282,  # aarch64
-                 52, 53, 452, 54, 55, 88, 5, 6, 7, 14, 15, 16),
+    0xC000003E: (
+        41,
+        425,
+        426,
+        427,
+        29,
+        64,
+        68,
+        250,
+        248,
+        249,
+        321,
+        298,
+        323,  # x86_64
+        90,
+        91,
+        268,
+        452,
+        92,
+        93,
+        94,
+        260,
+        132,
+        235,
+        280,
+        261,
+        188,
+        189,
+        190,
+        197,
+        198,
+        199,
+    ),
+    0xC00000B7: (
+        198,
+        425,
+        426,
+        427,
+        194,
+        190,
+        186,
+        219,
+        217,
+        218,
+        280,
+        241,
+        282,  # aarch64
+        52,
+        53,
+        452,
+        54,
+        55,
+        88,
+        5,
+        6,
+        7,
+        14,
+        15,
+        16,
+    ),
 }
 _MACHINE_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
@@ -142,8 +213,12 @@ _LD_ABS, _JEQ, _JGE, _RET = 0x20, 0x15, 0x35, 0x06
 
 
 class _SockFilter(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8),
-                ("k", ctypes.c_uint32)]
+    _fields_ = [
+        ("code", ctypes.c_uint16),
+        ("jt", ctypes.c_uint8),
+        ("jf", ctypes.c_uint8),
+        ("k", ctypes.c_uint32),
+    ]
 
 
 class _SockFprog(ctypes.Structure):
@@ -163,13 +238,15 @@ def seccomp() -> None:
     if arch == 0xC000003E:
         prog += [(_JGE, 0, 1, 0x40000000), (_RET, 0, 0, _RET_EPERM)]
     for i, nr in enumerate(denied):
-        left = len(denied) - i - 1          # jump over the remaining tests and the allow
+        left = len(denied) - i - 1  # jump over the remaining tests and the allow
         prog.append((_JEQ, left + 1, 0, nr))
     prog += [(_RET, 0, 0, _RET_ALLOW), (_RET, 0, 0, _RET_EPERM)]
     filters = (_SockFilter * len(prog))(*[_SockFilter(*f) for f in prog])
     fprog = _SockFprog(len(prog), filters)
     no_new_privileges()
-    _check(_libc().prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "seccomp")
+    _check(
+        _libc().prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "seccomp"
+    )
 
 
 class _KnownPackages(importlib.abc.MetaPathFinder):
@@ -186,8 +263,9 @@ class _KnownPackages(importlib.abc.MetaPathFinder):
         if os.path.isdir(where):
             init = os.path.join(where, "__init__.py")
             if os.path.exists(init):
-                return importlib.util.spec_from_file_location(fullname, init,
-                                                              submodule_search_locations=[where])
+                return importlib.util.spec_from_file_location(
+                    fullname, init, submodule_search_locations=[where]
+                )
             spec = importlib.machinery.ModuleSpec(fullname, None, is_package=True)
             spec.submodule_search_locations = [where]
             return spec
@@ -230,7 +308,7 @@ def apply(cfg: dict) -> list[str]:
 # with EPERM.  clone3 passes its flags in memory a seccomp filter cannot read, so it
 # answers ENOSYS, and glibc falls back to clone for threads (jax's own, the learner's).
 _CLONE_THREAD = 0x00010000
-_PROCESS_CALLS = {   # clone, fork, vfork, clone3, seccomp
+_PROCESS_CALLS = {  # clone, fork, vfork, clone3, seccomp
     0xC000003E: {"clone": 56, "fork": 57, "vfork": 58, "clone3": 435, "seccomp": 317},
     0xC00000B7: {"clone": 220, "clone3": 435, "seccomp": 277},
 }
@@ -238,11 +316,21 @@ _RET_ENOSYS = 0x00050000 | 38
 _JSET = 0x45
 _SECCOMP_SET_MODE_FILTER, _SECCOMP_FILTER_FLAG_TSYNC = 1, 1
 # the Python doors to a new process, refused with words before the kernel is asked
-PROCESS_EVENTS = ("os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.system",
-                  "os.exec", "subprocess.Popen", "pty.spawn")
-REFUSED = ("the judge does not let your code start a process ({what}): work done in "
-           "another process cannot be measured, and it is not what the lesson asks for. "
-           "Threads are allowed; better, do the work on the device with jax.numpy and jax.lax")
+PROCESS_EVENTS = (
+    "os.fork",
+    "os.forkpty",
+    "os.posix_spawn",
+    "os.spawn",
+    "os.system",
+    "os.exec",
+    "subprocess.Popen",
+    "pty.spawn",
+)
+REFUSED = (
+    "the judge does not let your code start a process ({what}): work done in "
+    "another process cannot be measured, and it is not what the lesson asks for. "
+    "Threads are allowed; better, do the work on the device with jax.numpy and jax.lax"
+)
 
 
 class ProcessRefused(PermissionError):
@@ -259,9 +347,14 @@ def _process_filter(arch: int) -> list[tuple]:
     for name in ("fork", "vfork"):
         if name in calls:
             prog += [(_JEQ, 0, 1, calls[name]), (_RET, 0, 0, _RET_EPERM)]
-    prog += [(_JEQ, 1, 0, calls["clone"]), (_RET, 0, 0, _RET_ALLOW),
-             (_LD_ABS, 0, 0, 16),                       # clone's flags (low 32 bits)
-             (_JSET, 1, 0, _CLONE_THREAD), (_RET, 0, 0, _RET_EPERM), (_RET, 0, 0, _RET_ALLOW)]
+    prog += [
+        (_JEQ, 1, 0, calls["clone"]),
+        (_RET, 0, 0, _RET_ALLOW),
+        (_LD_ABS, 0, 0, 16),  # clone's flags (low 32 bits)
+        (_JSET, 1, 0, _CLONE_THREAD),
+        (_RET, 0, 0, _RET_EPERM),
+        (_RET, 0, 0, _RET_ALLOW),
+    ]
     return prog
 
 
@@ -281,8 +374,12 @@ def refuse_processes() -> None:
     fprog = _SockFprog(len(prog), filters)
     no_new_privileges()
     libc = _libc()
-    result = libc.syscall(_PROCESS_CALLS[arch]["seccomp"], ctypes.c_uint(_SECCOMP_SET_MODE_FILTER),
-                          ctypes.c_uint(_SECCOMP_FILTER_FLAG_TSYNC), ctypes.byref(fprog))
+    result = libc.syscall(
+        _PROCESS_CALLS[arch]["seccomp"],
+        ctypes.c_uint(_SECCOMP_SET_MODE_FILTER),
+        ctypes.c_uint(_SECCOMP_FILTER_FLAG_TSYNC),
+        ctypes.byref(fprog),
+    )
     if result > 0:
         raise OSError(0, f"no processes: thread {result} could not take the filter")
     _check(result, "no processes (seccomp)")

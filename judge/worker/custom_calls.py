@@ -38,7 +38,10 @@ def _pointer(capsule) -> int | None:
     import ctypes
 
     api = ctypes.pythonapi
-    api.PyCapsule_GetName.restype, api.PyCapsule_GetName.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    api.PyCapsule_GetName.restype, api.PyCapsule_GetName.argtypes = (
+        ctypes.c_char_p,
+        [ctypes.py_object],
+    )
     api.PyCapsule_GetPointer.restype = ctypes.c_void_p
     api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
     try:
@@ -61,8 +64,11 @@ def _registered() -> dict:
     """Target name -> handler, as XLA's registry holds them now."""
     try:
         from jax._src.lib import xla_client
-        return {name: _handler(value)
-                for name, value in xla_client.custom_call_targets(_PLATFORM).items()}
+
+        return {
+            name: _handler(value)
+            for name, value in xla_client.custom_call_targets(_PLATFORM).items()
+        }
     except Exception:
         return {}
 
@@ -85,7 +91,7 @@ class CustomCallWatch:
         import jax._src.lax.linalg  # noqa: F401  (jax's LAPACK targets, registered on import)
         from jax._src import compiler
 
-        jax.devices()   # registrations made before the backend starts are held until it does
+        jax.devices()  # registrations made before the backend starts are held until it does
 
         self._report = report
         self._own = _registered()
@@ -98,7 +104,7 @@ class CustomCallWatch:
                 foreign = self.foreign(_targets(module))
                 if foreign:
                     report(sorted(foreign))
-            except Exception:   # reading is best effort; the compile must still happen
+            except Exception:  # reading is best effort; the compile must still happen
                 pass
             return original(backend, module, *args, **kwargs)
 
@@ -108,8 +114,7 @@ class CustomCallWatch:
     def foreign(self, targets: set[str]) -> set[str]:
         """Of ``targets``, those that are not jax's own handler."""
         now = _registered()
-        return {t for t in targets
-                if t not in self._own or (t in now and now[t] != self._own[t])}
+        return {t for t in targets if t not in self._own or (t in now and now[t] != self._own[t])}
 
     def in_place(self) -> bool:
         return self._compiler.compile_or_get_cached is self.wrapper

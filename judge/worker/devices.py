@@ -28,14 +28,15 @@ class Devices:
     def __init__(self, jax, count: int):
         import numpy as np
 
-        jax.config.update("jax_num_cpu_devices", count)   # before any operation
+        jax.config.update("jax_num_cpu_devices", count)  # before any operation
         found = jax.devices()
         self.platform = found[0].platform
         if len(found) != count:
             raise DeviceCountError(
                 f"the task needs {count} devices and the {self.platform} platform here has "
                 f"{len(found)} (the CPU gets as many as a task asks for; an accelerator "
-                f"platform must have exactly that many)")
+                f"platform must have exactly that many)"
+            )
         self.count = count
         self._devices = list(found)
         self._device_put = jax.device_put
@@ -44,8 +45,7 @@ class Devices:
         self._partition_spec = jax.sharding.PartitionSpec
         self._indices_map = jax.sharding.Sharding.devices_indices_map
         types = jax.sharding.AxisType
-        self._axis_types = {"explicit": types.Explicit, "auto": types.Auto,
-                            "manual": types.Manual}
+        self._axis_types = {"explicit": types.Explicit, "auto": types.Auto, "manual": types.Manual}
         self._array_type = type(jax.device_put(np.zeros((), np.float32)))
         self._sharding_of = self._array_type.__dict__["sharding"].__get__
         self._meshes: dict = {}
@@ -64,8 +64,12 @@ class Devices:
         """``value`` (a NumPy array or a Python scalar) on the layout's mesh, split as
         its spec says."""
         mesh = self._mesh(layout["mesh"])
-        spec = self._partition_spec(*[tuple(axes) if len(axes) > 1 else (axes[0] if axes else None)
-                                      for axes in layout.get("spec", [])])
+        spec = self._partition_spec(
+            *[
+                tuple(axes) if len(axes) > 1 else (axes[0] if axes else None)
+                for axes in layout.get("spec", [])
+            ]
+        )
         return self._device_put(value, self._named_sharding(mesh, spec))
 
     def _mesh(self, desc: dict):
@@ -77,8 +81,11 @@ class Devices:
             if size > self.count:
                 raise DeviceCountError(f"a mesh of {size} devices in a worker with {self.count}")
             self._meshes[key] = self._make_mesh(
-                key[1], key[0], axis_types=tuple(self._axis_types[t] for t in key[2]),
-                devices=self._devices[:size])
+                key[1],
+                key[0],
+                axis_types=tuple(self._axis_types[t] for t in key[2]),
+                devices=self._devices[:size],
+            )
         return self._meshes[key]
 
     # -- results
@@ -96,9 +103,11 @@ class Devices:
         out = {"shards": sorted(shards), "platform": self.platform}
         if isinstance(sharding, self._named_sharding):
             mesh = sharding.mesh
-            out["mesh"] = {"axes": [str(a) for a in mesh.axis_names],
-                           "sizes": [int(s) for s in mesh.axis_sizes],
-                           "types": [_type_name(t) for t in mesh.axis_types]}
+            out["mesh"] = {
+                "axes": [str(a) for a in mesh.axis_names],
+                "sizes": [int(s) for s in mesh.axis_sizes],
+                "types": [_type_name(t) for t in mesh.axis_types],
+            }
             spec = [_axes(entry) for entry in tuple(sharding.spec)]
             out["spec"] = spec + [[] for _ in range(len(shape) - len(spec))]
         return out
@@ -123,10 +132,21 @@ def _type_name(axis_type) -> str:
 
 
 # the modules whose functions placing an array on a mesh and reading its layout go through
-_PLACEMENT_MODULES = ("jax", "jax.sharding", "jax._src.api", "jax._src.array", "jax._src.dispatch",
-                      "jax._src.sharding", "jax._src.sharding_impls", "jax._src.named_sharding",
-                      "jax._src.mesh", "jax._src.partition_spec", "jax._src.pjit",
-                      "jax._src.interpreters.pxla", "jax._src.xla_bridge")
+_PLACEMENT_MODULES = (
+    "jax",
+    "jax.sharding",
+    "jax._src.api",
+    "jax._src.array",
+    "jax._src.dispatch",
+    "jax._src.sharding",
+    "jax._src.sharding_impls",
+    "jax._src.named_sharding",
+    "jax._src.mesh",
+    "jax._src.partition_spec",
+    "jax._src.pjit",
+    "jax._src.interpreters.pxla",
+    "jax._src.xla_bridge",
+)
 
 
 def _fingerprint() -> dict[str, int]:

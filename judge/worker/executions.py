@@ -40,9 +40,10 @@ import threading
 import weakref
 
 _COLLECTIVE = re.compile(
-    r"\b(all-reduce|all-gather|reduce-scatter|collective-permute|all-to-all)(?:-start)?\(")
+    r"\b(all-reduce|all-gather|reduce-scatter|collective-permute|all-to-all)(?:-start)?\("
+)
 _MAX_PROGRAMS_SENT = 40
-_MAX_HLO_SENT = 1 << 20     # characters of HLO text sent, over all programs of a call
+_MAX_HLO_SENT = 1 << 20  # characters of HLO text sent, over all programs of a call
 
 
 class Executions:
@@ -59,7 +60,7 @@ class Executions:
         # ExecuteReplicated -> the ClosedJaxpr it was compiled from (None: unknown)
         self._jaxpr_of: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
         self._figures: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-        self.guards = []        # (holder, attribute, wrapper): for the integrity check
+        self.guards = []  # (holder, attribute, wrapper): for the integrity check
 
         original_execute = pxla.ExecuteReplicated.__call__
         recorder = self
@@ -67,8 +68,15 @@ class Executions:
         def __call__(self, *args):
             log = recorder._log
             if log is not None:
-                log.append((self, tuple((id(a), str(getattr(a, "dtype", "")),
-                                         int(getattr(a, "size", 0) or 0)) for a in args)))
+                log.append(
+                    (
+                        self,
+                        tuple(
+                            (id(a), str(getattr(a, "dtype", "")), int(getattr(a, "size", 0) or 0))
+                            for a in args
+                        ),
+                    )
+                )
             return original_execute(self, *args)
 
         original_impl = pjit._pjit_call_impl_python
@@ -79,7 +87,7 @@ class Executions:
                 call = out[1].unsafe_call
                 if call not in recorder._jaxpr_of:
                     recorder._jaxpr_of[call] = jaxpr
-            except Exception:       # another layout: the program's size stays unknown
+            except Exception:  # another layout: the program's size stays unknown
                 pass
             return out
 
@@ -96,7 +104,7 @@ class Executions:
                 try:
                     known = canonical.setdefault(fun, {})
                     ji = known.setdefault(tuple(ji), ji)
-                except TypeError:       # an option or a function that cannot be a key
+                except TypeError:  # an option or a function that cannot be a key
                     pass
             return original_infer(fun, ji, *args, **kwargs)
 
@@ -110,11 +118,13 @@ class Executions:
         pxla.MeshExecutable.create_cpp_call = no_cpp_call
         for cache in (pjit._cpp_pjit_cache_fun_only, pjit._cpp_pjit_cache_explicit_attributes):
             cache.clear()
-        self.guards = [(pxla.ExecuteReplicated, "__call__", __call__),
-                       (pjit, "_pjit_call_impl_python", _pjit_call_impl_python),
-                       (pjit, "_get_fastpath_data", no_fastpath),
-                       (pjit, "_infer_params", _infer_params),
-                       (pxla.MeshExecutable, "create_cpp_call", no_cpp_call)]
+        self.guards = [
+            (pxla.ExecuteReplicated, "__call__", __call__),
+            (pjit, "_pjit_call_impl_python", _pjit_call_impl_python),
+            (pjit, "_get_fastpath_data", no_fastpath),
+            (pjit, "_infer_params", _infer_params),
+            (pxla.MeshExecutable, "create_cpp_call", no_cpp_call),
+        ]
 
     @contextlib.contextmanager
     def recording(self):
@@ -150,8 +160,9 @@ class Executions:
             if size == 0 or not getattr(leaf, "shape", ()):
                 out.append(None)
             else:
-                out.append(id(leaf) in seen_ids
-                           or largest.get(str(getattr(leaf, "dtype", "")), 0) >= size)
+                out.append(
+                    id(leaf) in seen_ids or largest.get(str(getattr(leaf, "dtype", "")), 0) >= size
+                )
         return out
 
     def of_call(self, log, arguments, result) -> dict:
@@ -192,9 +203,14 @@ class Executions:
             primitives = {}
             equations = self._count(jaxpr.jaxpr, primitives)
         readable = "while" in text or collectives or "callback" in text or "custom-call" in text
-        figures = {"name": str(getattr(call, "name", "")), "flops": flops,
-                   "equations": equations, "primitives": primitives,
-                   "collectives": collectives, "hlo": text if readable else ""}
+        figures = {
+            "name": str(getattr(call, "name", "")),
+            "flops": flops,
+            "equations": equations,
+            "primitives": primitives,
+            "collectives": collectives,
+            "hlo": text if readable else "",
+        }
         self._figures[call] = figures
         return figures
 
@@ -240,13 +256,26 @@ class Executions:
             if len(programs) < _MAX_PROGRAMS_SENT:
                 hlo = fig["hlo"] if len(fig["hlo"]) <= hlo_left else ""
                 hlo_left -= len(hlo)
-                programs.append({"name": fig["name"], "times": n, "flops": fig["flops"],
-                                 "equations": fig["equations"], "hlo": hlo,
-                                 "hlo_missing": bool(fig["hlo"]) and not hlo})
-        return {"executions": len(log), "distinct": len(order), "flops": flops,
-                "equations": equations, "primitives": primitives if equations is not None else None,
-                "collectives": collectives, "programs": programs,
-                "programs_left_out": max(0, len(order) - _MAX_PROGRAMS_SENT)}
+                programs.append(
+                    {
+                        "name": fig["name"],
+                        "times": n,
+                        "flops": fig["flops"],
+                        "equations": fig["equations"],
+                        "hlo": hlo,
+                        "hlo_missing": bool(fig["hlo"]) and not hlo,
+                    }
+                )
+        return {
+            "executions": len(log),
+            "distinct": len(order),
+            "flops": flops,
+            "equations": equations,
+            "primitives": primitives if equations is not None else None,
+            "collectives": collectives,
+            "programs": programs,
+            "programs_left_out": max(0, len(order) - _MAX_PROGRAMS_SENT),
+        }
 
 
 def array_leaves(values, depth: int = 0) -> list:

@@ -28,8 +28,11 @@ _GONE = object()
 
 def _functions_of(module) -> dict:
     name = module.__name__
-    return {k: v for k, v in vars(module).items()
-            if getattr(v, "__module__", None) == name and callable(v)}
+    return {
+        k: v
+        for k, v in vars(module).items()
+        if getattr(v, "__module__", None) == name and callable(v)
+    }
 
 
 def _class_dict(cls) -> dict:
@@ -48,32 +51,43 @@ class Instruments:
         from . import syncs as syncs_module
 
         self._monitoring = monitoring
-        self._lists = {name: getattr(monitoring, name) for name in
-                       ("_scalar_listeners", "_event_duration_secs_listeners")}
-        self._record = {name: getattr(monitoring, name) for name in
-                        ("record_scalar", "record_event_duration_secs", "record_event")}
+        self._lists = {
+            name: getattr(monitoring, name)
+            for name in ("_scalar_listeners", "_event_duration_secs_listeners")
+        }
+        self._record = {
+            name: getattr(monitoring, name)
+            for name in ("record_scalar", "record_event_duration_secs", "record_event")
+        }
         self._probe, self._counter = probe, counter
         self._jax = jax
-        self._objects = []      # (what, holder, attribute, expected)
-        self._classes = []      # (what, class, its dict)
-        self._modules = []      # (what, module, its functions)
+        self._objects = []  # (what, holder, attribute, expected)
+        self._classes = []  # (what, class, its dict)
+        self._modules = []  # (what, module, its functions)
         if probe is not None:
             self._classes.append(("the judge's probe", type(probe), _class_dict(type(probe))))
             self._modules.append(("the judge's probe", probe_module, _functions_of(probe_module)))
             for attribute in ("_events", "_groups", "_open", "_source", "_built"):
-                self._objects.append(("the judge's probe", probe, attribute, getattr(probe, attribute)))
+                self._objects.append(
+                    ("the judge's probe", probe, attribute, getattr(probe, attribute))
+                )
             self._events = len(probe._events)
         if counter is not None:
             self._syncs = syncs_module
             self._patches = syncs_module.installed()
-            self._classes.append(("the judge's sync counter", type(counter), _class_dict(type(counter))))
-            self._modules.append(("the judge's sync counter", syncs_module, _functions_of(syncs_module)))
+            self._classes.append(
+                ("the judge's sync counter", type(counter), _class_dict(type(counter)))
+            )
+            self._modules.append(
+                ("the judge's sync counter", syncs_module, _functions_of(syncs_module))
+            )
             self._objects.append(("the judge's sync counter", syncs_module, "_current", counter))
         for what, (holder, attribute, expected) in guards.items():
             self._objects.append((what, holder, attribute, expected))
         # immutable snapshots: what a learner finds through gc and edits is the dict
-        self._bound = tuple((what, mapping, tuple(mapping.items()))
-                            for what, mapping in (bound or {}).items())
+        self._bound = tuple(
+            (what, mapping, tuple(mapping.items())) for what, mapping in (bound or {}).items()
+        )
 
     def changes(self) -> list[str]:
         """What the learner's code changed of the instruments (empty: nothing), or, if the
@@ -104,14 +118,17 @@ class Instruments:
             if getattr(monitoring, name, None) is not original:
                 found.append(f"jax.monitoring's {name} was replaced")
         for what, cls, members in self._classes:
-            changed = sorted(k for k in set(members) | set(vars(cls))
-                             if vars(cls).get(k) is not members.get(k))
+            changed = sorted(
+                k for k in set(members) | set(vars(cls)) if vars(cls).get(k) is not members.get(k)
+            )
             if changed:
                 found.append(f"{what} was changed ({cls.__name__}.{changed[0]})")
         for what, module, functions in self._modules:
             changed = sorted(k for k, v in functions.items() if vars(module).get(k) is not v)
             if changed:
-                found.append(f"{what} was changed ({module.__name__.rsplit('.', 1)[-1]}.{changed[0]})")
+                found.append(
+                    f"{what} was changed ({module.__name__.rsplit('.', 1)[-1]}.{changed[0]})"
+                )
         for what, holder, attribute, expected in self._objects:
             if getattr(holder, attribute, None) is not expected:
                 found.append(f"{what} was replaced ({attribute})")
@@ -122,12 +139,16 @@ class Instruments:
         if self._counter is not None:
             moved = self._syncs.patches_in_place(self._patches)
             if moved:
-                found.append(f"the judge's sync counter was undone ({', '.join(moved[:3])}"
-                             + (f" and {len(moved) - 3} more" if len(moved) > 3 else "") + ")")
+                found.append(
+                    f"the judge's sync counter was undone ({', '.join(moved[:3])}"
+                    + (f" and {len(moved) - 3} more" if len(moved) > 3 else "")
+                    + ")"
+                )
             if self._counter._shrunk:
                 found.append("records the judge's sync counter kept were deleted")
             state = self._syncs._thread
-            if threading.current_thread() is threading.main_thread() and \
-                    (state.paused or state.busy or state.reading is not None):
+            if threading.current_thread() is threading.main_thread() and (
+                state.paused or state.busy or state.reading is not None
+            ):
                 found.append("the judge's sync counter was switched off (its thread state)")
         return list(dict.fromkeys(found))

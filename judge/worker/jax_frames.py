@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .learner_file import LearnerSource
 
 _PJIT_FILE = os.path.join("jax", "_src", "pjit.py")
-_STAGES_FILE = os.path.join("jax", "_src", "stages.py")   # Lowered.compile: AOT
+_STAGES_FILE = os.path.join("jax", "_src", "stages.py")  # Lowered.compile: AOT
 _TRACEBACK_FILE = os.path.join("jax", "_src", "traceback_util.py")
 # cache_miss is the C++ dispatcher's Python fallback; _infer_params is also reached by
 # AOT tracing (jit(f).lower, eval_shape), which has no cache_miss frame.
@@ -75,15 +75,30 @@ def find_jit_call(frame) -> JitCall | None:
         return None
     local = outermost.f_locals
     info_name = _JIT_FRAMES[outermost.f_code.co_name]
-    return JitCall(local["fun"], local[info_name], tuple(local["args"]),
-                   dict(local["kwargs"]), outermost.f_back)
+    return JitCall(
+        local["fun"],
+        local[info_name],
+        tuple(local["args"]),
+        dict(local["kwargs"]),
+        outermost.f_back,
+    )
 
 
 # jnp.clip, jnp.cumsum, lax.* ... are themselves jitted objects defined by jax: called
 # eagerly from the learner's file they are eager ops, not the learner's jit (rule 3).
-_LIBRARY_MODULES = ("jax.numpy", "jax.numpy.linalg", "jax.numpy.fft", "jax.lax", "jax.nn",
-                    "jax.random", "jax.scipy.special", "jax.scipy.linalg", "jax.scipy.stats",
-                    "jax.image", "jax.ops")
+_LIBRARY_MODULES = (
+    "jax.numpy",
+    "jax.numpy.linalg",
+    "jax.numpy.fft",
+    "jax.lax",
+    "jax.nn",
+    "jax.random",
+    "jax.scipy.special",
+    "jax.scipy.linalg",
+    "jax.scipy.stats",
+    "jax.image",
+    "jax.ops",
+)
 
 
 @functools.lru_cache(maxsize=1)
@@ -104,6 +119,7 @@ def _is_library_jit(jit_info) -> bool:
 
 # ---------------------------------------------------------------- who built it
 
+
 class BuiltJits:
     """Which jitted objects the learner's code built, and on which line.
 
@@ -121,7 +137,7 @@ class BuiltJits:
         from jax._src import pjit as pjit_module
 
         self._source = source
-        self._lines: dict[int, tuple] = {}      # id(jit_info) -> (weakref to the jit, line)
+        self._lines: dict[int, tuple] = {}  # id(jit_info) -> (weakref to the jit, line)
         self._module = pjit_module
         self._original = pjit_module._cpp_pjit
         original, built = self._original, self
@@ -134,6 +150,7 @@ class BuiltJits:
             except Exception:  # an odd object: only the attribution is lost
                 pass
             return jitted
+
         self.wrapper = _cpp_pjit
         pjit_module._cpp_pjit = _cpp_pjit
 
@@ -151,14 +168,14 @@ class BuiltJits:
             filename = frame.f_code.co_filename
             if self._source.owns(filename):
                 return frame.f_lineno
-            if filename.startswith("<"):         # code run by exec/eval: who ran it?
+            if filename.startswith("<"):  # code run by exec/eval: who ran it?
                 pass
             elif filename.startswith(_JAX_DIR):
                 if not _is_passage(filename, frame.f_code.co_name):
-                    return None                  # jax's own code built it for itself
+                    return None  # jax's own code built it for itself
             elif filename.startswith(_JUDGE_DIR):
-                return None                      # the judge's instruments
-            frame = frame.f_back                 # another library passing it through
+                return None  # the judge's instruments
+            frame = frame.f_back  # another library passing it through
         return None
 
     def line(self, jit_info) -> int | None:
@@ -176,15 +193,17 @@ class BuiltJits:
 _JAX_DIR = os.path.dirname(os.path.dirname(os.path.abspath(jax.__file__))) + os.sep + "jax" + os.sep
 _JUDGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 # jax frames a jit's builder is seen through: its constructors and the tree mappers
-_PASSAGES = {os.path.join("_src", "api.py"): {"jit", "<lambda>"},
-             os.path.join("_src", "pjit.py"): {"make_jit", "pjit", "_cpp_pjit", "<lambda>"},
-             os.path.join("_src", "traceback_util.py"): None,
-             os.path.join("_src", "tree_util.py"): None,
-             os.path.join("_src", "tree.py"): None}
+_PASSAGES = {
+    os.path.join("_src", "api.py"): {"jit", "<lambda>"},
+    os.path.join("_src", "pjit.py"): {"make_jit", "pjit", "_cpp_pjit", "<lambda>"},
+    os.path.join("_src", "traceback_util.py"): None,
+    os.path.join("_src", "tree_util.py"): None,
+    os.path.join("_src", "tree.py"): None,
+}
 
 
 def _is_passage(filename: str, name: str) -> bool:
-    names = _PASSAGES.get(filename[len(_JAX_DIR):], False)
+    names = _PASSAGES.get(filename[len(_JAX_DIR) :], False)
     return names is None or (names is not False and name in names)
 
 
@@ -226,12 +245,13 @@ def learner_body_line(fun, source: LearnerSource, outer, budget: int = 2000) -> 
         for eqn in jaxpr.eqns:
             budget -= 1
             for entry in eqn.source_info.traceback.frames if eqn.source_info.traceback else ():
-                if source.owns(entry.file_name) and \
-                        (entry.function_name, entry.line_num) not in on_stack:
+                if (
+                    source.owns(entry.file_name)
+                    and (entry.function_name, entry.line_num) not in on_stack
+                ):
                     return entry.line_num
             todo += _sub_jaxprs(eqn.params.values())
     return None
-
 
 
 def cache_entries(value) -> int | None:

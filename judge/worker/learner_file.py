@@ -19,8 +19,8 @@ def _run_learner(function, args, kwargs):
     return function(*args, **kwargs)
 
 
-
 # ---------------------------------------------------------------- learner errors
+
 
 def _flush_learner_output() -> None:
     for stream in (sys.stdout, sys.stderr):
@@ -55,8 +55,9 @@ class Learner:
         out = []
         for fs in traceback.extract_tb(exc.__traceback__):
             if os.path.realpath(fs.filename) == self.path:
-                out.append(traceback.FrameSummary(self.display_name, fs.lineno, fs.name,
-                                                  line=fs.line))
+                out.append(
+                    traceback.FrameSummary(self.display_name, fs.lineno, fs.name, line=fs.line)
+                )
         return out
 
     def shown(self, text: str) -> str:
@@ -77,14 +78,19 @@ class Learner:
                 text = _text(exc)
             tb = "".join(traceback.format_list(frames))
             tb = ("Traceback (most recent call last):\n" + tb if tb else "") + "".join(
-                traceback.format_exception_only(type(exc), exc))
+                traceback.format_exception_only(type(exc), exc)
+            )
         except MemoryError:
             line, text, tb = None, "", ""
         finally:
             traceback.clear_frames(exc.__traceback__)  # let a memory bomb's garbage go
-        return {"category": category, "type": type(exc).__name__,
-                "message": self.shown(text if message is None else message),
-                "traceback": self.shown(tb)[:8 * _MAX_MESSAGE], "line": line}
+        return {
+            "category": category,
+            "type": type(exc).__name__,
+            "message": self.shown(text if message is None else message),
+            "traceback": self.shown(tb)[: 8 * _MAX_MESSAGE],
+            "line": line,
+        }
 
 
 def _exit_words(exc: SystemExit) -> str:

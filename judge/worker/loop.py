@@ -31,6 +31,7 @@ from .measure import (
 
 # ---------------------------------------------------------------- probe fallbacks
 
+
 class _NoProbe:
     def begin_call(self, label):
         pass
@@ -76,6 +77,7 @@ class _Guarded:
             except BaseException as exc:
                 self.error = self.error or f"{name}: {type(exc).__name__}: {exc}"
                 return fallback(*args)
+
         return call
 
 
@@ -139,47 +141,56 @@ def _report_instruments(reply, watch: list) -> None:
         reply.setdefault("tampered", []).append("the judge's probe could not be read")
 
 
-
-
 def _make_probes(path: str):
     """(probe, syncs, error): empty ones when the probe modules are missing or fail."""
     probe, syncs, errors = _NoProbe(), _NoSyncs(), []
     try:
         from .probe import Probe
+
         probe = _Guarded(Probe(path), _NoProbe())
     except Exception as exc:
         errors.append(f"probe unavailable: {type(exc).__name__}: {exc}")
     try:
         from .syncs import SyncCounter
+
         syncs = _Guarded(SyncCounter(path, entry_codes=(_run_learner.__code__,)), _NoSyncs())
     except Exception as exc:
         errors.append(f"sync counter unavailable: {type(exc).__name__}: {exc}")
     return probe, syncs, "; ".join(errors) or None
 
 
-
 # ---------------------------------------------------------------- the loop
 
+
 class Loop:
-    def __init__(self, token: bytes, cmd_fd: int, reply_fd: int, t0: float, lost_exit: int,
-                 devices: int | None = None, confine_failed: list | None = None,
-                 compile_log: bool = False, no_processes: bool = False):
+    def __init__(
+        self,
+        token: bytes,
+        cmd_fd: int,
+        reply_fd: int,
+        t0: float,
+        lost_exit: int,
+        devices: int | None = None,
+        confine_failed: list | None = None,
+        compile_log: bool = False,
+        no_processes: bool = False,
+    ):
         self.token, self.cmd_fd, self.reply_fd, self.t0 = token, cmd_fd, reply_fd, t0
         self.lost_exit = lost_exit  # exit code telling the judge the channel broke
         self.device_count = devices  # a task's `devices: N`; None: jax's own default
-        self.devices = None          # devices.Devices once warmed up, for such a task
+        self.devices = None  # devices.Devices once warmed up, for such a task
         self.confine_failed = confine_failed or []
-        self.no_processes = no_processes   # refuse process creation once the learner's file runs
+        self.no_processes = no_processes  # refuse process creation once the learner's file runs
         self.pid = os.getpid()
-        self.learner_ran = False    # once the learner's file runs, a broken worker is theirs
+        self.learner_ran = False  # once the learner's file runs, a broken worker is theirs
         self.module = self.entry = self.learner = None
-        self.params: list[str] = []          # the entrypoint's parameter names
+        self.params: list[str] = []  # the entrypoint's parameter names
         self.probe, self.syncs = _NoProbe(), _NoSyncs()
         self.probe_error: str | None = None
         self.instruments: dict = {}
-        self.compile_log: str | None = "" if compile_log else None   # XLA's record, once set up
-        self.dump_guard = None      # (holder, attribute, wrapper) keeping XLA's record in place
-        self.executions = None      # executions.Executions: the programs each call runs
+        self.compile_log: str | None = "" if compile_log else None  # XLA's record, once set up
+        self.dump_guard = None  # (holder, attribute, wrapper) keeping XLA's record in place
+        self.executions = None  # executions.Executions: the programs each call runs
         # [the instruments' check, the probe's compile count], set when the probes are made
         self._watch: list = [None, None]
 
@@ -221,16 +232,18 @@ class Loop:
             import jax
             import jax.numpy  # noqa: F401
 
-            if self.device_count:   # set before jax's first operation
+            if self.device_count:  # set before jax's first operation
                 from .devices import Devices
+
                 self.devices = Devices(jax, int(self.device_count))
             found = jax.devices()
             self.executions = _record_executions()
-            if self.compile_log:    # a learner's xla_dump_* option must not move the record
+            if self.compile_log:  # a learner's xla_dump_* option must not move the record
                 try:
                     from .xla_records import pin_dumps
+
                     self.dump_guard = pin_dumps()
-                except Exception:   # a jax layout change: the cross-check still counts XLA's
+                except Exception:  # a jax layout change: the cross-check still counts XLA's
                     self.dump_guard = None
             # XLA read its flags once, now: a process the learner's code starts must not
             # write into the judge's compile log
@@ -239,13 +252,22 @@ class Loop:
             else:
                 os.environ["XLA_FLAGS"] = flags
         except BaseException as exc:
-            return {"op": "ready", "ok": False,
-                    "error": {"type": type(exc).__name__, "message": _text(exc)}}
-        return {"op": "ready", "ok": True, "pid": os.getpid(), "jax": jax.__version__,
-                "boot_s": time.perf_counter() - self.t0, "confine_failed": self.confine_failed,
-                # said before any learner code runs: the judge opens it now (compile_log)
-                "compile_log": self.compile_log or None,
-                "devices": {"count": len(found), "platform": found[0].platform}}
+            return {
+                "op": "ready",
+                "ok": False,
+                "error": {"type": type(exc).__name__, "message": _text(exc)},
+            }
+        return {
+            "op": "ready",
+            "ok": True,
+            "pid": os.getpid(),
+            "jax": jax.__version__,
+            "boot_s": time.perf_counter() - self.t0,
+            "confine_failed": self.confine_failed,
+            # said before any learner code runs: the judge opens it now (compile_log)
+            "compile_log": self.compile_log or None,
+            "devices": {"count": len(found), "platform": found[0].platform},
+        }
 
     def _send(self, seq: int, reply: dict, blobs: list[bytes]) -> None:
         if os.getpid() != self.pid:
@@ -278,9 +300,14 @@ class Loop:
 
     def _handle(self, header: dict, blobs: list[bytes]) -> tuple[dict, list[bytes]]:
         op = header.get("op")
-        handler = {"load": self._load, "call": self._call, "calls": self._calls,
-                   "measure": self._measure, "report": self._report,
-                   "exit": lambda h, b: ({"ok": True}, [])}.get(op)
+        handler = {
+            "load": self._load,
+            "call": self._call,
+            "calls": self._calls,
+            "measure": self._measure,
+            "report": self._report,
+            "exit": lambda h, b: ({"ok": True}, []),
+        }.get(op)
         if handler is None:
             return self._broken(f"unknown op {op!r}"), []
         try:
@@ -293,32 +320,41 @@ class Loop:
         the learner's (it may have exhausted descriptors or patched the worker)."""
         if not self.learner_ran:
             return _judge_error(message)
-        return {"ok": False, "error": {
-            "category": "broken", "type": "WorkerBroken", "traceback": "", "line": None,
-            "message": f"the worker failed after your code ran ({message}): did the code "
-                       "exhaust file descriptors or memory, or change the judge's internals?"}}
+        return {
+            "ok": False,
+            "error": {
+                "category": "broken",
+                "type": "WorkerBroken",
+                "traceback": "",
+                "line": None,
+                "message": f"the worker failed after your code ran ({message}): did the code "
+                "exhaust file descriptors or memory, or change the judge's internals?",
+            },
+        }
 
     # -- load
 
     def _load(self, header: dict, blobs) -> tuple[dict, list[bytes]]:
         path, name = header["path"], header["entrypoint"]
         self.learner = Learner(path, header.get("display_name") or os.path.basename(path))
-        if header.get("x64"):       # a reference computed in float64 (judge validate)
+        if header.get("x64"):  # a reference computed in float64 (judge validate)
             import jax
 
             jax.config.update("jax_enable_x64", True)
         if header.get("probe"):
             self.probe, self.syncs, self.probe_error = _make_probes(path)
         # before the learner's file runs, so they hold jax's own functions
-        self.instruments = {str(spec["name"]): _compile_instrument(spec)
-                            for spec in header.get("instruments", [])}
+        self.instruments = {
+            str(spec["name"]): _compile_instrument(spec) for spec in header.get("instruments", [])
+        }
         if header.get("probe"):
             self._arm(self.probe, self.syncs)
         if self.no_processes:
             from .confine import refuse_processes
+
             try:
                 refuse_processes()
-            except OSError as exc:   # never run the learner's code weaker than planned
+            except OSError as exc:  # never run the learner's code weaker than planned
                 return _judge_error(f"the worker could not refuse process creation: {exc}"), []
         self.learner_ran = True
         error = self._import(path)
@@ -329,10 +365,14 @@ class Loop:
             return {"ok": False, "error": error}, []
         # what the file traced and compiled while it loaded (ahead-of-time programs,
         # warm-up calls) counts with what its calls do
-        return {"ok": True, "params": _param_names(self.entry),
-                "jitted": _jitted_names(self.module), "probe_error": self._probe_error(),
-                "compile_log": self.compile_log or None,
-                "traces": self.probe.load_events()}, []
+        return {
+            "ok": True,
+            "params": _param_names(self.entry),
+            "jitted": _jitted_names(self.module),
+            "probe_error": self._probe_error(),
+            "compile_log": self.compile_log or None,
+            "traces": self.probe.load_events(),
+        }, []
 
     def _arm(self, probe, syncs) -> None:
         """Record the instruments as installed, before the learner's file runs."""
@@ -340,8 +380,10 @@ class Loop:
 
         real_probe = getattr(probe, "_real", None)
         real_syncs = getattr(syncs, "_real", None)
-        guards = {"the worker's probe": (self, "probe", probe),
-                  "the worker's sync counter": (self, "syncs", syncs)}
+        guards = {
+            "the worker's probe": (self, "probe", probe),
+            "the worker's sync counter": (self, "syncs", syncs),
+        }
         if self.dump_guard is not None:
             guards["the judge's keeper of XLA's compile records"] = self.dump_guard
         for n, guard in enumerate(getattr(self.executions, "guards", ())):
@@ -349,12 +391,19 @@ class Loop:
         try:
             # what each instrument's setup bound (jax's functions): swapped, it measures
             # whatever the learner's code put there
-            bound = {f"the judge's {name} instrument": kept for name, (_, kept) in
-                     self.instruments.items() if isinstance(kept, dict)}
+            bound = {
+                f"the judge's {name} instrument": kept
+                for name, (_, kept) in self.instruments.items()
+                if isinstance(kept, dict)
+            }
             self._watch[0] = Instruments(real_probe, real_syncs, guards, bound)
             self._watch[1] = real_probe.compiles_seen if real_probe is not None else (lambda: None)
-        except Exception as exc:     # a jax layout change: the check is missing, not the learner's fault
-            self.probe_error = (self.probe_error or "") + f" instruments unchecked: {type(exc).__name__}: {exc}"
+        except (
+            Exception
+        ) as exc:  # a jax layout change: the check is missing, not the learner's fault
+            self.probe_error = (
+                self.probe_error or ""
+            ) + f" instruments unchecked: {type(exc).__name__}: {exc}"
             self._watch[0], self._watch[1] = _Unchecked(), (lambda: None)
 
     def _import(self, path: str) -> dict | None:
@@ -364,8 +413,11 @@ class Loop:
         try:
             spec.loader.exec_module(module)
         except SystemExit as exc:
-            return self.learner.error("invalid_submission", exc,
-                                      f"the file called {_exit_words(exc)} while being imported")
+            return self.learner.error(
+                "invalid_submission",
+                exc,
+                f"the file called {_exit_words(exc)} while being imported",
+            )
         except BaseException as exc:
             if _is_memory_error(exc):
                 return self.learner.error("memory", exc)
@@ -383,11 +435,19 @@ class Loop:
         except BaseException:
             import difflib
 
-            defined = [k for k, v in vars(self.module).items()
-                       if callable(v) and not k.startswith("_") and getattr(v, "__module__", None) == self.module.__name__]
+            defined = [
+                k
+                for k, v in vars(self.module).items()
+                if callable(v)
+                and not k.startswith("_")
+                and getattr(v, "__module__", None) == self.module.__name__
+            ]
             close = difflib.get_close_matches(name, defined, n=1, cutoff=0.6)
-            hint = f" (it defines {close[0]!r}: a typo?)" if close else \
-                (f" (it defines: {', '.join(defined[:5])})" if defined else "")
+            hint = (
+                f" (it defines {close[0]!r}: a typo?)"
+                if close
+                else (f" (it defines: {', '.join(defined[:5])})" if defined else "")
+            )
             return _invalid(f"{shown} defines no function named {name!r}{hint}")
         if not callable(entry):
             return _invalid(f"{name!r} in {shown} is a {type(entry).__name__}, not a function")
@@ -403,23 +463,28 @@ class Loop:
         replies = [self._call(call, blobs, out_blobs)[0] for call in header.get("calls", [])]
         return {"ok": True, "replies": replies}, out_blobs
 
-    def _call(self, header: dict, blobs: list[bytes],
-              out_blobs: list[bytes] | None = None) -> tuple[dict, list[bytes]]:
+    def _call(
+        self, header: dict, blobs: list[bytes], out_blobs: list[bytes] | None = None
+    ) -> tuple[dict, list[bytes]]:
         if self.entry is None:
             return self._broken("call before a successful load"), []
         try:
             arguments = _Arguments(*self._arguments(header, blobs), self.params)
         except _LearnersFault as fault:
             return {"ok": False, "error": fault.error}, []
-        probe, syncs = ((self.probe, self.syncs) if header.get("probe", True)
-                        else (_NoProbe(), _NoSyncs()))
+        probe, syncs = (
+            (self.probe, self.syncs) if header.get("probe", True) else (_NoProbe(), _NoSyncs())
+        )
         probe.begin_call(header.get("label", "call"))
         syncs.begin()
         out_blobs = [] if out_blobs is None else out_blobs
         start = len(out_blobs)
         t = time.perf_counter()
-        recording = (self.executions.recording() if self.executions is not None
-                     else contextlib.nullcontext(None))
+        recording = (
+            self.executions.recording()
+            if self.executions is not None
+            else contextlib.nullcontext(None)
+        )
         try:
             with recording as ran:
                 result = _run_learner(self.entry, arguments.args, arguments.kwargs)
@@ -431,29 +496,41 @@ class Loop:
         else:
             reply = self._encode_result(result, out_blobs, syncs)
             reply["elapsed_s"] = elapsed
-            if ran is not None:     # which inputs a program on the device read
-                reply["measured"] = {"executed": self.executions.of_call(
-                    ran, [arguments.args, arguments.kwargs], result)}
+            if ran is not None:  # which inputs a program on the device read
+                reply["measured"] = {
+                    "executed": self.executions.of_call(
+                        ran, [arguments.args, arguments.kwargs], result
+                    )
+                }
         _flush_learner_output()
         reply["traces"] = probe.end_call()
         reply["syncs"] = syncs.end()
         self._unless_changed(arguments, reply, out_blobs, start)
         return reply, out_blobs
 
-    def _unless_changed(self, arguments: "_Arguments", reply: dict, out_blobs: list,
-                        start: int) -> None:
+    def _unless_changed(
+        self, arguments: "_Arguments", reply: dict, out_blobs: list, start: int
+    ) -> None:
         """A call that changed an argument in place answered wrongly, whatever it returned."""
         if not reply.get("ok"):
             return
         try:
             changed = arguments.changed()
-        except BaseException as exc:      # an argument the learner turned into something odd
+        except BaseException as exc:  # an argument the learner turned into something odd
             changed = f"your function changed its arguments in place ({type(exc).__name__})"
         if changed:
             del out_blobs[start:]
             reply.pop("result", None)
-            reply.update(ok=False, error={"category": "wrong", "type": "WrongResult",
-                                          "message": changed, "traceback": "", "line": None})
+            reply.update(
+                ok=False,
+                error={
+                    "category": "wrong",
+                    "type": "WrongResult",
+                    "message": changed,
+                    "traceback": "",
+                    "line": None,
+                },
+            )
 
     def _arguments(self, header: dict, blobs: list[bytes]) -> tuple[list, dict]:
         """The call's arguments as the learner's function receives them.  Making them
@@ -464,16 +541,20 @@ class Loop:
         args = [wire.decode(a, blobs) for a in header.get("args", [])]
         kwargs = {k: wire.decode(v, blobs) for k, v in header.get("kwargs", {}).items()}
         try:
-            return ([_to_argument(a, self.devices) for a in args],
-                    {k: _to_argument(v, self.devices) for k, v in kwargs.items()})
+            return (
+                [_to_argument(a, self.devices) for a in args],
+                {k: _to_argument(v, self.devices) for k, v in kwargs.items()},
+            )
         except BaseException as exc:
             replaced = self.devices.tampered() if self.devices is not None else []
             if self.learner is None or not (self.learner.frames(exc) or replaced):
                 raise
             error = self._call_error(exc)
             what = f" ({', '.join(replaced[:3])})" if replaced else ""
-            error["message"] = (f"passing the arguments failed in code of yours that replaced "
-                                f"part of jax{what}: {error['message']}")
+            error["message"] = (
+                f"passing the arguments failed in code of yours that replaced "
+                f"part of jax{what}: {error['message']}"
+            )
             raise _LearnersFault(error) from None
 
     def _measure(self, header: dict, blobs: list[bytes]) -> tuple[dict, list[bytes]]:
@@ -487,8 +568,9 @@ class Loop:
         except _LearnersFault as fault:
             return {"ok": False, "error": fault.error}, []
         args, kwargs = arguments.args, arguments.kwargs
-        ctx = MeasureContext(self.entry, self.learner.path if self.learner else None, bound,
-                             self.executions)
+        ctx = MeasureContext(
+            self.entry, self.learner.path if self.learner else None, bound, self.executions
+        )
         self.probe.begin_call(header.get("label", "measure"))
         self.syncs.begin()
         out_blobs: list[bytes] = []
@@ -499,11 +581,27 @@ class Loop:
                 encoded = self._encode_result(ctx.kept, out_blobs, self.syncs)
                 reply = dict(encoded, measured=measured) if encoded["ok"] else encoded
         except _Unmeasurable as exc:
-            reply = {"ok": False, "error": {"category": "unmeasurable", "type": "Unmeasurable",
-                                            "message": _text(exc), "traceback": "", "line": None}}
+            reply = {
+                "ok": False,
+                "error": {
+                    "category": "unmeasurable",
+                    "type": "Unmeasurable",
+                    "message": _text(exc),
+                    "traceback": "",
+                    "line": None,
+                },
+            }
         except _WrongResult as exc:
-            reply = {"ok": False, "error": {"category": "wrong", "type": "WrongResult",
-                                            "message": _text(exc), "traceback": "", "line": None}}
+            reply = {
+                "ok": False,
+                "error": {
+                    "category": "wrong",
+                    "type": "WrongResult",
+                    "message": _text(exc),
+                    "traceback": "",
+                    "line": None,
+                },
+            }
         except BaseException as exc:
             # the learner's code raised inside the instrument (a tracer turned into a
             # bool, ...): theirs; an instrument's own failure is the judge's
@@ -515,12 +613,15 @@ class Loop:
                 # jax failed on the learner's function or on what it returned, inside the
                 # instrument's call that traced it: the learner's, in their words
                 error = self._call_error(exc)
-                error["message"] = (f"your function returned a {returned}, which jax could not "
-                                    f"trace or compile: {error['message']}")
+                error["message"] = (
+                    f"your function returned a {returned}, which jax could not "
+                    f"trace or compile: {error['message']}"
+                )
                 reply = {"ok": False, "error": error}
             else:
-                reply = _judge_error(f"instrument {header.get('instrument')}: "
-                                     f"{type(exc).__name__}: {_text(exc)}")
+                reply = _judge_error(
+                    f"instrument {header.get('instrument')}: {type(exc).__name__}: {_text(exc)}"
+                )
         _flush_learner_output()
         reply["traces"] = self.probe.end_call()
         reply["syncs"] = self.syncs.end()
@@ -558,18 +659,34 @@ class Loop:
 
     def _probe_error(self) -> str | None:
         """Why probe data is missing or partial, for the judge's log; None when all is well."""
-        return self.probe_error or getattr(self.probe, "error", None) or getattr(
-            self.syncs, "error", None)
+        return (
+            self.probe_error
+            or getattr(self.probe, "error", None)
+            or getattr(self.syncs, "error", None)
+        )
 
 
 def _invalid(message: str) -> dict:
-    return {"category": "invalid_submission", "type": "InvalidSubmission", "message": message,
-            "traceback": "", "line": None}
+    return {
+        "category": "invalid_submission",
+        "type": "InvalidSubmission",
+        "message": message,
+        "traceback": "",
+        "line": None,
+    }
 
 
 def _judge_error(message: str) -> dict:
-    return {"ok": False, "error": {"category": "judge", "type": "WorkerError", "message": message,
-                                   "traceback": "", "line": None}}
+    return {
+        "ok": False,
+        "error": {
+            "category": "judge",
+            "type": "WorkerError",
+            "message": message,
+            "traceback": "",
+            "line": None,
+        },
+    }
 
 
 def _param_names(fn) -> list[str]:
@@ -584,7 +701,8 @@ def _jitted_names(module) -> list[str]:
 
     jit_type = type(jax.jit(lambda: 0))
     try:
-        return sorted(k for k, v in vars(module).items()
-                      if isinstance(k, str) and isinstance(v, jit_type))
+        return sorted(
+            k for k, v in vars(module).items() if isinstance(k, str) and isinstance(v, jit_type)
+        )
     except BaseException:  # a learner's object with a hostile __class__
         return []

@@ -31,10 +31,11 @@ from .loop import Loop
 from .measure import MeasureContext, _compile_instrument, _Unmeasurable, _WrongResult  # noqa: F401
 
 _PR_SET_PDEATHSIG = 1
-_HIGH_FD = 200          # channel fds move here, under RLIMIT_NOFILE (256)
+_HIGH_FD = 200  # channel fds move here, under RLIMIT_NOFILE (256)
 
 
 # ---------------------------------------------------------------- process setup
+
 
 def _set_limit(res: int, soft: int, hard: int) -> None:
     _, cur_hard = resource.getrlimit(res)
@@ -110,11 +111,18 @@ def boot(config_json: str) -> None:
     try:
         # a worker that keeps the judge and the references out holds a learner's code:
         # its compiles are also counted by XLA where the judge watches
-        Loop(token, cmd_fd, reply_fd, t0, cfg["lost_exit"], cfg.get("devices"),
-             confine_failed, compile_log=bool(cfg.get("deny")),
-             no_processes=bool((cfg.get("confine") or {}).get("no_processes"))).run()
+        Loop(
+            token,
+            cmd_fd,
+            reply_fd,
+            t0,
+            cfg["lost_exit"],
+            cfg.get("devices"),
+            confine_failed,
+            compile_log=bool(cfg.get("deny")),
+            no_processes=bool((cfg.get("confine") or {}).get("no_processes")),
+        ).run()
     except BaseException:
         # Something the learner left behind (a thread's interrupt_main, a signal handler)
         # broke the loop itself: end quietly with the code the judge reads as that.
         os._exit(cfg["lost_exit"])
-

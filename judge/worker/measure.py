@@ -14,7 +14,6 @@ class _Unmeasurable(Exception):
     """An instrument cannot give its figure here (not the learner's fault)."""
 
 
-
 class _WrongResult(Exception):
     """What the learner's function returned cannot be measured (a string where arrays
     belong, ...): the learner's wrong answer, not the instrument's failure."""
@@ -36,8 +35,9 @@ def _is_array(value) -> bool:
     import jax
     import numpy as np
 
-    return isinstance(value, (jax.Array, np.ndarray, np.generic, jax.core.Tracer)) \
-        and not isinstance(value, np.ma.MaskedArray)
+    return isinstance(
+        value, (jax.Array, np.ndarray, np.generic, jax.core.Tracer)
+    ) and not isinstance(value, np.ma.MaskedArray)
 
 
 def _not_traceable(result, depth: int = 0) -> str | None:
@@ -72,6 +72,7 @@ def _record_executions():
     if not _EXECUTIONS:
         try:
             from .executions import Executions
+
             _EXECUTIONS.append(Executions())
         except Exception:
             _EXECUTIONS.append(None)
@@ -84,20 +85,21 @@ class MeasureContext:
     _NOTHING = object()
 
     def __init__(self, function, source_file: str | None = None, bound=None, executions=None):
-        self.executions = executions    # executions.Executions, or None: not recorded
-        self.raised: list[BaseException] = []   # what came out of the learner's function
+        self.executions = executions  # executions.Executions, or None: not recorded
+        self.raised: list[BaseException] = []  # what came out of the learner's function
         # (instrument frame, line) that jax ran the learner's function from, with what it
         # returned there: an exception jax raises on that line came out of tracing or
         # lowering the learner's function (their output included), so it is theirs
         self.traced_at: list[tuple] = []
         self.function = self._watched(function) if callable(function) else function
-        self.source_file = source_file      # the file the entrypoint was loaded from
-        self.bound = bound          # what the instrument's setup bound before the learner's file
+        self.source_file = source_file  # the file the entrypoint was loaded from
+        self.bound = bound  # what the instrument's setup bound before the learner's file
         self.kept = self._NOTHING
 
     def _watched(self, function):
         """The function, noting what it raises: an exception that came out of it is the
         learner's, whatever file its code says it is from (exec can name any)."""
+
         @functools.wraps(function)
         def watched(*args, **kwargs):
             try:
@@ -105,6 +107,7 @@ class MeasureContext:
             except BaseException as exc:
                 self.raised.append(exc)
                 raise
+
         return watched
 
     def raised_inside(self, exc: BaseException) -> bool:
@@ -134,8 +137,14 @@ class MeasureContext:
             tb = tb.tb_next
         if deepest is None:
             return None
-        return next((what for frame, line, what in self.traced_at
-                     if frame is deepest[0] and line == deepest[1]), None)
+        return next(
+            (
+                what
+                for frame, line, what in self.traced_at
+                if frame is deepest[0] and line == deepest[1]
+            ),
+            None,
+        )
 
     def keep(self, value) -> None:
         """Send ``value`` back with the measurement, encoded like a call's result."""
@@ -145,7 +154,7 @@ class MeasureContext:
         """Call the learner's function for values, as the other checks do, recording
         the device programs it runs: ``(value, summary)``, the summary as
         ``Executions.summary`` gives it (None: nothing could be recorded here)."""
-        if self.executions is None:     # a context made outside a worker's loop
+        if self.executions is None:  # a context made outside a worker's loop
             self.executions = _record_executions()
         if self.executions is None:
             value = self.function(*args, **kwargs)
@@ -202,13 +211,16 @@ class MeasureContext:
             self._note_traced(result)
             bad = _not_traceable(result)
             if bad is not None:
-                raise _WrongResult(f"the function returned {bad} where arrays or numbers "
-                                   f"belong, so the judge cannot measure it")
+                raise _WrongResult(
+                    f"the function returned {bad} where arrays or numbers "
+                    f"belong, so the judge cannot measure it"
+                )
             return result
+
         return fn, arrays
 
 
-_INSTRUMENT_FILE = "<instrument "   # the file name instruments' code runs under
+_INSTRUMENT_FILE = "<instrument "  # the file name instruments' code runs under
 
 
 def _compile_instrument(spec: dict):

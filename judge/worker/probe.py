@@ -89,6 +89,7 @@ _MAX_REASONS = 4
 
 # ---------------------------------------------------------------- function identity
 
+
 def _unwrap_partial(fun):
     while isinstance(fun, functools.partial):
         fun = fun.func
@@ -125,7 +126,7 @@ class FunRef:
         self.name = jit_name(fun)
         self.base_name = _clean_qualname(base)
         if getattr(fun, "_apply_primitive", False) is True:
-            self.kind = "primitive"       # jax's one-primitive jit for an eager op
+            self.kind = "primitive"  # jax's one-primitive jit for an eager op
         elif isinstance(fun, functools.partial):
             self.kind = "partial"
         elif code is not None and code.co_name == "<lambda>":
@@ -140,21 +141,28 @@ class FunRef:
         return mine is not None and mine is other._ref()
 
     def new_object_text(self) -> str:
-        where = f"line {self.line}" + (" of code run by exec" if self.code and
-                                       self.code[0].startswith("<") else "")
+        where = f"line {self.line}" + (
+            " of code run by exec" if self.code and self.code[0].startswith("<") else ""
+        )
         if self.kind == "lambda":
             what = f"the lambda at {where} is created again on every call"
         elif self.kind == "partial":
-            what = (f"a new functools.partial of `{self.base_name}` is built on every call"
-                    " (jit keys its cache on the partial object)")
+            what = (
+                f"a new functools.partial of `{self.base_name}` is built on every call"
+                " (jit keys its cache on the partial object)"
+            )
         elif self.kind == "primitive":
-            return (f"`{self.name}` outside jit is compiled again: its body is a function "
-                    "defined anew on every call, or closes over a value that changes "
-                    "from call to call; jit the function that runs it (it then compiles "
-                    "once per shape), or pass the value through the loop's carry")
+            return (
+                f"`{self.name}` outside jit is compiled again: its body is a function "
+                "defined anew on every call, or closes over a value that changes "
+                "from call to call; jit the function that runs it (it then compiles "
+                "once per shape), or pass the value through the loop's carry"
+            )
         elif self.kind == "closure":
-            what = (f"`{self.name}` (defined at line {self.line}) is defined again on every"
-                    " call, as a closure or a factory's result")
+            what = (
+                f"`{self.name}` (defined at line {self.line}) is defined again on every"
+                " call, as a closure or a factory's result"
+            )
         else:
             what = f"`{self.name}` is a new object on every call"
         return f"new function object: {what}, so jit cannot reuse what it compiled"
@@ -167,6 +175,7 @@ def _function_change(old: FunRef, new: FunRef) -> str:
 
 
 # ---------------------------------------------------------------- abstract signatures
+
 
 def _argument(name: str) -> str:
     """``argument `x_a``` for a named parameter, ``argument 2`` for a bare position."""
@@ -215,8 +224,7 @@ class Leaf:
 def _leaf(name: str, x) -> Leaf:
     try:
         aval = shaped_abstractify(x)
-        return Leaf(name, aval.dtype.name, tuple(aval.shape), bool(aval.weak_type),
-                    _python_kind(x))
+        return Leaf(name, aval.dtype.name, tuple(aval.shape), bool(aval.weak_type), _python_kind(x))
     except Exception:  # not an array: jit rejects it later, we only describe it
         return Leaf(name, None, None, False, _python_kind(x))
 
@@ -236,8 +244,16 @@ class Signature:
         return ", ".join(parts) or "no arguments"
 
 
-_OPTION_FIELDS = ("static_argnums", "static_argnames", "donate_argnums",
-                  "donate_argnames", "keep_unused", "inline", "device", "backend")
+_OPTION_FIELDS = (
+    "static_argnums",
+    "static_argnames",
+    "donate_argnums",
+    "donate_argnames",
+    "keep_unused",
+    "inline",
+    "device",
+    "backend",
+)
 
 
 def _options(jit_info) -> tuple:
@@ -281,33 +297,41 @@ def signature_of(call: JitCall) -> Signature:
         if static:
             statics.append((name, _short_repr(value)))
             continue
-        containers.append((name, str(jax.tree_util.tree_structure(value)),
-                           type(value).__name__))
+        containers.append((name, str(jax.tree_util.tree_structure(value)), type(value).__name__))
         for path, x in jax.tree_util.tree_flatten_with_path(value)[0]:
             leaves.append(_leaf(name + jax.tree_util.keystr(path), x))
-    return Signature(FunRef(call.fun), _options(info),
-                     str(jax.tree_util.tree_structure((dyn_args, dyn_kwargs))),
-                     tuple(containers), tuple(statics), tuple(leaves))
+    return Signature(
+        FunRef(call.fun),
+        _options(info),
+        str(jax.tree_util.tree_structure((dyn_args, dyn_kwargs))),
+        tuple(containers),
+        tuple(statics),
+        tuple(leaves),
+    )
 
 
 def _short_repr(value, limit: int = 60) -> str:
     text = repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 # ---------------------------------------------------------------- why it retraced
 
+
 def _structure_change(old: Signature, new: Signature) -> str:
     if [c[0] for c in old.containers] != [c[0] for c in new.containers]:
-        return (f"the pytree structure of the arguments changed: {old.tree} before, "
-                f"{new.tree} now")
+        return f"the pytree structure of the arguments changed: {old.tree} before, {new.tree} now"
     for (name, before, old_type), (_, now, new_type) in zip(old.containers, new.containers):
         if before != now:
             hint = f" ({_a(new_type)} instead of {_a(old_type)})" if old_type != new_type else ""
-            return (f"the pytree structure of {_argument(name)} changed: {before} before, "
-                    f"{now} now{hint}")
-    return (f"the arguments were passed differently: {old.tree} before, {new.tree} now "
-            "(by keyword instead of by position, or the other way round)")
+            return (
+                f"the pytree structure of {_argument(name)} changed: {before} before, "
+                f"{now} now{hint}"
+            )
+    return (
+        f"the arguments were passed differently: {old.tree} before, {new.tree} now "
+        "(by keyword instead of by position, or the other way round)"
+    )
 
 
 def _leaf_change(old: Leaf, new: Leaf) -> str:
@@ -317,8 +341,10 @@ def _leaf_change(old: Leaf, new: Leaf) -> str:
         return f"{what} changed from {old.python} to {new.python}"
     if old.weak != new.weak:
         strength = lambda leaf: "weakly" if leaf.weak else "strongly"  # noqa: E731
-        return (f"{what} changed from a {strength(old)} typed {old.aval} to a "
-                f"{strength(new)} typed {new.aval}{hint}")
+        return (
+            f"{what} changed from a {strength(old)} typed {old.aval} to a "
+            f"{strength(new)} typed {new.aval}{hint}"
+        )
     if old.dtype == new.dtype:
         return f"{what} changed shape from {old.aval} to {new.aval}"
     return f"{what} changed dtype from {old.aval} to {new.aval}{hint}"
@@ -343,14 +369,19 @@ def differences(old: Signature, new: Signature) -> list[str]:
         found.append(_function_change(old.fun, new.fun))
     if old.options != new.options:
         changed = [f"{n}={v}" for (n, v), (_, w) in zip(new.options, old.options) if v != w]
-        found.append(f"the jax.jit options differ ({', '.join(changed)}): a separate jit "
-                     "of the same function has its own cache")
+        found.append(
+            f"the jax.jit options differ ({', '.join(changed)}): a separate jit "
+            "of the same function has its own cache"
+        )
     if old.tree != new.tree:
         found.append(_structure_change(old, new))
     else:
         before = {leaf.name: leaf for leaf in old.leaves}
-        found += [_leaf_change(before[leaf.name], leaf) for leaf in new.leaves
-                  if leaf.name in before and not leaf.same_type(before[leaf.name])]
+        found += [
+            _leaf_change(before[leaf.name], leaf)
+            for leaf in new.leaves
+            if leaf.name in before and not leaf.same_type(before[leaf.name])
+        ]
     found += _static_changes(old.statics, new.statics)
     return found
 
@@ -363,15 +394,18 @@ def retrace_reason(history: list[Signature], new: Signature) -> str:
         if closest is None or len(found) < len(closest):
             closest = found
     if not closest:
-        return ("the same signature was traced before: its compiled entry was dropped "
-                "(jax.clear_caches(), clear_cache(), or evicted), or a global setting in "
-                "the cache key changed (jax_enable_x64, a mesh or device context)")
+        return (
+            "the same signature was traced before: its compiled entry was dropped "
+            "(jax.clear_caches(), clear_cache(), or evicted), or a global setting in "
+            "the cache key changed (jax_enable_x64, a mesh or device context)"
+        )
     extra = len(closest) - _MAX_REASONS
     text = "; ".join(closest[:_MAX_REASONS])
     return text + (f"; and {extra} more changes" if extra > 0 else "")
 
 
 # ---------------------------------------------------------------- the probe
+
 
 @dataclass
 class Event:
@@ -386,9 +420,15 @@ class Event:
     seconds: float | None = None
 
     def public(self) -> dict:
-        return {"group": self.group, "origin": self.origin, "stage": self.stage,
-                "signature": self.signature, "reason": self.reason, "line": self.line,
-                "seconds": self.seconds}
+        return {
+            "group": self.group,
+            "origin": self.origin,
+            "stage": self.stage,
+            "signature": self.signature,
+            "reason": self.reason,
+            "line": self.line,
+            "seconds": self.seconds,
+        }
 
 
 @dataclass
@@ -437,8 +477,9 @@ class Probe:
     def close(self) -> None:
         self._built.close()
         for unregister, listener in (
-                (jax.monitoring.unregister_scalar_listener, self._on_start),
-                (jax.monitoring.unregister_event_duration_listener, self._on_end)):
+            (jax.monitoring.unregister_scalar_listener, self._on_start),
+            (jax.monitoring.unregister_event_duration_listener, self._on_end),
+        ):
             try:
                 unregister(listener)
             except (AssertionError, ValueError):  # already gone
@@ -464,15 +505,19 @@ class Probe:
             if event.stage == "compile":
                 ops[event.group] = ops.get(event.group, 0) + 1
         return {
-            "functions": [self._function_report(name, learner)
-                          for name in dict.fromkeys(e.group for e in learner)],
+            "functions": [
+                self._function_report(name, learner)
+                for name in dict.fromkeys(e.group for e in learner)
+            ],
             "learner_traces": sum(e.stage == "trace" for e in learner),
             "learner_compiles": sum(e.stage == "compile" for e in learner),
-            "eager": {"traces": sum(e.stage == "trace" for e in eager),
-                      "compiles": sum(e.stage == "compile" for e in eager),
-                      "ops": ops},
+            "eager": {
+                "traces": sum(e.stage == "trace" for e in eager),
+                "compiles": sum(e.stage == "compile" for e in eager),
+                "ops": ops,
+            },
             "notes": [text for at, text in self._notes if at == label]
-                     + self._unknown_notes(events),
+            + self._unknown_notes(events),
         }
 
     # -- listeners: never raise into the learner's call
@@ -484,10 +529,16 @@ class Probe:
         try:
             recorded = self._observe(stage, str(kwargs.get("fun_name", "?")))
         except Exception as exc:  # a jax layout change must not break the learner
-            self._notes.append((self._label, f"probe_error: {stage} of "
-                                f"{kwargs.get('fun_name')}: {type(exc).__name__}: {exc}"))
-            recorded = Event(self._label, str(kwargs.get("fun_name", "?")), "unknown",
-                             stage, None, None, None)
+            self._notes.append(
+                (
+                    self._label,
+                    f"probe_error: {stage} of "
+                    f"{kwargs.get('fun_name')}: {type(exc).__name__}: {exc}",
+                )
+            )
+            recorded = Event(
+                self._label, str(kwargs.get("fun_name", "?")), "unknown", stage, None, None, None
+            )
         self._record(recorded)
         self._open[stage].append(recorded)
 
@@ -513,22 +564,39 @@ class Probe:
             near = self._source.nearest_frame(aot or sys._getframe())
             if aot is not None and (near is not None or self._label == "load"):
                 where = f" at line {near.f_lineno}" if near is not None else ""
-                group = self._group(f"{_op_name(fun_name)} compiled ahead of time{where}",
-                                    "learner")
-                return Event(self._label, group.name, "learner", stage, None, None,
-                             near.f_lineno if near else None)
-            return Event(self._label, _op_name(fun_name), "eager", stage, None, None,
-                         near.f_lineno if near else None)
+                group = self._group(
+                    f"{_op_name(fun_name)} compiled ahead of time{where}", "learner"
+                )
+                return Event(
+                    self._label,
+                    group.name,
+                    "learner",
+                    stage,
+                    None,
+                    None,
+                    near.f_lineno if near else None,
+                )
+            return Event(
+                self._label,
+                _op_name(fun_name),
+                "eager",
+                stage,
+                None,
+                None,
+                near.f_lineno if near else None,
+            )
         near = self._source.nearest_frame(call.outer)
         line = near.f_lineno if near else None
         group = self._group_for(call, near)
         signature = signature_of(call)
-        event = Event(self._label, group.name, group.origin, stage, signature.text(),
-                      None, line)
+        event = Event(self._label, group.name, group.origin, stage, signature.text(), None, line)
         if group.origin == "learner" and stage == "trace":
             event.first = not group.history
-            event.reason = (f"first call: traced for {signature.text()}" if event.first
-                            else retrace_reason(group.history, signature))
+            event.reason = (
+                f"first call: traced for {signature.text()}"
+                if event.first
+                else retrace_reason(group.history, signature)
+            )
             group.history.append(signature)
         return event
 
@@ -623,8 +691,7 @@ class Probe:
     @staticmethod
     def _unknown_notes(events: list[Event]) -> list[str]:
         unknown = sum(e.origin == "unknown" for e in events)
-        return ([f"{unknown} compile-pipeline events could not be attributed"]
-                if unknown else [])
+        return [f"{unknown} compile-pipeline events could not be attributed"] if unknown else []
 
 
 def _defined_name(fun, code) -> str:
@@ -641,14 +708,18 @@ def _op_name(fun_name: str) -> str:
 
 def _entries_note(entries: int | None, traces: int, compiles: int) -> str | None:
     if traces == 0 and compiles:
-        return ("compiled without a trace of its own: it was first traced as part of "
-                "another jitted function or a transformation (vmap, grad) that called it")
+        return (
+            "compiled without a trace of its own: it was first traced as part of "
+            "another jitted function or a transformation (vmap, grad) that called it"
+        )
     if entries is None or entries == traces:
         return None
     counts = f"the dispatch cache holds {entries} entries for {traces} traces so far"
     if entries > traces:
-        return (f"{counts}: it is keyed more finely than the trace (a NumPy scalar and a "
-                "JAX scalar of the same dtype share one trace but take two entries), and "
-                "every jax.jit wrapper of the same function shares its entries; count "
-                "traces, not entries")
+        return (
+            f"{counts}: it is keyed more finely than the trace (a NumPy scalar and a "
+            "JAX scalar of the same dtype share one trace but take two entries), and "
+            "every jax.jit wrapper of the same function shares its entries; count "
+            "traces, not entries"
+        )
     return f"{counts}: entries were dropped (clear_cache(), jax.clear_caches()) or evicted"

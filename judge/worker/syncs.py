@@ -95,11 +95,20 @@ from .learner_file import LearnerSource
 _ARRAY_TYPE = ArrayImpl  # jaxlib's C++ class, jax's Python methods attached
 
 _ARRAY_PULLS = {
-    "__float__": "float()", "__int__": "int()", "__complex__": "complex()",
-    "__bool__": "bool()", "__index__": "index()", "item": ".item()",
-    "tolist": ".tolist()", "tobytes": ".tobytes()", "__array__": "np.asarray",
-    "__format__": "format()", "__str__": "print/str", "__repr__": "print/str",
-    "__reduce__": "pickle", "copy_to_host_async": ".copy_to_host_async()",
+    "__float__": "float()",
+    "__int__": "int()",
+    "__complex__": "complex()",
+    "__bool__": "bool()",
+    "__index__": "index()",
+    "item": ".item()",
+    "tolist": ".tolist()",
+    "tobytes": ".tobytes()",
+    "__array__": "np.asarray",
+    "__format__": "format()",
+    "__str__": "print/str",
+    "__repr__": "print/str",
+    "__reduce__": "pickle",
+    "copy_to_host_async": ".copy_to_host_async()",
     "__dlpack__": "__dlpack__ (np.from_dlpack)",
     # the C++ doors under those, public or private: a raw pointer read with ctypes, or
     # the host copy itself, is the same pull
@@ -114,13 +123,13 @@ class _ThreadState(threading.local):
     busy = False  # inside a counted pull or callback: what it reaches is not new
     paused = 0
     reading: list | None = None  # inside a numpy function: [True] once it read an array
-    handed: int | None = None    # the learner's line that handed this thread its work item
+    handed: int | None = None  # the learner's line that handed this thread its work item
 
 
 _thread = _ThreadState()
 _current: "SyncCounter | None" = None
 _restore: list[tuple[object, str, object]] = []
-_compiled_outside: list[dict] = []   # custom-call records made between calls
+_compiled_outside: list[dict] = []  # custom-call records made between calls
 _sites: dict = {}  # fmt string or callback function -> learner line where it was traced
 
 
@@ -206,7 +215,7 @@ class SyncCounter:
                 return
             if is_jit_frame(frame):  # jax compiling on the learner's behalf
                 return
-            if frame.f_code in self._entry_codes:   # inside the call, in code of no file of theirs
+            if frame.f_code in self._entry_codes:  # inside the call, in code of no file of theirs
                 self._keep(self._at(where, category, None))
                 return
             frame = frame.f_back
@@ -276,6 +285,7 @@ def _learner_line(frame) -> int | None:
 
 def _handing(function, line: int):
     """``function``, run with ``line`` noted as where its thread's work came from."""
+
     @functools.wraps(function)
     def handed(*args, **kwargs):
         previous, _thread.handed = _thread.handed, line
@@ -283,6 +293,7 @@ def _handing(function, line: int):
             return function(*args, **kwargs)
         finally:
             _thread.handed = previous
+
     return handed
 
 
@@ -296,6 +307,7 @@ def _thread_start(original):
         except Exception:  # naming the line must never stop the thread
             pass
         return original(self)
+
     return start
 
 
@@ -309,6 +321,7 @@ def _pool_submit(original):
         if line is not None and callable(fn):
             fn = _handing(fn, line)
         return original(self, fn, *args, **kwargs)
+
     return submit
 
 
@@ -322,6 +335,7 @@ def _new_thread(original):
         if line is not None and callable(function):
             function = _handing(function, line)
         return original(function, *args, **kwargs)
+
     return start_new_thread
 
 
@@ -347,8 +361,11 @@ _MISSING = object()
 
 
 def _patch(owner, name: str, replacement) -> None:
-    original = (vars(owner).get(name, _MISSING) if isinstance(owner, type)
-                else getattr(owner, name, _MISSING))
+    original = (
+        vars(owner).get(name, _MISSING)
+        if isinstance(owner, type)
+        else getattr(owner, name, _MISSING)
+    )
     _restore.append((owner, name, original, replacement))
     setattr(owner, name, replacement)
 
@@ -365,7 +382,11 @@ def patches_in_place(patches: tuple[list, bool] | None = None) -> list[str]:
     patched, hooked = patches if patches is not None else installed()
     moved = []
     for owner, name, _, replacement in patched:
-        now = vars(owner).get(name, _MISSING) if isinstance(owner, type) else getattr(owner, name, _MISSING)
+        now = (
+            vars(owner).get(name, _MISSING)
+            if isinstance(owner, type)
+            else getattr(owner, name, _MISSING)
+        )
         if now is not replacement:
             moved.append(f"{getattr(owner, '__name__', type(owner).__name__)}.{name}")
     if hooked and not _buffer_hook.in_place():
@@ -397,8 +418,12 @@ class _BufferHook:
         return ctypes.c_void_p.from_address(id(tp) + self._AS_BUFFER).value
 
     def install(self) -> None:
-        if sys.version_info[:2] != (3, 11) or self._procs(int) is not None \
-                or self._procs(bytes) is None or self._procs(_ARRAY_TYPE) is None:
+        if (
+            sys.version_info[:2] != (3, 11)
+            or self._procs(int) is not None
+            or self._procs(bytes) is None
+            or self._procs(_ARRAY_TYPE) is None
+        ):
             return
         self._slot = ctypes.c_void_p.from_address(self._procs(_ARRAY_TYPE))
         if not self._slot.value:
@@ -410,19 +435,22 @@ class _BufferHook:
             try:
                 _on_buffer_read(sys._getframe(1))
             except BaseException:
-                pass              # counting must never break the read
+                pass  # counting must never break the read
             try:
                 return original(exporter, view, flags)
             except BaseException:
                 return -1
+
         self._original = original
         self._callback = ctypes.CFUNCTYPE(*self._SIGNATURE)(get_buffer)
         self._slot.value = ctypes.cast(self._callback, ctypes.c_void_p).value
         self.installed = True
 
     def in_place(self) -> bool:
-        return self._callback is not None and \
-            self._slot.value == ctypes.cast(self._callback, ctypes.c_void_p).value
+        return (
+            self._callback is not None
+            and self._slot.value == ctypes.cast(self._callback, ctypes.c_void_p).value
+        )
 
     def remove(self) -> None:
         if self.installed:
@@ -447,7 +475,7 @@ def _counted(kind: str, category: str, call, caller, *args, **kwargs):
     counter = _current
     if counter is None or not counter._listening():
         return call(*args, **kwargs)
-    if _thread.reading is not None:      # a numpy function reads through us: it counts
+    if _thread.reading is not None:  # a numpy function reads through us: it counts
         _thread.reading[0] = True
         _thread.busy = True
         try:
@@ -471,6 +499,7 @@ def _method(original, kind: str, category: str = "pull"):
     @_wraps(original)
     def wrapper(*args, **kwargs):
         return _counted(kind, category, original, sys._getframe(1), *args, **kwargs)
+
     return wrapper
 
 
@@ -487,6 +516,7 @@ def _numpy_function(original, kind: str):
         if not args or not _holds_array(args[0]):
             return original(*args, **kwargs)
         return _counted(kind, "pull", original, sys._getframe(1), *args, **kwargs)
+
     return wrapper
 
 
@@ -533,7 +563,10 @@ class _CountedUfunc:
             return attr
 
         def method(*args, **kwargs):
-            return _reading(f"np.{self._ufunc.__name__}.{name}", attr, sys._getframe(1), args, kwargs)
+            return _reading(
+                f"np.{self._ufunc.__name__}.{name}", attr, sys._getframe(1), args, kwargs
+            )
+
         return method
 
     def __repr__(self):
@@ -543,14 +576,18 @@ class _CountedUfunc:
 def _value_property(prop: property) -> property:
     def get(self):
         return _counted("host copy", "pull", prop.__get__, sys._getframe(1), self)
+
     return property(get, doc=prop.__doc__)
 
 
 def _install() -> None:
     for name, kind in _ARRAY_PULLS.items():
         _patch(_ARRAY_TYPE, name, _method(vars(_ARRAY_TYPE)[name], kind))
-    _patch(_ARRAY_TYPE, "block_until_ready",
-           _method(vars(_ARRAY_TYPE)["block_until_ready"], ".block_until_ready()", "wait"))
+    _patch(
+        _ARRAY_TYPE,
+        "block_until_ready",
+        _method(vars(_ARRAY_TYPE)["block_until_ready"], ".block_until_ready()", "wait"),
+    )
     _patch(_ARRAY_TYPE, "_value", _value_property(vars(_ARRAY_TYPE)["_value"]))
     for name in _NUMPY_PULLS:
         _patch(np, name, _numpy_function(getattr(np, name), f"np.{name}"))
@@ -560,8 +597,9 @@ def _install() -> None:
             _patch(np, name, _CountedUfunc(value))
     _buffer_hook.install()
     _patch(jax, "device_get", _method(jax.device_get, "device_get"))
-    _patch(jax, "block_until_ready",
-           _method(jax.block_until_ready, "jax.block_until_ready", "wait"))
+    _patch(
+        jax, "block_until_ready", _method(jax.block_until_ready, "jax.block_until_ready", "wait")
+    )
     _install_callbacks()
     _install_handovers()
     _install_custom_calls()
@@ -579,10 +617,12 @@ def _install_custom_calls() -> None:
 
     watch = CustomCallWatch(report)
     from jax._src import compiler
+
     _restore.append((compiler, "compile_or_get_cached", watch._original, watch.wrapper))
 
 
 # ---------------------------------------------------------------- host callbacks
+
 
 def _install_callbacks() -> None:
     debug_impl = _runtime_callback(debugging.debug_callback_impl, _debug_identity)
@@ -590,17 +630,28 @@ def _install_callbacks() -> None:
     # module global directly
     _patch(debugging, "debug_callback_impl", debug_impl)
     _patch(debugging.debug_callback_p, "impl", debug_impl)
-    _patch(callback_mod, "pure_callback_impl", _runtime_callback(
-        callback_mod.pure_callback_impl, _flat_identity("pure_callback")))
-    _patch(callback_mod, "io_callback_impl", _runtime_callback(
-        callback_mod.io_callback_impl, _flat_identity("io_callback")))
-    for module, name in ((jax.debug, "print"), (jax.debug, "callback"),
-                         (jax, "pure_callback"), (jax.experimental, "io_callback")):
+    _patch(
+        callback_mod,
+        "pure_callback_impl",
+        _runtime_callback(callback_mod.pure_callback_impl, _flat_identity("pure_callback")),
+    )
+    _patch(
+        callback_mod,
+        "io_callback_impl",
+        _runtime_callback(callback_mod.io_callback_impl, _flat_identity("io_callback")),
+    )
+    for module, name in (
+        (jax.debug, "print"),
+        (jax.debug, "callback"),
+        (jax, "pure_callback"),
+        (jax.experimental, "io_callback"),
+    ):
         _patch(module, name, _site_recorder(getattr(module, name)))
 
 
 def _site_recorder(original):
     """Remember the learner's line for a callback traced now and run later."""
+
     @functools.wraps(original)
     def wrapper(*args, **kwargs):
         counter = _current
@@ -610,6 +661,7 @@ def _site_recorder(original):
                 with contextlib.suppress(TypeError):  # an unhashable callable
                     _sites[args[0]] = near.f_lineno
         return original(*args, **kwargs)
+
     return wrapper
 
 
@@ -629,13 +681,15 @@ def _runtime_callback(original, identify):
             return original(*args, **kwargs)
         finally:
             _thread.busy = False
+
     return wrapper
 
 
 def _debug_identity(callback):
     """jax.debug.print or jax.debug.callback, from the flat callback jax built."""
-    cells = dict(zip(callback.__code__.co_freevars,
-                     (c.cell_contents for c in callback.__closure__ or ())))
+    cells = dict(
+        zip(callback.__code__.co_freevars, (c.cell_contents for c in callback.__closure__ or ()))
+    )
     inner = cells.get("callback")
     if isinstance(inner, functools.partial) and inner.func.__name__ == "_format_print_callback":
         return "jax.debug.print", inner.args[0], None
@@ -646,4 +700,5 @@ def _flat_identity(kind: str):
     def identify(callback):
         function = getattr(callback, "callback_func", None)
         return kind, function, function
+
     return identify

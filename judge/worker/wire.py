@@ -35,10 +35,32 @@ _FIXED = struct.Struct("<4s16sII")
 _BLOB_LEN = struct.Struct("<Q")
 
 # numpy's own dtypes cross as themselves; these cross as raw unsigned bits plus their name.
-_EXTENDED = ("bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3b11fnuz",
-             "float8_e4m3fnuz", "float8_e5m2fnuz", "int4", "uint4")
-_PLAIN = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-          "uint64", "float16", "float32", "float64", "complex64", "complex128"}
+_EXTENDED = (
+    "bfloat16",
+    "float8_e4m3fn",
+    "float8_e5m2",
+    "float8_e4m3b11fnuz",
+    "float8_e4m3fnuz",
+    "float8_e5m2fnuz",
+    "int4",
+    "uint4",
+)
+_PLAIN = {
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+}
 
 
 class WireError(ValueError):
@@ -61,6 +83,7 @@ def _bits_dtype(dt: np.dtype) -> np.dtype:
 
 # ---------------------------------------------------------------- arrays as .npy bytes
 
+
 def array_to_npy(arr: np.ndarray) -> tuple[str, bytes]:
     arr = np.asarray(arr)
     name = arr.dtype.name
@@ -78,7 +101,8 @@ _NPY_MAGIC = b"\x93NUMPY"
 # two threads parse at once (a batch grades in threads), and is more than we need.
 _NPY_HEADER = re.compile(
     r"\{'descr': '(?P<descr>[<>|=][a-z]\d{1,2})', 'fortran_order': (?P<fortran>True|False), "
-    r"'shape': \((?P<shape>(?:\d+, )*\d*,?)\), \} *\n?$")
+    r"'shape': \((?P<shape>(?:\d+, )*\d*,?)\), \} *\n?$"
+)
 
 
 def _npy_header(data: bytes) -> tuple[tuple, bool, np.dtype, int]:
@@ -96,7 +120,7 @@ def _npy_header(data: bytes) -> tuple[tuple, bool, np.dtype, int]:
         raise WireError("unknown .npy version")
     if hlen > 4096 or start + hlen > len(data):
         raise WireError("bad .npy header length")
-    m = _NPY_HEADER.match(data[start:start + hlen].decode("latin1"))
+    m = _NPY_HEADER.match(data[start : start + hlen].decode("latin1"))
     if m is None:
         raise WireError("bad .npy header")
     shape = tuple(int(d) for d in m["shape"].replace(" ", "").split(",") if d)
@@ -134,13 +158,15 @@ def npy_to_array(data: bytes, dtype_name: str) -> np.ndarray:
 
 # ---------------------------------------------------------------- the value codec
 
+
 class Leaf:
     """An array as it crossed the channel, with how the sender held it."""
 
     __slots__ = ("array", "kind", "weak", "sharding")
 
-    def __init__(self, array: np.ndarray, kind: str, weak: bool = False,
-                 sharding: dict | None = None):
+    def __init__(
+        self, array: np.ndarray, kind: str, weak: bool = False, sharding: dict | None = None
+    ):
         self.array = array
         # "numpy", "jax", "npscalar", or "key": a JAX typed PRNG key (threefry2x32), the
         # array holding its raw key data (uint32[2])
@@ -182,27 +208,47 @@ def check_layout(node) -> dict:
         if not (isinstance(mesh, dict) and set(mesh) == {"axes", "sizes", "types"}):
             raise WireError("bad layout mesh")
         axes, sizes, types = mesh["axes"], mesh["sizes"], mesh["types"]
-        if not (isinstance(axes, list) and isinstance(sizes, list) and isinstance(types, list)
-                and 0 < len(axes) == len(sizes) == len(types) <= MAX_AXES
-                and all(isinstance(a, str) and _AXIS_NAME.match(a) for a in axes)
-                and len(set(axes)) == len(axes)
-                and all(_is_count(s, 1, MAX_SHARDS) for s in sizes)
-                and all(t in AXIS_TYPES for t in types)):
+        if not (
+            isinstance(axes, list)
+            and isinstance(sizes, list)
+            and isinstance(types, list)
+            and 0 < len(axes) == len(sizes) == len(types) <= MAX_AXES
+            and all(isinstance(a, str) and _AXIS_NAME.match(a) for a in axes)
+            and len(set(axes)) == len(axes)
+            and all(_is_count(s, 1, MAX_SHARDS) for s in sizes)
+            and all(t in AXIS_TYPES for t in types)
+        ):
             raise WireError("bad layout mesh")
         out["mesh"] = {"axes": list(axes), "sizes": list(sizes), "types": list(types)}
     if "spec" in node:
         spec = node["spec"]
-        if not (isinstance(spec, list) and len(spec) <= MAX_RANK and all(
-                isinstance(d, list) and len(d) <= MAX_AXES
-                and all(isinstance(a, str) and a in axes for a in d) for d in spec)):
+        if not (
+            isinstance(spec, list)
+            and len(spec) <= MAX_RANK
+            and all(
+                isinstance(d, list)
+                and len(d) <= MAX_AXES
+                and all(isinstance(a, str) and a in axes for a in d)
+                for d in spec
+            )
+        ):
             raise WireError("bad layout spec")
         out["spec"] = [list(d) for d in spec]
     if "shards" in node:
         shards = node["shards"]
-        if not (isinstance(shards, list) and len(shards) <= MAX_SHARDS and all(
-                isinstance(s, list) and len(s) == 2 and _is_count(s[0], 0, 1 << 31)
-                and isinstance(s[1], list) and len(s[1]) <= MAX_RANK
-                and all(_is_block(b) for b in s[1]) for s in shards)):
+        if not (
+            isinstance(shards, list)
+            and len(shards) <= MAX_SHARDS
+            and all(
+                isinstance(s, list)
+                and len(s) == 2
+                and _is_count(s[0], 0, 1 << 31)
+                and isinstance(s[1], list)
+                and len(s[1]) <= MAX_RANK
+                and all(_is_block(b) for b in s[1])
+                for s in shards
+            )
+        ):
             raise WireError("bad layout shards")
         out["shards"] = [[s[0], [list(b) for b in s[1]]] for s in shards]
     if "platform" in node:
@@ -218,8 +264,12 @@ def _is_count(v, low: int, high: int) -> bool:
 
 def _is_block(b) -> bool:
     """[start, stop) of one dimension of a shard."""
-    return (isinstance(b, list) and len(b) == 2 and _is_count(b[0], 0, 1 << 62)
-            and _is_count(b[1], b[0], 1 << 62))
+    return (
+        isinstance(b, list)
+        and len(b) == 2
+        and _is_count(b[0], 0, 1 << 62)
+        and _is_count(b[1], b[0], 1 << 62)
+    )
 
 
 class Opaque:
@@ -280,18 +330,24 @@ def encode(value, blobs: list[bytes], depth: int = 0, layout_of=None):
         layout = layout_of(value) if layout_of is not None else None
         return _encode_array(arr, "jax", bool(getattr(value, "weak_type", False)), blobs, layout)
     if type(value) in (list, tuple):
-        return {"t": type(value).__name__,
-                "v": [encode(v, blobs, depth + 1, layout_of) for v in value]}
+        return {
+            "t": type(value).__name__,
+            "v": [encode(v, blobs, depth + 1, layout_of) for v in value],
+        }
     if type(value) is dict and all(isinstance(k, str) for k in value):
-        return {"t": "dict", "k": list(value.keys()),
-                "v": [encode(v, blobs, depth + 1, layout_of) for v in value.values()]}
+        return {
+            "t": "dict",
+            "k": list(value.keys()),
+            "v": [encode(v, blobs, depth + 1, layout_of) for v in value.values()],
+        }
     if isinstance(value, str):
         return {"t": "str", "v": _short(value)}
     return {"t": "other", "type": _type_name(value), "repr": _short(_safe_repr(value))}
 
 
-def _encode_array(arr: np.ndarray, kind: str, weak: bool, blobs: list[bytes],
-                  sharding: dict | None = None):
+def _encode_array(
+    arr: np.ndarray, kind: str, weak: bool, blobs: list[bytes], sharding: dict | None = None
+):
     try:
         name, data = array_to_npy(arr)
     except WireError:
@@ -305,7 +361,11 @@ def _encode_array(arr: np.ndarray, kind: str, weak: bool, blobs: list[bytes],
 
 def _type_name(value) -> str:
     t = type(value)
-    return f"{t.__module__}.{t.__qualname__}" if t.__module__ not in ("builtins", None) else t.__qualname__
+    return (
+        f"{t.__module__}.{t.__qualname__}"
+        if t.__module__ not in ("builtins", None)
+        else t.__qualname__
+    )
 
 
 def _safe_repr(value) -> str:
@@ -327,8 +387,16 @@ def decode(node, blobs: list[bytes]):
         return _decode(node, blobs, 0, counter)
     except WireError:
         raise
-    except (RecursionError, MemoryError, TypeError, KeyError, IndexError, ValueError,
-            AttributeError, OverflowError) as exc:
+    except (
+        RecursionError,
+        MemoryError,
+        TypeError,
+        KeyError,
+        IndexError,
+        ValueError,
+        AttributeError,
+        OverflowError,
+    ) as exc:
         raise WireError(f"malformed value: {type(exc).__name__}") from None
 
 
@@ -371,8 +439,12 @@ def _decode(node, blobs, depth, counter):
         return out if t == "list" else tuple(out)
     if t == "dict":
         keys, vals = node["k"], node["v"]
-        if not (isinstance(keys, list) and isinstance(vals, list) and len(keys) == len(vals)
-                and all(isinstance(k, str) for k in keys)):
+        if not (
+            isinstance(keys, list)
+            and isinstance(vals, list)
+            and len(keys) == len(vals)
+            and all(isinstance(k, str) for k in keys)
+        ):
             raise WireError("bad dict")
         return {k: _decode(v, blobs, depth + 1, counter) for k, v in zip(keys, vals)}
     if t == "array":
@@ -394,6 +466,7 @@ def _decode(node, blobs, depth, counter):
 
 
 # ---------------------------------------------------------------- framing
+
 
 def pack(token: bytes, seq: int, header: dict, blobs: list[bytes] = ()) -> bytes:
     header = dict(header, blobs=len(blobs))
@@ -417,8 +490,9 @@ def _read_exact(fd: int, n: int) -> bytes:
     return b"".join(chunks)
 
 
-def read_frame(fd: int, token: bytes, seq: int | None = None,
-               check_size=None) -> tuple[dict, list[bytes]]:
+def read_frame(
+    fd: int, token: bytes, seq: int | None = None, check_size=None
+) -> tuple[dict, list[bytes]]:
     """Read one frame from ``fd``; raise WireError unless it is well-formed and ours.
     ``check_size(total)`` sees the bytes the blobs claim so far before each is read,
     and may raise a WireError to refuse them."""

@@ -24,22 +24,22 @@ def pin_dumps():
     from jax._src import compiler
     from jax._src.lib import xla_client
 
-    fresh = xla_client.CompileOptions()     # held: its debug_options is a view into it
+    fresh = xla_client.CompileOptions()  # held: its debug_options is a view into it
     pristine = fresh.executable_build_options.debug_options
-    fields = [name for name in dir(pristine)
-              if not name.startswith("_") and _is_dump_option(name)]
+    fields = [name for name in dir(pristine) if not name.startswith("_") and _is_dump_option(name)]
     settings = {}
     for name in fields:
         try:
             settings[name] = getattr(pristine, name)
-        except Exception:   # a field the bindings cannot read back: never set either
+        except Exception:  # a field the bindings cannot read back: never set either
             pass
     original = compiler.backend_compile_and_load
 
     @functools.wraps(original)
     def backend_compile_and_load(backend, module, executable_devices, options, *rest, **kw):
         options.env_option_overrides = [
-            (k, v) for k, v in options.env_option_overrides if not _is_dump_option(k)]
+            (k, v) for k, v in options.env_option_overrides if not _is_dump_option(k)
+        ]
         debug = options.executable_build_options.debug_options
         for name, value in settings.items():
             if getattr(debug, name) != value:

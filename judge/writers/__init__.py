@@ -52,19 +52,24 @@ def writer_problems(module: ModuleType) -> list[str]:
     name = getattr(module, "NAME", None)
     if not isinstance(name, str) or not name.replace("-", "_").isidentifier():
         problems.append("it declares no NAME (a word: the format's name)")
-    elif module.__name__.rpartition(".")[0] == __name__ and \
-            module.__name__.rpartition(".")[2] not in (name, f"{name}_format"):
-        problems.append(f"a format of judge/writers/ lives in {name}.py (or "
-                        f"{name}_format.py), the name its NAME says")
+    elif module.__name__.rpartition(".")[0] == __name__ and module.__name__.rpartition(".")[
+        2
+    ] not in (name, f"{name}_format"):
+        problems.append(
+            f"a format of judge/writers/ lives in {name}.py (or "
+            f"{name}_format.py), the name its NAME says"
+        )
     write = getattr(module, "write", None)
     if not callable(write):
         problems.append("it has no write(report, stream, *, color=False) function")
     else:
         params = inspect.signature(write).parameters
-        positional = [p for p in params.values()
-                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        if len(positional) < 2 or ("color" not in params and not any(
-                p.kind == p.VAR_KEYWORD for p in params.values())):
+        positional = [
+            p for p in params.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
+        if len(positional) < 2 or (
+            "color" not in params and not any(p.kind == p.VAR_KEYWORD for p in params.values())
+        ):
             problems.append("write must take (report, stream, *, color=False)")
     if not isinstance(getattr(module, "RESULTS_FILE", False), bool):
         problems.append("RESULTS_FILE must be True or False")
@@ -74,21 +79,31 @@ def writer_problems(module: ModuleType) -> list[str]:
     return problems
 
 
-def register_writer(module: ModuleType, origin: str = "",
-                    table: dict[str, Writer] | None = None) -> Writer:
+def register_writer(
+    module: ModuleType, origin: str = "", table: dict[str, Writer] | None = None
+) -> Writer:
     """Check ``module`` and add it to ``table`` (the formats found so far)."""
     table = _WRITERS if table is None else table
     where = f"report writer {module.__name__}" + (f" (from {origin})" if origin else "")
     problems = writer_problems(module)
     if problems:
-        raise PluginError(f"{where} does not keep the writer contract (judge/writers/"
-                          f"__init__.py): " + "; ".join(problems))
+        raise PluginError(
+            f"{where} does not keep the writer contract (judge/writers/"
+            f"__init__.py): " + "; ".join(problems)
+        )
     known = table.get(module.NAME)
     if known is not None and known.module != module.__name__:
-        raise PluginError(f"{where}: the format '{module.NAME}' is already written by "
-                          f"{known.module}; give one of them another NAME")
-    found = Writer(module.NAME, module.write, getattr(module, "RESULTS_FILE", False),
-                   getattr(module, "emit_path", None), module.__name__)
+        raise PluginError(
+            f"{where}: the format '{module.NAME}' is already written by "
+            f"{known.module}; give one of them another NAME"
+        )
+    found = Writer(
+        module.NAME,
+        module.write,
+        getattr(module, "RESULTS_FILE", False),
+        getattr(module, "emit_path", None),
+        module.__name__,
+    )
     table[found.name] = found
     return found
 
@@ -107,11 +122,15 @@ def writers() -> dict[str, Writer]:
                 try:
                     module = ep.load()
                 except Exception as exc:
-                    raise PluginError(f"the report writer of the {ep.where()} does not load: "
-                                      f"{type(exc).__name__}: {exc}") from exc
+                    raise PluginError(
+                        f"the report writer of the {ep.where()} does not load: "
+                        f"{type(exc).__name__}: {exc}"
+                    ) from exc
                 if not isinstance(module, ModuleType):
-                    raise PluginError(f"the {ep.where()} must name a module (its NAME and "
-                                      f"write), not {type(module).__name__}")
+                    raise PluginError(
+                        f"the {ep.where()} must name a module (its NAME and "
+                        f"write), not {type(module).__name__}"
+                    )
                 register_writer(module, ep.where(), table=found)
             _WRITERS.update(found)
     return _WRITERS
@@ -156,6 +175,6 @@ def emit_formats() -> list[str]:
 
 
 def __getattr__(name: str):
-    if name == "FORMATS":                  # the old table's name: format -> module
+    if name == "FORMATS":  # the old table's name: format -> module
         return {w.name: w.module.rsplit(".", 1)[-1] for w in writers().values()}
     raise AttributeError(name)

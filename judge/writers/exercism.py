@@ -14,7 +14,7 @@ import json
 from ..scoring import SETUP_KINDS, outcome
 from ..verdicts import Verdict
 
-OUTPUT_LIMIT = 500          # the spec's cap on a test's output
+OUTPUT_LIMIT = 500  # the spec's cap on a test's output
 STATUS = {"passed": "pass", "skipped": "pass", "failed": "fail", "error": "error"}
 
 
@@ -42,19 +42,26 @@ def results(report) -> dict:
     tests = []
     for c in report.checks:
         state, note = outcome(c, report.strict)
-        test = {"name": c.id, "test_code": f"{c.kind} check '{c.id}' of task {report.task}",
-                "status": STATUS[state]}
+        test = {
+            "name": c.id,
+            "test_code": f"{c.kind} check '{c.id}' of task {report.task}",
+            "status": STATUS[state],
+        }
         if STATUS[state] != "pass":
             test["message"] = c.message
         if note or output:
             test["output"] = capped(note + ("\n" if note and output else "") + output)
         tests.append(test)
-    return {"version": 3, "status": "pass" if report.verdict == Verdict.ACCEPTED else "fail",
-            "message": None, "tests": tests}
+    return {
+        "version": 3,
+        "status": "pass" if report.verdict == Verdict.ACCEPTED else "fail",
+        "message": None,
+        "tests": tests,
+    }
 
 
 NAME = "exercism"
-RESULTS_FILE = True          # the test runner's results.json: a missing one is a broken runner
+RESULTS_FILE = True  # the test runner's results.json: a missing one is a broken runner
 
 
 def emit_path(learner: str, task_id: str) -> str:

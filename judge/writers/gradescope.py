@@ -56,12 +56,20 @@ def results(report) -> dict:
         extra = {"check": c.id, "kind": c.kind, "status": c.status}
         if c.counterexample is not None and not passed:
             extra["counterexample"] = c.counterexample
-        tests.append({"score": number(earned.earned), "max_score": number(earned.worth),
-                      "status": "passed" if passed else "failed",
-                      "name": f"{c.id} ({c.kind}{'' if c.required else ', advisory'})",
-                      "number": str(index), "output": text, "output_format": "text",
-                      "tags": [c.kind, "required" if c.required else "advisory"],
-                      "visibility": visibility(c), "extra_data": extra})
+        tests.append(
+            {
+                "score": number(earned.earned),
+                "max_score": number(earned.worth),
+                "status": "passed" if passed else "failed",
+                "name": f"{c.id} ({c.kind}{'' if c.required else ', advisory'})",
+                "number": str(index),
+                "output": text,
+                "output_format": "text",
+                "tags": [c.kind, "required" if c.required else "advisory"],
+                "visibility": visibility(c),
+                "extra_data": extra,
+            }
+        )
     printed = learner_output(report)
     latest = max((t["visibility"] for t in tests), key=VISIBILITIES.index, default="visible")
     # when the task's checks could not run, why is the headline (a missing file, a syntax error)
@@ -71,27 +79,47 @@ def results(report) -> dict:
     if failing and not setup and all(visibility(c) != "visible" for c in failing):
         headline = WITHHELD
     output = f"{headline}  ({report.task}, seed {report.seed})"
-    late = getattr(report, "late", None)      # a batch's late policy (judge/scoring.py)
+    late = getattr(report, "late", None)  # a batch's late policy (judge/scoring.py)
     if late is not None and points.before_late is not None:
         output += "\n" + late.note(points.before_late, points.earned)
     if printed and latest == "visible":
         output += "\n\nYour code printed:\n" + printed
     elif printed:
         output += "\n\nWhat your code printed is shown with the checks shown last."
-        tests.append({"score": 0, "max_score": 0, "status": "passed",
-                      "name": "what your code printed", "number": str(len(tests) + 1),
-                      "output": printed, "output_format": "text", "tags": ["output"],
-                      "visibility": latest, "extra_data": {"check": None}})
-    return {"score": number(points.earned), "execution_time": round(report.elapsed_s, 3),
-            "output": output, "output_format": "text", "visibility": "visible",
-            "stdout_visibility": "hidden",
-            "extra_data": {"task": report.task, "verdict": report.verdict, "seed": report.seed,
-                           "strict": report.strict, "judge_version": report.judge_version},
-            "tests": tests}
+        tests.append(
+            {
+                "score": 0,
+                "max_score": 0,
+                "status": "passed",
+                "name": "what your code printed",
+                "number": str(len(tests) + 1),
+                "output": printed,
+                "output_format": "text",
+                "tags": ["output"],
+                "visibility": latest,
+                "extra_data": {"check": None},
+            }
+        )
+    return {
+        "score": number(points.earned),
+        "execution_time": round(report.elapsed_s, 3),
+        "output": output,
+        "output_format": "text",
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "extra_data": {
+            "task": report.task,
+            "verdict": report.verdict,
+            "seed": report.seed,
+            "strict": report.strict,
+            "judge_version": report.judge_version,
+        },
+        "tests": tests,
+    }
 
 
 NAME = "gradescope"
-RESULTS_FILE = True          # the autograder's results.json: a missing one is a broken grader
+RESULTS_FILE = True  # the autograder's results.json: a missing one is a broken grader
 
 
 def emit_path(learner: str, task_id: str) -> str:

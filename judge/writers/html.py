@@ -27,10 +27,15 @@ from ..verdicts import Status, Verdict
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 VERDICT_COLORS = {
-    Verdict.ACCEPTED: "#2e7d32", Verdict.INEFFICIENT: "#ef8f00", Verdict.WRONG_ANSWER: "#c62828",
-    Verdict.RUNTIME_ERROR: "#8e2424", Verdict.TIME_LIMIT_EXCEEDED: "#6a1b9a",
-    Verdict.MEMORY_LIMIT_EXCEEDED: "#4527a0", Verdict.INVALID_SUBMISSION: "#616161",
-    Verdict.JUDGE_ERROR: "#ad1457"}
+    Verdict.ACCEPTED: "#2e7d32",
+    Verdict.INEFFICIENT: "#ef8f00",
+    Verdict.WRONG_ANSWER: "#c62828",
+    Verdict.RUNTIME_ERROR: "#8e2424",
+    Verdict.TIME_LIMIT_EXCEEDED: "#6a1b9a",
+    Verdict.MEMORY_LIMIT_EXCEEDED: "#4527a0",
+    Verdict.INVALID_SUBMISSION: "#616161",
+    Verdict.JUDGE_ERROR: "#ad1457",
+}
 MARKS = {Status.PASSED: "ok", Status.FAILED: "FAIL", Status.ERROR: "ERR", Status.SKIPPED: "skip"}
 STYLE = """
 .jj { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1d1d1d; }
@@ -71,16 +76,20 @@ def page(report, title: str | None = None) -> str:
 
 
 def document(title: str, body: str) -> str:
-    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{escape(title)}</title><style>{STYLE}</style></head>\n"
-            f"<body class=\"jj\">\n{body}\n</body></html>\n")
+    return (
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(title)}</title><style>{STYLE}</style></head>\n"
+        f'<body class="jj">\n{body}\n</body></html>\n'
+    )
 
 
 def badge(verdict: Verdict, text: str | None = None) -> str:
-    return (f"<span class=\"verdict\" style=\"background:{VERDICT_COLORS[verdict]}\">"
-            f"{escape(text or verdict.upper().replace('_', ' '))}</span>")
+    return (
+        f'<span class="verdict" style="background:{VERDICT_COLORS[verdict]}">'
+        f"{escape(text or verdict.upper().replace('_', ' '))}</span>"
+    )
 
 
 def fragment(report, styled: bool = True) -> str:
@@ -88,21 +97,27 @@ def fragment(report, styled: bool = True) -> str:
     from .text import strict_note
 
     points = score(report)
-    out = [f"<div class=\"jj jj-report\" data-verdict=\"{report.verdict}\">"]
+    out = [f'<div class="jj jj-report" data-verdict="{report.verdict}">']
     if styled:
         out.append(f"<style>{STYLE}</style>")
     note = strict_note(report)
-    out.append(f"<div class=\"head\">{badge(report.verdict)}<b>{escape(report.task)}</b>"
-               f"<span class=\"meta\">{escape(report.submission)}</span>"
-               + (f"<span class=\"note\">{escape(note)}</span>" if note else "") + "</div>")
-    out.append(f"<div class=\"meta\"><span data-points=\"{number(points.earned)}\" "
-               f"data-max-points=\"{number(points.maximum)}\">{number(points.earned)} of "
-               f"{number(points.maximum)} points</span> · seed {report.seed} · "
-               f"{report.elapsed_s:.2f} s · isolation: {escape(report.isolation)}</div>")
+    out.append(
+        f'<div class="head">{badge(report.verdict)}<b>{escape(report.task)}</b>'
+        f'<span class="meta">{escape(report.submission)}</span>'
+        + (f'<span class="note">{escape(note)}</span>' if note else "")
+        + "</div>"
+    )
+    out.append(
+        f'<div class="meta"><span data-points="{number(points.earned)}" '
+        f'data-max-points="{number(points.maximum)}">{number(points.earned)} of '
+        f"{number(points.maximum)} points</span> · seed {report.seed} · "
+        f"{report.elapsed_s:.2f} s · isolation: {escape(report.isolation)}</div>"
+    )
     if report.notes:
-        out.append("<ul class=\"notes\">" + "".join(f"<li>{escape(n)}</li>" for n in report.notes)
-                   + "</ul>")
-    out.append("<ol class=\"checks\">")
+        out.append(
+            '<ul class="notes">' + "".join(f"<li>{escape(n)}</li>" for n in report.notes) + "</ul>"
+        )
+    out.append('<ol class="checks">')
     for c, earned in zip(report.checks, points.checks):
         out.append(_check(report, c, earned))
     out.append("</ol>")
@@ -110,7 +125,9 @@ def fragment(report, styled: bool = True) -> str:
         text = (report.output or {}).get(name) or ""
         if text:
             cut = " (truncated)" if report.output.get("truncated") else ""
-            out.append(f"<details><summary>your {name}{cut}</summary><pre>{escape(text)}</pre></details>")
+            out.append(
+                f"<details><summary>your {name}{cut}</summary><pre>{escape(text)}</pre></details>"
+            )
     out.append("</div>")
     return "\n".join(out)
 
@@ -118,13 +135,23 @@ def fragment(report, styled: bool = True) -> str:
 def _check(report, c, earned) -> str:
     state, _ = outcome(c, report.strict)
     css = "advisory" if c.status.bad and state == Status.PASSED else c.status.value
-    tag = "" if c.required else " <span class=\"tag\">(advisory" + \
-        (", counted: --strict" if report.strict else "") + ")</span>"
-    pts = f"<span class=\"pts\">{number(earned.earned)}/{number(earned.worth)}</span>" \
-        if earned.worth else ""
-    parts = [f"<li class=\"{css}\" data-check=\"{escape(c.id)}\" data-status=\"{c.status}\">"
-             f"{pts}<span class=\"mark\">{MARKS[c.status]}</span> <b>{escape(c.id)}</b>{tag}"
-             f"<pre>{escape(c.message)}</pre>"]
+    tag = (
+        ""
+        if c.required
+        else ' <span class="tag">(advisory'
+        + (", counted: --strict" if report.strict else "")
+        + ")</span>"
+    )
+    pts = (
+        f'<span class="pts">{number(earned.earned)}/{number(earned.worth)}</span>'
+        if earned.worth
+        else ""
+    )
+    parts = [
+        f'<li class="{css}" data-check="{escape(c.id)}" data-status="{c.status}">'
+        f'{pts}<span class="mark">{MARKS[c.status]}</span> <b>{escape(c.id)}</b>{tag}'
+        f"<pre>{escape(c.message)}</pre>"
+    ]
     if c.counterexample and c.status.bad:
         parts.append(counterexample_table(c.counterexample))
     kind = kind_of(c.kind)
@@ -134,17 +161,27 @@ def _check(report, c, earned) -> str:
     if tb and c.status == Status.ERROR:
         parts.append(f"<details><summary>traceback</summary><pre>{escape(str(tb))}</pre></details>")
     if c.details.get("replay") and c.status.bad:
-        parts.append("<details open class=\"replay\"><summary>call your function on exactly "
-                     "this input (paste into a cell)</summary><pre><code>"
-                     f"{escape(str(c.details['replay']))}</code></pre></details>")
+        parts.append(
+            '<details open class="replay"><summary>call your function on exactly '
+            "this input (paste into a cell)</summary><pre><code>"
+            f"{escape(str(c.details['replay']))}</code></pre></details>"
+        )
     parts.append("</li>")
     return "".join(parts)
 
 
 def counterexample_table(ce: dict) -> str:
     rows = [(name, v) for name, v in ce.get("args", {}).items()]
-    rows += [(label, ce[key]) for key, label in (("expected", "expected"), ("actual", "got"))
-             if key in ce]
-    return "<table class=\"ce\">" + "".join(
-        f"<tr><th>{escape(str(name))}</th><td><code>{escape(render_shown(v))}</code></td></tr>"
-        for name, v in rows) + "</table>"
+    rows += [
+        (label, ce[key])
+        for key, label in (("expected", "expected"), ("actual", "got"))
+        if key in ce
+    ]
+    return (
+        '<table class="ce">'
+        + "".join(
+            f"<tr><th>{escape(str(name))}</th><td><code>{escape(render_shown(v))}</code></td></tr>"
+            for name, v in rows
+        )
+        + "</table>"
+    )

@@ -32,15 +32,26 @@ def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrs) -> ET.E
 def testsuite(report) -> ET.Element:
     states = [outcome(c, report.strict) for c in report.checks]
     count = lambda s: str(sum(state == s for state, _ in states))
-    suite = ET.Element("testsuite", {
-        "name": _clean(f"{report.task}: {report.submission}"), "tests": str(len(states)),
-        "failures": count("failed"), "errors": count("error"), "skipped": count("skipped"),
-        "time": f"{report.elapsed_s:.3f}"})
+    suite = ET.Element(
+        "testsuite",
+        {
+            "name": _clean(f"{report.task}: {report.submission}"),
+            "tests": str(len(states)),
+            "failures": count("failed"),
+            "errors": count("error"),
+            "skipped": count("skipped"),
+            "time": f"{report.elapsed_s:.3f}",
+        },
+    )
     props = _sub(suite, "properties")
-    for name, value in (("task", report.task), ("submission", report.submission),
-                        ("verdict", report.verdict), ("seed", report.seed),
-                        ("strict", str(report.strict).lower()),
-                        ("judge_version", report.judge_version)):
+    for name, value in (
+        ("task", report.task),
+        ("submission", report.submission),
+        ("verdict", report.verdict),
+        ("seed", report.seed),
+        ("strict", str(report.strict).lower()),
+        ("judge_version", report.judge_version),
+    ):
         _sub(props, "property", name=name, value=value)
     for c, (state, note) in zip(report.checks, states):
         case = _sub(suite, "testcase", name=c.id, classname=f"{report.task}.{c.kind}")
@@ -50,17 +61,25 @@ def testsuite(report) -> ET.Element:
                 body.append("counterexample: " + json.dumps(c.counterexample, ensure_ascii=False))
             if c.details.get("traceback"):
                 body.append(str(c.details["traceback"]).rstrip())
-            _sub(case, "failure" if state == "failed" else "error", "\n".join(body),
-                 message=c.message.splitlines()[0] if c.message else state,
-                 type=c.verdict or state)
+            _sub(
+                case,
+                "failure" if state == "failed" else "error",
+                "\n".join(body),
+                message=c.message.splitlines()[0] if c.message else state,
+                type=c.verdict or state,
+            )
         elif state == "skipped":
             _sub(case, "skipped", message=c.message)
         if note and state != "skipped":
             _sub(case, "system-out", note)
     out = report.output or {}
     if out.get("stdout") or out.get("truncated"):
-        _sub(suite, "system-out", (out.get("stdout") or "") +
-             ("\n[the judge cut the output here]" if out.get("truncated") else ""))
+        _sub(
+            suite,
+            "system-out",
+            (out.get("stdout") or "")
+            + ("\n[the judge cut the output here]" if out.get("truncated") else ""),
+        )
     if out.get("stderr"):
         _sub(suite, "system-err", out["stderr"])
     return suite
@@ -75,8 +94,13 @@ def emit_path(learner: str, task_id: str) -> str:
 
 def write(report, stream, *, color: bool = False) -> None:
     suite = testsuite(report)
-    root = ET.Element("testsuites", {"name": "jax-judge", **{
-        k: suite.get(k) for k in ("tests", "failures", "errors", "skipped", "time")}})
+    root = ET.Element(
+        "testsuites",
+        {
+            "name": "jax-judge",
+            **{k: suite.get(k) for k in ("tests", "failures", "errors", "skipped", "time")},
+        },
+    )
     root.append(suite)
     ET.indent(root)
     stream.write('<?xml version="1.0" encoding="UTF-8"?>\n')

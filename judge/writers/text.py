@@ -28,7 +28,7 @@ def shout(verdict: Verdict) -> str:
 
 
 def strict_note(report) -> str:
-    """" (would be INEFFICIENT with --strict)" when advisory failures are all that
+    """ " (would be INEFFICIENT with --strict)" when advisory failures are all that
     stand between this verdict and a worse one."""
     if report.strict:
         return ""
@@ -44,23 +44,34 @@ def write(report, stream, *, color: bool = False) -> None:
 
     head = _paint(shout(report.verdict), COLORS.get(report.verdict, "31"), color)
     note = strict_note(report)
-    stream.write(f"{head}  {report.task}  {report.submission}" + (f"  ({note})" if note else "") + "\n")
+    stream.write(
+        f"{head}  {report.task}  {report.submission}" + (f"  ({note})" if note else "") + "\n"
+    )
     for line in report.notes:
         stream.write(f"  note: {line}\n")
     write_checks(report, stream, color=color)
     write_output(report, stream)
     points = score(report)
-    devices = f", {report.devices['count']} {report.devices['platform']} devices" \
-        if report.devices and report.devices.get("count", 1) > 1 else ""
-    stream.write(f"  seed {report.seed}, {report.elapsed_s:.2f} s, isolation: {report.isolation}, "
-                 f"points: {number(points.earned)} of {number(points.maximum)}{devices}\n")
+    devices = (
+        f", {report.devices['count']} {report.devices['platform']} devices"
+        if report.devices and report.devices.get("count", 1) > 1
+        else ""
+    )
+    stream.write(
+        f"  seed {report.seed}, {report.elapsed_s:.2f} s, isolation: {report.isolation}, "
+        f"points: {number(points.earned)} of {number(points.maximum)}{devices}\n"
+    )
 
 
 def write_checks(report, stream, *, color: bool = False, only_failed: bool = False) -> None:
     for c in report.checks:
         if only_failed and c.status == "passed":
             continue
-        tag = "" if c.required else " (advisory" + (", counted: --strict" if report.strict else "") + ")"
+        tag = (
+            ""
+            if c.required
+            else " (advisory" + (", counted: --strict" if report.strict else "") + ")"
+        )
         mark = MARKS[c.status]
         if c.status in ("failed", "error"):
             mark = _paint(mark, "31" if c.required or report.strict else "33", color)
@@ -81,8 +92,7 @@ def write_checks(report, stream, *, color: bool = False, only_failed: bool = Fal
             for line in str(tb).rstrip().splitlines()[-6:]:
                 stream.write(f"       | {line}\n")
         if c.details.get("replay") and c.status in ("failed", "error"):
-            stream.write("       to call your function on exactly this input, paste into a "
-                         "cell:\n")
+            stream.write("       to call your function on exactly this input, paste into a cell:\n")
             for line in str(c.details["replay"]).splitlines():
                 stream.write(f"         {line}\n")
 

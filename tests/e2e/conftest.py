@@ -18,9 +18,18 @@ CHROMEDRIVER = shutil.which("chromedriver")
 
 # Flags that keep Chromium off the (closed) network and out of the machine's profile;
 # --no-sandbox because the suite runs as root in CI.
-FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", "--window-size=1280,1600")
+FLAGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--window-size=1280,1600",
+)
 
 
 def _missing() -> str | None:

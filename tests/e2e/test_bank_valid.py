@@ -39,7 +39,9 @@ def busy_machine():
 
 def assert_valid(task_id: str):
     report = TaskValidation(BANK.get(task_id), workers=2).run()
-    problems = [f"{c.id}: {c.message}" for c in report.checks if c.status != "passed" and c.required]
+    problems = [
+        f"{c.id}: {c.message}" for c in report.checks if c.status != "passed" and c.required
+    ]
     assert report.verdict == "accepted", "\n".join(problems)
     return report
 

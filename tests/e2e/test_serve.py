@@ -33,9 +33,16 @@ def bank(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def served(bank, tmp_path_factory):
-    server = Server(bank, tmp_path_factory.mktemp("state") / "state.sqlite",
-                    "--workers", "2", "--warm", "2",
-                    "--allow-callback-host", "127.0.0.1")    # the receiver below is here
+    server = Server(
+        bank,
+        tmp_path_factory.mktemp("state") / "state.sqlite",
+        "--workers",
+        "2",
+        "--warm",
+        "2",
+        "--allow-callback-host",
+        "127.0.0.1",
+    )  # the receiver below is here
     try:
         server.wait_warm()
         yield server
@@ -45,12 +52,14 @@ def served(bank, tmp_path_factory):
 
 def comparable(report: dict) -> dict:
     """The report without what changes from run to run: timings, the file's name."""
+
     def strip(v):
         if isinstance(v, dict):
             return {k: strip(x) for k, x in v.items() if k not in ("seconds", "elapsed_s")}
         if isinstance(v, list):
             return [strip(x) for x in v]
         return v
+
     out = strip(report)
     out.pop("submission", None)
     return out
@@ -66,8 +75,10 @@ def test_the_report_is_the_judge_run_report(served, bank, tmp_path, kind, source
     expected = judge_run_json(bank, TASK, source, tmp_path)
     assert comparable(report) == comparable(expected)
     assert report["submission"] == "submission.py"
-    assert report["verdict"] == {"right": "accepted", "wrong": "wrong_answer",
-                                 "crash": "runtime_error"}[kind]
+    assert (
+        report["verdict"]
+        == {"right": "accepted", "wrong": "wrong_answer", "crash": "runtime_error"}[kind]
+    )
 
 
 def test_a_repeat_answers_from_the_store(served):
@@ -78,7 +89,7 @@ def test_a_repeat_answers_from_the_store(served):
     again = served.submit(source)
     assert again == {"id": first["id"], "state": "done", "deduplicated": True}
     assert served.http.get(f"/v1/submissions/{first['id']}").json() == report
-    other_seed = served.submit(source, seed=12345)     # another seed is another grading
+    other_seed = served.submit(source, seed=12345)  # another seed is another grading
     assert other_seed["id"] != first["id"] and not other_seed["deduplicated"]
     assert served.result(other_seed["id"])["seed"] == 12345
     assert served.metric("judge_gradings_total", verdict="accepted") == graded + 1
@@ -89,13 +100,15 @@ def test_a_looping_submission_holds_up_nobody(served):
     looping = served.submit(unique(LOOP, "looping"))
     assert looping["state"] == "queued"
     pending = served.http.get(f"/v1/submissions/{looping['id']}", params={"wait": 0.5})
-    assert pending.status_code == 202                   # answered while it grades
+    assert pending.status_code == 202  # answered while it grades
     body = pending.json()
     assert body["id"] == looping["id"] and body["task"] == TASK
-    assert body["state"] in ("queued", "running") and pending.headers["Judge-State"] == body["state"]
+    assert (
+        body["state"] in ("queued", "running") and pending.headers["Judge-State"] == body["state"]
+    )
     right = served.submit(unique(RIGHT, "beside-the-loop"))
     assert served.result(right["id"])["verdict"] == "accepted"
-    assert served.state_of(looping["id"]) in ("queued", "running")   # still at it
+    assert served.state_of(looping["id"]) in ("queued", "running")  # still at it
     assert served.result(looping["id"])["verdict"] == "time_limit_exceeded"
 
 
@@ -106,7 +119,8 @@ def test_warm_workers_are_never_shared(served):
         "import builtins, os\n"
         "open('left-behind', 'w').write('x')\n"
         "builtins.LEFT_BEHIND = True\n"
-        "os.environ['LEFT_BEHIND'] = '1'\n" + RIGHT)
+        "os.environ['LEFT_BEHIND'] = '1'\n" + RIGHT
+    )
     looks_for_them = RIGHT.replace(
         "def cache_independent_count(x_a, x_b):",
         "import builtins, os\n\n\n"
@@ -115,15 +129,17 @@ def test_warm_workers_are_never_shared(served):
         "            or 'LEFT_BEHIND' in os.environ)\n\n\n"
         "def cache_independent_count(x_a, x_b):\n"
         "    if _seen():\n"
-        "        return 1000.0\n", 1)
+        "        return 1000.0\n",
+        1,
+    )
     assert looks_for_them != RIGHT
     used = served.metric("judge_warm_workers_used")
-    for i in range(2):         # more than the pool holds: every worker of it is tried
+    for i in range(2):  # more than the pool holds: every worker of it is tried
         first = served.submit(unique(leaves_marks, f"leaves-{i}"))
         assert served.result(first["id"])["verdict"] == "accepted"
         second = served.submit(unique(looks_for_them, f"looks-{i}"))
         assert served.result(second["id"])["verdict"] == "accepted"
-    assert served.metric("judge_warm_workers_used") >= used + 4     # and they were warm
+    assert served.metric("judge_warm_workers_used") >= used + 4  # and they were warm
 
 
 def test_isolation_is_judge_runs(served, bank, tmp_path):
@@ -147,7 +163,9 @@ def test_isolation_is_judge_runs(served, bank, tmp_path):
         "    return False\n\n\n"
         "def cache_independent_count(x_a, x_b):\n"
         "    if _reached():\n"
-        "        return 1000.0\n", 1)
+        "        return 1000.0\n",
+        1,
+    )
     report = served.result(served.submit(peeks)["id"])
     expected = judge_run_json(bank, TASK, peeks, tmp_path)
     assert report["verdict"] == expected["verdict"] == "accepted"
@@ -158,8 +176,7 @@ def test_bad_requests_get_clear_errors_and_store_nothing(served):
     before = served.health()
     post = lambda **kw: served.http.post("/v1/submissions", **kw)
     cases = [
-        (post(content=b"{not json", headers={"Content-Type": "application/json"}), 400,
-         "not JSON"),
+        (post(content=b"{not json", headers={"Content-Type": "application/json"}), 400, "not JSON"),
         (post(json=[1, 2]), 400, "JSON object"),
         (post(json={"task": "cache_independant_count", "source": RIGHT}), 422, "Did you mean"),
         (post(json={"task": TASK}), 422, "exactly one of 'source'"),
@@ -167,8 +184,11 @@ def test_bad_requests_get_clear_errors_and_store_nothing(served):
         (post(json={"task": TASK, "source": RIGHT, "sede": 1}), 422, "unknown field sede"),
         (post(json={"task": TASK, "source": RIGHT, "seed": "one"}), 422, "'seed'"),
         (post(json={"task": TASK, "source": RIGHT, "strict": "yes"}), 422, "'strict'"),
-        (post(json={"task": TASK, "source": RIGHT, "callback_url": "file:///etc/passwd"}), 422,
-         "callback_url"),
+        (
+            post(json={"task": TASK, "source": RIGHT, "callback_url": "file:///etc/passwd"}),
+            422,
+            "callback_url",
+        ),
         (post(json={"task": TASK, "notebook": "{"}), 422, "not JSON"),
         (post(json={"task": TASK, "source": "#" * (600 * 1024)}), 413, "at most"),
         (served.http.get("/v1/submissions/nope"), 404, "no submission"),
@@ -178,9 +198,9 @@ def test_bad_requests_get_clear_errors_and_store_nothing(served):
     for answer, status, words in cases:
         assert answer.status_code == status, (answer.status_code, answer.text)
         assert words in answer.json()["error"], answer.text
-    assert served.http.post("/v1/submissions", json={"task": "cache_independant_count",
-                                                     "source": RIGHT}).json()["closest"] \
-        == [TASK]
+    assert served.http.post(
+        "/v1/submissions", json={"task": "cache_independant_count", "source": RIGHT}
+    ).json()["closest"] == [TASK]
     after = served.health()
     assert (after["queue"], after["graded"]) == (before["queue"], before["graded"])
 
@@ -192,7 +212,12 @@ def test_tasks_health_and_metrics(served, bank):
     assert task["starter"] == (bank / "tasks" / TASK / "starter.py").read_text()
     assert task["signature"].startswith("cache_independent_count(")
     assert "<h1>" in task["statement_html"] and "jax.jit" in task["statement"]
-    assert [c["id"] for c in task["checks"]] == ["examples", "property", "retrace", "host_sync"]   # host_sync: the default
+    assert [c["id"] for c in task["checks"]] == [
+        "examples",
+        "property",
+        "retrace",
+        "host_sync",
+    ]  # host_sync: the default
     assert task["checks"][2]["required"] is False and task["checks"][2]["doc"]
 
     health = served.health()
@@ -204,8 +229,15 @@ def test_tasks_health_and_metrics(served, bank):
     answer = served.http.get("/metrics")
     assert answer.headers["content-type"].startswith("text/plain")
     families = {f.name: f for f in text_string_to_metric_families(answer.text)}
-    for name in ("judge_queue_depth", "judge_running", "judge_gradings", "judge_latency_seconds",
-                 "judge_workers_warm", "judge_oracles_warm", "judge_submissions"):
+    for name in (
+        "judge_queue_depth",
+        "judge_running",
+        "judge_gradings",
+        "judge_latency_seconds",
+        "judge_workers_warm",
+        "judge_oracles_warm",
+        "judge_submissions",
+    ):
         assert name in families, name
     assert families["judge_latency_seconds"].type == "histogram"
     assert served.metric("judge_oracles_warm") == 1
@@ -222,13 +254,20 @@ def test_a_notebook_is_graded(served, bank, tmp_path):
 
 
 def test_a_notebook_holding_a_lone_surrogate_is_the_learners_invalid_submission(served):
-    cell = {"cell_type": "code", "source": "x = '\\ud800'", "metadata": {}, "outputs": [],
-            "execution_count": None, "id": "c1"}
+    cell = {
+        "cell_type": "code",
+        "source": "x = '\\ud800'",
+        "metadata": {},
+        "outputs": [],
+        "execution_count": None,
+        "id": "c1",
+    }
     notebook = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     body = json.dumps({"task": TASK, "notebook": notebook}).replace("\\\\ud800", "\\ud800")
-    assert "\\ud800" in body and "\\\\ud800" not in body   # JSON's escape: a lone surrogate
-    answer = served.http.post("/v1/submissions", content=body.encode(),
-                              headers={"Content-Type": "application/json"})
+    assert "\\ud800" in body and "\\\\ud800" not in body  # JSON's escape: a lone surrogate
+    answer = served.http.post(
+        "/v1/submissions", content=body.encode(), headers={"Content-Type": "application/json"}
+    )
     assert answer.status_code == 202, answer.text
     report = served.result(answer.json()["id"])
     assert report["verdict"] == "invalid_submission", report["verdict"]
@@ -241,11 +280,12 @@ def test_the_html_report_escapes_what_the_learner_wrote(served):
     page = served.http.get(f"/v1/submissions/{sub['id']}/report.html").text
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>" not in page
     assert 'data-verdict="accepted"' in page
-    assert page.count('<g class="call') == 8          # the retrace script, drawn
+    assert page.count('<g class="call') == 8  # the retrace script, drawn
 
 
 class _Receiver(http.server.BaseHTTPRequestHandler):
     """Answers 500 to the first POST of each submission, then 204."""
+
     received: list = []
     failed: set = set()
 
@@ -277,12 +317,12 @@ def receiver():
 
 def test_callbacks_are_retried_and_never_hold_up_grading(served, receiver):
     url, received = receiver
-    dead = "http://127.0.0.1:9/nobody-listens"            # the discard port: refused
+    dead = "http://127.0.0.1:9/nobody-listens"  # the discard port: refused
     unreachable = served.submit(unique(RIGHT, "cb-dead"), callback_url=dead)
     sub = served.submit(unique(WRONG, "cb"), callback_url=url)
     report = served.result(sub["id"])
     after = served.submit(unique(RIGHT, "cb-after"))
-    assert served.result(after["id"])["verdict"] == "accepted"   # not held up by either
+    assert served.result(after["id"])["verdict"] == "accepted"  # not held up by either
     deadline = time.monotonic() + 60
     while not any(s == sub["id"] for s, _ in received) and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -297,20 +337,22 @@ def test_the_start_says_who_may_call(served):
 
 @pytest.mark.slow
 def test_a_full_queue_answers_503_with_retry_after(bank, tmp_path):
-    server = Server(bank, tmp_path / "state.sqlite", "--workers", "1", "--warm", "1",
-                    "--queue", "1")
+    server = Server(
+        bank, tmp_path / "state.sqlite", "--workers", "1", "--warm", "1", "--queue", "1"
+    )
     try:
         looping = server.submit(unique(LOOP, "full-1"))
         deadline = time.monotonic() + 60
         while server.state_of(looping["id"]) != "running" and time.monotonic() < deadline:
             time.sleep(0.1)
-        waiting = server.submit(unique(RIGHT, "full-2"))            # the one place
-        refused = server.http.post("/v1/submissions", json={"task": TASK,
-                                                            "source": unique(RIGHT, "full-3")})
+        waiting = server.submit(unique(RIGHT, "full-2"))  # the one place
+        refused = server.http.post(
+            "/v1/submissions", json={"task": TASK, "source": unique(RIGHT, "full-3")}
+        )
         assert refused.status_code == 503
         assert int(refused.headers["Retry-After"]) >= 1
         assert "queue is full" in refused.json()["error"]
-        assert server.submit(unique(RIGHT, "full-2"))["id"] == waiting["id"]   # a repeat fits
+        assert server.submit(unique(RIGHT, "full-2"))["id"] == waiting["id"]  # a repeat fits
         assert server.metric("judge_submissions_total", outcome="queue_full") == 1
         assert server.result(waiting["id"])["verdict"] == "accepted"
     finally:
@@ -320,16 +362,20 @@ def test_a_full_queue_answers_503_with_retry_after(bank, tmp_path):
 @pytest.mark.slow
 def test_tokens_and_their_rate_limits(bank, tmp_path):
     tokens = tmp_path / "tokens.yaml"
-    tokens.write_text("tokens:\n"
-                      "  - {name: site, token: site-token-0123456789}\n"
-                      "  - {name: lab, token: lab-token-0123456789, per_minute: 2}\n")
+    tokens.write_text(
+        "tokens:\n"
+        "  - {name: site, token: site-token-0123456789}\n"
+        "  - {name: lab, token: lab-token-0123456789, per_minute: 2}\n"
+    )
     server = Server(bank, tmp_path / "state.sqlite", "--tokens", str(tokens), "--warm", "1")
     try:
         assert "2 tokens from" in server.log and "every /v1 call needs one" in server.log
         body = {"task": TASK, "source": unique(RIGHT, "token")}
         post = lambda token=None, **kw: server.http.post(
-            "/v1/submissions", json=kw.get("json", body),
-            headers={"Authorization": f"Bearer {token}"} if token else {})
+            "/v1/submissions",
+            json=kw.get("json", body),
+            headers={"Authorization": f"Bearer {token}"} if token else {},
+        )
         assert post().status_code == 401 and post().headers["WWW-Authenticate"] == "Bearer"
         assert post("site-token-wrong-0123456789").status_code == 401
         assert server.http.get("/v1/tasks").status_code == 401
@@ -337,15 +383,22 @@ def test_tokens_and_their_rate_limits(bank, tmp_path):
         ok = post("site-token-0123456789")
         assert ok.status_code == 202
         for i in range(2):
-            assert post("lab-token-0123456789", json=dict(body, source=unique(RIGHT, i))) \
-                .status_code == 202
+            assert (
+                post("lab-token-0123456789", json=dict(body, source=unique(RIGHT, i))).status_code
+                == 202
+            )
         limited = post("lab-token-0123456789", json=dict(body, source=unique(RIGHT, "3rd")))
         assert limited.status_code == 429 and 1 <= int(limited.headers["Retry-After"]) <= 60
         assert "2 submissions a minute" in limited.json()["error"]
-        assert post("site-token-0123456789", json=dict(body, source=unique(RIGHT, "s2"))) \
-            .status_code == 202                                       # others are not limited
-        report = server.http.get(f"/v1/submissions/{ok.json()['id']}", params={"wait": 60},
-                                 headers={"Authorization": "Bearer site-token-0123456789"})
+        assert (
+            post("site-token-0123456789", json=dict(body, source=unique(RIGHT, "s2"))).status_code
+            == 202
+        )  # others are not limited
+        report = server.http.get(
+            f"/v1/submissions/{ok.json()['id']}",
+            params={"wait": 60},
+            headers={"Authorization": "Bearer site-token-0123456789"},
+        )
         assert report.status_code == 200 and report.json()["verdict"] == "accepted"
     finally:
         server.close()
@@ -358,8 +411,22 @@ def test_a_bad_tokens_file_is_refused_at_start(bank, tmp_path):
 
     from helpers.serve_server import JUDGE
 
-    res = subprocess.run([JUDGE, "--bank", str(bank), "serve", "--port", "0", "--state",
-                          str(tmp_path / "s.sqlite"), "--tokens", str(tokens)],
-                         capture_output=True, text=True, timeout=120)
+    res = subprocess.run(
+        [
+            JUDGE,
+            "--bank",
+            str(bank),
+            "serve",
+            "--port",
+            "0",
+            "--state",
+            str(tmp_path / "s.sqlite"),
+            "--tokens",
+            str(tokens),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert res.returncode == 2
     assert "token 'site'" in res.stderr and "at least 16 characters" in res.stderr

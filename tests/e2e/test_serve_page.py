@@ -15,14 +15,20 @@ from helpers.serve_server import RIGHT, TASK, WRONG, Server, make_bank, unique
 
 pytestmark = pytest.mark.slow
 
-EXTRA = "canonical_pair_sum"        # a second task, so there is something to pick
+EXTRA = "canonical_pair_sum"  # a second task, so there is something to pick
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     root = tmp_path_factory.mktemp("page")
-    server = Server(make_bank(root / "bank", (TASK, EXTRA)), root / "state.sqlite",
-                    "--workers", "2", "--warm", "2")
+    server = Server(
+        make_bank(root / "bank", (TASK, EXTRA)),
+        root / "state.sqlite",
+        "--workers",
+        "2",
+        "--warm",
+        "2",
+    )
     try:
         yield server
     finally:
@@ -42,7 +48,9 @@ def _submit(driver, source: str) -> str:
 
     driver.execute_script(
         "const area = document.getElementById('source'); area.value = arguments[0];"
-        "area.dispatchEvent(new Event('input'));", source)
+        "area.dispatchEvent(new Event('input'));",
+        source,
+    )
     driver.find_element(By.ID, "submit").click()
     seen = set()
 
@@ -50,6 +58,7 @@ def _submit(driver, source: str) -> str:
         seen.add(d.find_element(By.ID, "state").get_attribute("data-state"))
         found = d.find_elements(By.CSS_SELECTOR, "#report .jj-report .verdict")
         return found[0].text if found else False
+
     verdict = _wait(driver, graded)
     return verdict, seen
 
@@ -65,7 +74,7 @@ def test_a_learner_submits_through_the_page(served, browser, tmp_path):  # noqa:
     picker = Select(browser.find_element(By.ID, "task"))
     assert {o.get_attribute("value") for o in picker.options} == {TASK, EXTRA}
 
-    picker.select_by_value(EXTRA)                 # another task's statement and starter
+    picker.select_by_value(EXTRA)  # another task's statement and starter
     _wait(browser, lambda d: EXTRA in d.find_element(By.ID, "signature").text)
     picker.select_by_value(TASK)
     _wait(browser, lambda d: TASK in d.find_element(By.ID, "signature").text)
@@ -85,12 +94,16 @@ def test_a_learner_submits_through_the_page(served, browser, tmp_path):  # noqa:
     verdict, _ = _submit(browser, unique(RIGHT, "page-right"))
     assert verdict == "ACCEPTED"
     boxes = browser.find_elements(By.CSS_SELECTOR, "#report g.call")
-    assert [b.get_attribute("data-state") for b in boxes[:4]] == \
-        ["traced", "traced", "traced", "cached"]      # 8, 16, 32, then 8 again: the cache
+    assert [b.get_attribute("data-state") for b in boxes[:4]] == [
+        "traced",
+        "traced",
+        "traced",
+        "cached",
+    ]  # 8, 16, 32, then 8 again: the cache
     drawing = browser.find_element(By.CSS_SELECTOR, "#report figure.script")
     assert "3 programs" in drawing.text
     browser.execute_script("document.querySelector('#report figure.script').scrollIntoView()")
     browser.save_screenshot(str(shots / "serve-page.png"))
 
-    browser.refresh()                              # the draft survives a reload
+    browser.refresh()  # the draft survives a reload
     _wait(browser, lambda d: "page-right" in d.find_element(By.ID, "source").get_attribute("value"))

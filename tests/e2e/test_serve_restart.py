@@ -19,8 +19,9 @@ def rows(state) -> dict[str, dict]:
     db = sqlite3.connect(state)
     try:
         found = db.execute("SELECT id, state, attempts, finished_at, report FROM submissions")
-        return {r[0]: dict(zip(("state", "attempts", "finished_at", "report"), r[1:]))
-                for r in found}
+        return {
+            r[0]: dict(zip(("state", "attempts", "finished_at", "report"), r[1:])) for r in found
+        }
     finally:
         db.close()
 
@@ -33,9 +34,14 @@ def test_sigkill_while_grading_then_restart(tmp_path):
         done = first.submit(unique(RIGHT, "before"))
         done_report = first.result(done["id"])
         running = first.submit(unique(LOOP, "cut-off"))
-        waiting = {first.submit(unique(src, kind))["id"]: verdict for src, kind, verdict in [
-            (RIGHT, "waiting-right", "accepted"), (WRONG, "waiting-wrong", "wrong_answer"),
-            (CRASH, "waiting-crash", "runtime_error")]}
+        waiting = {
+            first.submit(unique(src, kind))["id"]: verdict
+            for src, kind, verdict in [
+                (RIGHT, "waiting-right", "accepted"),
+                (WRONG, "waiting-wrong", "wrong_answer"),
+                (CRASH, "waiting-crash", "runtime_error"),
+            ]
+        }
         deadline = time.monotonic() + 60
         while first.state_of(running["id"]) != "running" and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -46,12 +52,12 @@ def test_sigkill_while_grading_then_restart(tmp_path):
     finally:
         first.close()
 
-    deadline = time.monotonic() + 20              # their parent is gone: they die with it
+    deadline = time.monotonic() + 20  # their parent is gone: they die with it
     while alive(started) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert alive(started) == [], "workers outlived the killed service"
 
-    stored = rows(state)                          # every submission was in the file
+    stored = rows(state)  # every submission was in the file
     assert stored[done["id"]]["state"] == "done"
     assert stored[running["id"]]["state"] == "running"
     assert all(stored[i]["state"] == "queued" for i in waiting)
@@ -66,9 +72,11 @@ def test_sigkill_while_grading_then_restart(tmp_path):
         assert second.http.get(f"/v1/submissions/{done['id']}").json() == done_report
         again = second.submit(unique(RIGHT, "before"))
         assert again == {"id": done["id"], "state": "done", "deduplicated": True}
-        graded = sum(second.metric("judge_gradings_total", verdict=v) for v in
-                     ("accepted", "wrong_answer", "runtime_error", "time_limit_exceeded"))
-        assert graded == 4                         # the cut-off one and the three waiting
+        graded = sum(
+            second.metric("judge_gradings_total", verdict=v)
+            for v in ("accepted", "wrong_answer", "runtime_error", "time_limit_exceeded")
+        )
+        assert graded == 4  # the cut-off one and the three waiting
         # SIGTERM: a clean stop (uvicorn passes the signal on once it has shut down)
         assert second.stop() in (0, -signal.SIGTERM)
         assert "stopping:" in second.log
@@ -76,7 +84,8 @@ def test_sigkill_while_grading_then_restart(tmp_path):
         second.close()
 
     stored = rows(state)
-    assert {i: r["state"] for i, r in stored.items()} == \
-        {i: "done" for i in [done["id"], running["id"], *waiting]}
+    assert {i: r["state"] for i, r in stored.items()} == {
+        i: "done" for i in [done["id"], running["id"], *waiting]
+    }
     assert stored[done["id"]]["attempts"] == 1 and stored[running["id"]]["attempts"] == 2
     assert all(stored[i]["attempts"] == 1 for i in waiting)

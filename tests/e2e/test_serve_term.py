@@ -15,7 +15,7 @@ import pytest
 
 from helpers.serve_server import RIGHT, TASK, WRONG, Server, alive, make_bank, unique
 
-OTHER = "safe_mean"               # its workers' limits differ from TASK's: another kind
+OTHER = "safe_mean"  # its workers' limits differ from TASK's: another kind
 SITE, PROF = "site-token-0123456789abcdef", "prof-token-0123456789abcdef"
 TOKENS = f"""tokens:
   - name: site
@@ -46,8 +46,18 @@ def root(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def served(root):
-    server = Server(root / "bank", root / "state.sqlite", "--workers", "2", "--warm", "1",
-                    "--tokens", str(root / "tokens.yaml"), "--reference-idle", "4")
+    server = Server(
+        root / "bank",
+        root / "state.sqlite",
+        "--workers",
+        "2",
+        "--warm",
+        "1",
+        "--tokens",
+        str(root / "tokens.yaml"),
+        "--reference-idle",
+        "4",
+    )
     try:
         yield server
     finally:
@@ -65,8 +75,9 @@ def post(server, token=SITE, **body):
 def graded(server, sub_id: str) -> dict:
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline:
-        answer = server.http.get(f"/v1/submissions/{sub_id}", params={"wait": 30},
-                                 headers=as_(SITE))
+        answer = server.http.get(
+            f"/v1/submissions/{sub_id}", params={"wait": 30}, headers=as_(SITE)
+        )
         if answer.status_code == 200:
             return answer.json()
     raise AssertionError(f"{sub_id} not graded:\n{server.log}")
@@ -84,13 +95,23 @@ def test_nothing_is_warmed_before_it_is_needed_and_the_start_line_is_true(served
     _until(lambda: served.health()["workers_warm"] == 1, what="the pool filling")
     time.sleep(3)
     assert served.health()["workers_warm"] == 1
-    assert len(alive(served.worker_pids())) <= 3, served.worker_pids()   # worker + its own
+    assert len(alive(served.worker_pids())) <= 3, served.worker_pids()  # worker + its own
 
 
 # ---------------------------------------------------------------- learners
 def test_a_learner_id_is_checked(served):
-    for bad in ("", "a" * 129, "../etc", "<script>", "=HYPERLINK(1)", "a b", "a\nb", 7,
-                ["alice"], "é"):
+    for bad in (
+        "",
+        "a" * 129,
+        "../etc",
+        "<script>",
+        "=HYPERLINK(1)",
+        "a b",
+        "a\nb",
+        7,
+        ["alice"],
+        "é",
+    ):
         answer = post(served, source=RIGHT, learner=bad)
         assert answer.status_code == 422, (bad, answer.text)
         assert "'learner'" in answer.json()["error"]
@@ -112,21 +133,32 @@ def test_a_learners_history_newest_first_for_the_instructor_only(served):
     assert [s["id"] for s in history["submissions"]] == [second, first]
     assert [s["verdict"] for s in history["submissions"]] == ["wrong_answer", "accepted"]
     assert history["submissions"][1]["points"] == history["submissions"][1]["max_points"] > 0
-    assert served.http.get("/v1/learners/nobody/submissions",
-                           headers=as_(PROF)).json()["submissions"] == []
+    assert (
+        served.http.get("/v1/learners/nobody/submissions", headers=as_(PROF)).json()["submissions"]
+        == []
+    )
 
     for headers, status in (({}, 401), (as_(SITE), 403), (as_("x" * 30), 401)):
-        for path in ("/v1/learners/alice/submissions", "/v1/class", "/v1/class.html",
-                     "/v1/gradebook.csv"):
+        for path in (
+            "/v1/learners/alice/submissions",
+            "/v1/class",
+            "/v1/class.html",
+            "/v1/gradebook.csv",
+        ):
             answer = served.http.get(path, headers=headers)
             assert answer.status_code == status, (path, headers, answer.text)
             assert "alice" not in answer.text
     bad = served.http.get("/v1/learners/a%20b/submissions", headers=as_(PROF))
     assert bad.status_code == 400 and "'learner'" in bad.json()["error"]
-    assert served.http.get("/v1/learners/alice/submissions", params={"limit": "0"},
-                           headers=as_(PROF)).status_code == 400
-    one = served.http.get("/v1/learners/alice/submissions", params={"limit": "1"},
-                          headers=as_(PROF)).json()
+    assert (
+        served.http.get(
+            "/v1/learners/alice/submissions", params={"limit": "0"}, headers=as_(PROF)
+        ).status_code
+        == 400
+    )
+    one = served.http.get(
+        "/v1/learners/alice/submissions", params={"limit": "1"}, headers=as_(PROF)
+    ).json()
     assert [s["id"] for s in one["submissions"]] == [second]
 
 
@@ -135,23 +167,28 @@ def test_the_same_code_from_two_learners_is_in_both_histories(served):
     b = post(served, source=unique(RIGHT, "shared"), learner="dave").json()
     again = post(served, source=unique(RIGHT, "shared"), learner="carol").json()
     assert a["id"] != b["id"] and not b["deduplicated"]
-    assert again["id"] == a["id"] and again["deduplicated"]      # a double click
+    assert again["id"] == a["id"] and again["deduplicated"]  # a double click
     for who, sub in (("carol", a), ("dave", b)):
         graded(served, sub["id"])
-        ids = [s["id"] for s in served.http.get(f"/v1/learners/{who}/submissions",
-                                                headers=as_(PROF)).json()["submissions"]]
+        ids = [
+            s["id"]
+            for s in served.http.get(f"/v1/learners/{who}/submissions", headers=as_(PROF)).json()[
+                "submissions"
+            ]
+        ]
         assert ids == [sub["id"]]
 
 
 def test_the_gradebook_is_the_batchs_with_the_best_attempt(served):
     answer = served.http.get("/v1/gradebook.csv", headers=as_(PROF))
     assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/csv")
-    assert "\r\n" in answer.text                                  # the batch's RFC 4180 rows
+    assert "\r\n" in answer.text  # the batch's RFC 4180 rows
     rows = list(csv.DictReader(io.StringIO(answer.text)))
-    assert list(rows[0]) == ["learner", TASK, OTHER, "score", "max_score", "late"] or \
-        list(rows[0]) == ["learner", OTHER, TASK, "score", "max_score", "late"]
+    assert list(rows[0]) == ["learner", TASK, OTHER, "score", "max_score", "late"] or list(
+        rows[0]
+    ) == ["learner", OTHER, TASK, "score", "max_score", "late"]
     by = {r["learner"]: r for r in rows}
-    assert by["alice"][TASK] == "accepted"           # her best, though her last is wrong
+    assert by["alice"][TASK] == "accepted"  # her best, though her last is wrong
     assert by["bob@uni.example"][TASK] == "wrong_answer"
     assert by["alice"][OTHER] == "missing"
     assert float(by["alice"]["score"]) > float(by["bob@uni.example"]["score"]) == 0
@@ -167,7 +204,7 @@ def test_the_class_view_is_the_batch_class_report_live(served):
     page = served.http.get("/v1/class.html", headers=as_(PROF))
     assert page.status_code == 200 and "<h1>Class report</h1>" in page.text
     assert f'data-task="{TASK}"' in page.text and 'data-value="0.8"' in page.text
-    assert 'href="reports/' not in page.text             # no link to a file that is not here
+    assert 'href="reports/' not in page.text  # no link to a file that is not here
     assert "default-src 'none'" in page.headers["content-security-policy"]
 
 
@@ -182,24 +219,40 @@ def test_an_idle_reference_gives_its_memory_back(served):
 
 def test_every_request_is_in_the_access_log(served):
     served.http.get("/healthz?probe=access-log")
-    _until(lambda: '"GET /healthz?probe=access-log HTTP/1.1" 200' in served.log, 10,
-           "the access log line")
+    _until(
+        lambda: '"GET /healthz?probe=access-log HTTP/1.1" 200' in served.log,
+        10,
+        "the access log line",
+    )
     line = next(l for l in served.lines if "probe=access-log" in l)
-    assert "127.0.0.1:" in line and " - " in line          # uvicorn's: ADDRESS:PORT - "..." 200
+    assert "127.0.0.1:" in line and " - " in line  # uvicorn's: ADDRESS:PORT - "..." 200
     assert PROF not in served.log and SITE not in served.log
 
 
 def test_learners_survive_a_sigkill_and_the_last_attempt_is_configurable(served, root):
     before = served.http.get("/v1/learners/alice/submissions", headers=as_(PROF)).json()
     served.kill()
-    again = Server(root / "bank", root / "state.sqlite", "--workers", "1", "--warm", "0",
-                   "--tokens", str(root / "tokens.yaml"), "--gradebook", "last")
+    again = Server(
+        root / "bank",
+        root / "state.sqlite",
+        "--workers",
+        "1",
+        "--warm",
+        "0",
+        "--tokens",
+        str(root / "tokens.yaml"),
+        "--gradebook",
+        "last",
+    )
     try:
-        assert again.http.get("/v1/learners/alice/submissions",
-                              headers=as_(PROF)).json() == before
-        rows = {r["learner"]: r for r in csv.DictReader(io.StringIO(
-            again.http.get("/v1/gradebook.csv", headers=as_(PROF)).text))}
-        assert rows["alice"][TASK] == "wrong_answer"          # her last attempt
+        assert again.http.get("/v1/learners/alice/submissions", headers=as_(PROF)).json() == before
+        rows = {
+            r["learner"]: r
+            for r in csv.DictReader(
+                io.StringIO(again.http.get("/v1/gradebook.csv", headers=as_(PROF)).text)
+            )
+        }
+        assert rows["alice"][TASK] == "wrong_answer"  # her last attempt
         assert "gradebook.csv (last attempt)" in again.log
     finally:
         again.close()
@@ -207,8 +260,9 @@ def test_learners_survive_a_sigkill_and_the_last_attempt_is_configurable(served,
 
 # ---------------------------------------------------------------- without tokens
 def test_without_tokens_nobody_reads_the_class(tmp_path):
-    server = Server(make_bank(tmp_path / "bank"), tmp_path / "state.sqlite", "--warm", "0",
-                    "--workers", "1")
+    server = Server(
+        make_bank(tmp_path / "bank"), tmp_path / "state.sqlite", "--warm", "0", "--workers", "1"
+    )
     try:
         for path in ("/v1/learners/alice/submissions", "/v1/class.html", "/v1/gradebook.csv"):
             answer = server.http.get(path)
@@ -227,10 +281,23 @@ def test_a_bad_role_stops_the_start(tmp_path):
 
     tokens = tmp_path / "tokens.yaml"
     tokens.write_text(f"tokens:\n  - name: x\n    token: {PROF}\n    role: admin\n")
-    res = subprocess.run([JUDGE, "--bank", str(make_bank(tmp_path / "bank")), "serve",
-                          "--port", "0", "--tokens", str(tokens), "--state",
-                          str(tmp_path / "s.sqlite")], capture_output=True, text=True,
-                         timeout=120)
+    res = subprocess.run(
+        [
+            JUDGE,
+            "--bank",
+            str(make_bank(tmp_path / "bank")),
+            "serve",
+            "--port",
+            "0",
+            "--tokens",
+            str(tokens),
+            "--state",
+            str(tmp_path / "s.sqlite"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert res.returncode == 2 and "'role' must be one of site, instructor" in res.stderr
 
 
@@ -239,20 +306,41 @@ def test_notebooks_are_refused_with_422_where_nbformat_is_missing(tmp_path):
     hide = tmp_path / "hide"
     (hide / "nbformat").mkdir(parents=True)
     (hide / "nbformat" / "__init__.py").write_text(
-        "raise ImportError('nbformat hidden by this test')\n")
-    server = Server(make_bank(tmp_path / "bank"), tmp_path / "state.sqlite", "--warm", "0",
-                    "--workers", "1", env={"PYTHONPATH": str(hide)})
+        "raise ImportError('nbformat hidden by this test')\n"
+    )
+    server = Server(
+        make_bank(tmp_path / "bank"),
+        tmp_path / "state.sqlite",
+        "--warm",
+        "0",
+        "--workers",
+        "1",
+        env={"PYTHONPATH": str(hide)},
+    )
     try:
         assert "notebook submissions: refused with 422: nbformat cannot be imported" in server.log
-        notebook = {"cells": [{"cell_type": "code", "source": RIGHT, "metadata": {},
-                               "outputs": [], "execution_count": None}],
-                    "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+        notebook = {
+            "cells": [
+                {
+                    "cell_type": "code",
+                    "source": RIGHT,
+                    "metadata": {},
+                    "outputs": [],
+                    "execution_count": None,
+                }
+            ],
+            "metadata": {},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        }
         answer = server.http.post("/v1/submissions", json={"task": TASK, "notebook": notebook})
         assert answer.status_code == 422, answer.text
         assert "cannot grade notebooks" in answer.json()["error"]
         assert server.health()["notebooks"] == "refused"
-        assert server.http.post("/v1/submissions", json={"task": TASK, "source": RIGHT}
-                                ).status_code == 202                # a .py still is graded
+        assert (
+            server.http.post("/v1/submissions", json={"task": TASK, "source": RIGHT}).status_code
+            == 202
+        )  # a .py still is graded
     finally:
         server.close()
 
@@ -267,8 +355,16 @@ def test_the_serve_extra_installs_what_a_notebook_needs():
 
 def test_past_the_bound_the_least_recently_used_reference_goes(root, tmp_path):
     other_right = (root / "bank" / "reference" / f"{OTHER}.py").read_text()
-    server = Server(root / "bank", tmp_path / "state.sqlite", "--workers", "1", "--warm", "0",
-                    "--keep-references", "1")
+    server = Server(
+        root / "bank",
+        tmp_path / "state.sqlite",
+        "--workers",
+        "1",
+        "--warm",
+        "0",
+        "--keep-references",
+        "1",
+    )
     try:
         assert "at most 1 kept" in server.log
         for task, source in ((TASK, RIGHT), (OTHER, other_right)):

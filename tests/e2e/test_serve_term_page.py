@@ -22,19 +22,36 @@ MARKUP = WRONG + "\nprint('<img src=x onerror=\"document.title=1\">')\n"
 def served(tmp_path_factory):
     root = tmp_path_factory.mktemp("term-page")
     tokens = root / "tokens.yaml"
-    tokens.write_text(f"tokens:\n  - name: site\n    token: {SITE}\n"
-                      f"  - name: prof\n    token: {PROF}\n    role: instructor\n")
-    server = Server(make_bank(root / "bank"), root / "state.sqlite", "--workers", "2",
-                    "--warm", "1", "--tokens", str(tokens))
+    tokens.write_text(
+        f"tokens:\n  - name: site\n    token: {SITE}\n"
+        f"  - name: prof\n    token: {PROF}\n    role: instructor\n"
+    )
+    server = Server(
+        make_bank(root / "bank"),
+        root / "state.sqlite",
+        "--workers",
+        "2",
+        "--warm",
+        "1",
+        "--tokens",
+        str(tokens),
+    )
     try:
         for learner, source in (("alice", unique(RIGHT, "p1")), ("bob", unique(MARKUP, "p2"))):
-            sub = server.http.post("/v1/submissions", json={"task": TASK, "source": source,
-                                                            "learner": learner},
-                                   headers={"Authorization": f"Bearer {SITE}"}).json()
+            sub = server.http.post(
+                "/v1/submissions",
+                json={"task": TASK, "source": source, "learner": learner},
+                headers={"Authorization": f"Bearer {SITE}"},
+            ).json()
             deadline = time.monotonic() + 240
-            while server.http.get(f"/v1/submissions/{sub['id']}", params={"wait": 30},
-                                  headers={"Authorization": f"Bearer {SITE}"}
-                                  ).status_code != 200:
+            while (
+                server.http.get(
+                    f"/v1/submissions/{sub['id']}",
+                    params={"wait": 30},
+                    headers={"Authorization": f"Bearer {SITE}"},
+                ).status_code
+                != 200
+            ):
                 assert time.monotonic() < deadline, server.log
         yield server
     finally:
@@ -61,27 +78,37 @@ def test_the_instructor_sees_the_class(served, browser):
 
     browser.get(served.url + "/instructor")
     _enter(browser, "not-the-token-0123456789")
-    error = _wait(browser, lambda d: d.find_element(By.ID, "error").is_displayed()
-                  and d.find_element(By.ID, "error"))
+    error = _wait(
+        browser,
+        lambda d: d.find_element(By.ID, "error").is_displayed() and d.find_element(By.ID, "error"),
+    )
     assert error.text.startswith("401")
     assert not browser.find_element(By.ID, "class").is_displayed()
 
-    _enter(browser, SITE)                               # a site's token is not an instructor's
+    _enter(browser, SITE)  # a site's token is not an instructor's
     _wait(browser, lambda d: d.find_element(By.ID, "error").text.startswith("403"))
 
     _enter(browser, PROF)
-    frame = _wait(browser, lambda d: d.find_element(By.ID, "class").is_displayed()
-                  and d.find_element(By.ID, "class"))
-    assert frame.get_attribute("sandbox") == ""         # the report runs no script
+    frame = _wait(
+        browser,
+        lambda d: d.find_element(By.ID, "class").is_displayed() and d.find_element(By.ID, "class"),
+    )
+    assert frame.get_attribute("sandbox") == ""  # the report runs no script
     browser.switch_to.frame(frame)
     try:
-        row = _wait(browser, lambda d: d.find_elements(
-            By.CSS_SELECTOR, f'tr[data-task="{TASK}"] td[data-metric="pass_rate"]'))
+        row = _wait(
+            browser,
+            lambda d: d.find_elements(
+                By.CSS_SELECTOR, f'tr[data-task="{TASK}"] td[data-metric="pass_rate"]'
+            ),
+        )
         assert row[0].get_attribute("data-value") == "0.5"
-        learners = {e.get_attribute("data-learner")
-                    for e in browser.find_elements(By.CSS_SELECTOR, "tr[data-learner]")}
+        learners = {
+            e.get_attribute("data-learner")
+            for e in browser.find_elements(By.CSS_SELECTOR, "tr[data-learner]")
+        }
         assert learners == {"alice", "bob"}
-        assert not browser.find_elements(By.CSS_SELECTOR, "img")     # markup stayed text
+        assert not browser.find_elements(By.CSS_SELECTOR, "img")  # markup stayed text
     finally:
         browser.switch_to.default_content()
     assert browser.title != "1"

@@ -47,11 +47,20 @@ class _Backend:
 
 def _queue(tmp_path, backend):
     store = Store(tmp_path / "s.sqlite").open()
-    added = store.add(key="k", task=TASK, seed=1, strict=False, filename="submission.py",
-                      source=b"x", client="loopback", callback_url=None)
+    added = store.add(
+        key="k",
+        task=TASK,
+        seed=1,
+        strict=False,
+        filename="submission.py",
+        source=b"x",
+        client="loopback",
+        callback_url=None,
+    )
     changes = []
-    queue = GradingQueue(store, backend, workers=1, limit=5,
-                         on_change=lambda i, state, r: changes.append(state))
+    queue = GradingQueue(
+        store, backend, workers=1, limit=5, on_change=lambda i, state, r: changes.append(state)
+    )
     return store, added.id, queue, changes
 
 
@@ -70,13 +79,14 @@ def test_a_judge_error_while_stopping_waits_for_the_next_start(tmp_path):
 
     class Stopping(_Backend):
         def grade(self, job, *, fresh=False):
-            queue.close()                  # the service stops while this one grades
+            queue.close()  # the service stops while this one grades
             return super().grade(job, fresh=fresh)
+
     queue.backend = Stopping(["judge_error"])
     queue.start()
     _until(lambda: queue.running == 0 and changes == ["running"])
     time.sleep(0.2)
-    assert store.get(sub_id)["state"] == "running"      # requeued when the store opens again
+    assert store.get(sub_id)["state"] == "running"  # requeued when the store opens again
     store.close()
     assert Store(tmp_path / "s.sqlite").open().queued_ids() == [sub_id]
 
@@ -97,8 +107,8 @@ def test_a_warm_worker_that_died_is_not_handed_out(bank, tmp_path):
         path = tmp_path / "right.py"
         path.write_text(RIGHT)
         assert grade(task, path, worker=worker).verdict == "accepted"
-        assert worker.closed                       # the grading closed it: never reused
-        _until(lambda: pool.warm == 2)             # and the pool refilled
+        assert worker.closed  # the grading closed it: never reused
+        _until(lambda: pool.warm == 2)  # and the pool refilled
     finally:
         pool.close()
 
@@ -106,21 +116,21 @@ def test_a_warm_worker_that_died_is_not_handed_out(bank, tmp_path):
 @pytest.mark.slow
 def test_a_reference_is_retired_and_replaced_in_the_background(bank):
     task = bank.get(TASK)
-    oracles = WarmOracles(bank, retire_after=2)     # no start(): no warm-up of every task
+    oracles = WarmOracles(bank, retire_after=2)  # no start(): no warm-up of every task
     try:
         first = oracles.acquire(task)
         oracles.release(task, first)
         assert oracles.warm == 1 and first.served == 1
-        again = oracles.acquire(task)               # its second grading: time to replace it
+        again = oracles.acquire(task)  # its second grading: time to replace it
         assert again is first
         _until(lambda: oracles._slots[TASK].current is not first)
-        assert first.oracle.session.alive           # still in use: not closed under it
+        assert first.oracle.session.alive  # still in use: not closed under it
         oracles.release(task, first)
-        assert not first.oracle.session.alive       # its last grading is done: closed
+        assert not first.oracle.session.alive  # its last grading is done: closed
         fresh = oracles._slots[TASK].current
         assert fresh.ready and fresh.oracle.session.alive
 
-        fresh.oracle.session.worker.stop()          # a reference that died
+        fresh.oracle.session.worker.stop()  # a reference that died
         _until(lambda: not _running(fresh.oracle.session.worker))
         assert oracles.warm == 0
         replaced = oracles.acquire(task)

@@ -28,15 +28,19 @@ from judge.sandbox.clock import WALL_FACTOR
 from helpers import TESTS
 from helpers.isolation_modes import MODES
 
-pytestmark = pytest.mark.slow      # end to end: a judge process per attack and mode
+pytestmark = pytest.mark.slow  # end to end: a judge process per attack and mode
 
 HERE = TESTS
 ATTACKS = HERE / "attacks"
 REPO = HERE.parent
 SECRET = "jj-trust-secret-4f1c9a"
-RUN_LIMIT_S = 30            # the trust bank's run_timeout_s
-CANARY_GLOBS = ["/tmp/jj_trust_*", "/var/tmp/jj_trust_*", "/dev/shm/jj_trust_*",
-                str(REPO / "judge" / "jj_trust_*")]
+RUN_LIMIT_S = 30  # the trust bank's run_timeout_s
+CANARY_GLOBS = [
+    "/tmp/jj_trust_*",
+    "/var/tmp/jj_trust_*",
+    "/dev/shm/jj_trust_*",
+    str(REPO / "judge" / "jj_trust_*"),
+]
 
 
 @dataclass
@@ -45,12 +49,12 @@ class Run:
     stdout: str
     stderr: str
     wall_s: float
-    peak_rss_mb: float        # the judge process's own, sampled while it ran
-    load: float = 0.0         # the machine's load average (1 min) when it ended
+    peak_rss_mb: float  # the judge process's own, sampled while it ran
+    load: float = 0.0  # the machine's load average (1 min) when it ended
 
     @property
     def report(self) -> dict:
-        return json.loads(self.stdout)     # exactly one JSON object, or this fails
+        return json.loads(self.stdout)  # exactly one JSON object, or this fails
 
     def got(self) -> str:
         """What the attack said it achieved (its 'got:' lines)."""
@@ -63,12 +67,27 @@ def _contained() -> list[str]:
     it: an attack that got through (kill(-1), SIGSTOP to every process) then reaches
     only that judge and its workers, never the rest of the machine."""
     unshare = shutil.which("unshare")
-    if unshare and os.geteuid() == 0 and subprocess.run(
-            [unshare, "--pid", "--fork", "--mount-proc", "true"], capture_output=True).returncode == 0:
+    if (
+        unshare
+        and os.geteuid() == 0
+        and subprocess.run(
+            [unshare, "--pid", "--fork", "--mount-proc", "true"], capture_output=True
+        ).returncode
+        == 0
+    ):
         # sh is the namespace's init: the judge must not be, or the kernel itself would
         # shield it from signals sent inside the namespace
-        return [unshare, "--pid", "--fork", "--mount-proc", "--kill-child",
-                "sh", "-c", '"$@"; exit $?', "sh"]
+        return [
+            unshare,
+            "--pid",
+            "--fork",
+            "--mount-proc",
+            "--kill-child",
+            "sh",
+            "-c",
+            '"$@"; exit $?',
+            "sh",
+        ]
     return []
 
 
@@ -83,20 +102,21 @@ _PASSABLE_ROOT = (
     'mount -t tmpfs -o mode=755 tmpfs /root && for e in "$d"/* "$d"/.[!.]*; do '
     '[ -e "$e" ] || continue; n=/root/$(basename "$e"); '
     'if [ -d "$e" ]; then mkdir "$n"; else touch "$n"; fi; mount --bind "$e" "$n"; done; fi; '
-    '"$@"; exit $?')
+    '"$@"; exit $?'
+)
 VARIANTS = MODES + (["process-uid"] if CONTAINED and os.geteuid() == 0 else [])
 
 
-def judge(args: list[str], timeout: float = 120, env: dict | None = None,
-          variant: str | None = None) -> Run:
+def judge(
+    args: list[str], timeout: float = 120, env: dict | None = None, variant: str | None = None
+) -> Run:
     prefix = CONTAINED
     if variant == "process-uid":
         prefix = CONTAINED[:-4] + ["sh", "-c", _PASSABLE_ROOT, "sh"]
     cmd = [*prefix, sys.executable, "-m", "judge", *args]
     env = dict(os.environ, JJ_TRUST_SECRET=SECRET, **(env or {}))
     t = time.monotonic()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-                            cwd=REPO)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=REPO)
     peak = [0]
 
     def target() -> int:
@@ -108,8 +128,9 @@ def judge(args: list[str], timeout: float = 120, env: dict | None = None,
                 argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
                 if "python" in os.path.basename(argv[0].decode()) and b"judge" in argv[1:3]:
                     return pid
-                todo += [int(k) for k in
-                         Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+                todo += [
+                    int(k) for k in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+                ]
             except (OSError, ValueError):
                 pass
         return proc.pid
@@ -124,6 +145,7 @@ def judge(args: list[str], timeout: float = 120, env: dict | None = None,
             except (OSError, ValueError):
                 pass
             time.sleep(0.05)
+
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     try:
@@ -132,8 +154,14 @@ def judge(args: list[str], timeout: float = 120, env: dict | None = None,
         proc.kill()
         out, err = proc.communicate()
     watcher.join()
-    return Run(proc.returncode, out.decode(errors="replace"), err.decode(errors="replace"),
-               time.monotonic() - t, peak[0] / 1024, os.getloadavg()[0])
+    return Run(
+        proc.returncode,
+        out.decode(errors="replace"),
+        err.decode(errors="replace"),
+        time.monotonic() - t,
+        peak[0] / 1024,
+        os.getloadavg()[0],
+    )
 
 
 def _canaries() -> list[str]:
@@ -141,8 +169,10 @@ def _canaries() -> list[str]:
     import numpy
 
     numpy_dir = os.path.dirname(numpy.__file__)
-    globs = CANARY_GLOBS + [os.path.join(numpy_dir, "jj_trust_*"),
-                            os.path.join(os.path.dirname(numpy_dir), "jj_trust_*")]
+    globs = CANARY_GLOBS + [
+        os.path.join(numpy_dir, "jj_trust_*"),
+        os.path.join(os.path.dirname(numpy_dir), "jj_trust_*"),
+    ]
     return sorted(p for g in globs for p in glob.glob(g))
 
 
@@ -169,9 +199,19 @@ def bank(tmp_path_factory) -> Path:
     return root
 
 
-ATTACK_NAMES = ["own_the_judge", "other_workers", "find_reference", "write_host", "hoard_shm",
-                "hoard_setsid", "fork_bomb", "fill_scratch", "huge_reply", "break_worker",
-                "pin_to_one_cpu"]
+ATTACK_NAMES = [
+    "own_the_judge",
+    "other_workers",
+    "find_reference",
+    "write_host",
+    "hoard_shm",
+    "hoard_setsid",
+    "fork_bomb",
+    "fill_scratch",
+    "huge_reply",
+    "break_worker",
+    "pin_to_one_cpu",
+]
 
 
 FORKING_ATTACKS = {"hoard_setsid", "fork_bomb", "pin_to_one_cpu"}
@@ -181,20 +221,35 @@ BACKSTOPS = {"JUDGE_WORKER_PROCESSES": "allowed"}
 @pytest.fixture(scope="module")
 def graded(bank):
     assert _canaries() == [], "canaries exist before the attacks ran"
-    jobs = {(name, mode): ["--bank", str(bank), "run", "double", str(ATTACKS / f"{name}.py"),
-                           "--format", "json", "--isolation", mode.removesuffix("-uid")]
-            + (["--examples", "40"] if name == "huge_reply" else [])
-            for name in ATTACK_NAMES for mode in VARIANTS}
+    jobs = {
+        (name, mode): [
+            "--bank",
+            str(bank),
+            "run",
+            "double",
+            str(ATTACKS / f"{name}.py"),
+            "--format",
+            "json",
+            "--isolation",
+            mode.removesuffix("-uid"),
+        ]
+        + (["--examples", "40"] if name == "huge_reply" else [])
+        for name in ATTACK_NAMES
+        for mode in VARIANTS
+    }
     with concurrent.futures.ThreadPoolExecutor(max_workers=3) as pool:
         # the worker refuses to start processes (judge/worker/confine.py); these attacks
         # test the backstops behind that refusal, so they run with it lifted
-        futures = {job: pool.submit(judge, args, variant=job[1],
-                                    env=BACKSTOPS if job[0] in FORKING_ATTACKS else None)
-                   for job, args in jobs.items()}
+        futures = {
+            job: pool.submit(
+                judge, args, variant=job[1], env=BACKSTOPS if job[0] in FORKING_ATTACKS else None
+            )
+            for job, args in jobs.items()
+        }
         runs = {job: f.result() for job, f in futures.items()}
     time.sleep(0.5)
     after = {"canaries": _canaries(), "processes": _processes_mentioning(str(bank))}
-    for path in after["canaries"]:      # do not leave them for the next test run
+    for path in after["canaries"]:  # do not leave them for the next test run
         os.unlink(path)
     return runs, after
 
@@ -206,18 +261,21 @@ def _one_report_in_time(run: Run) -> dict:
     assert run.rc in (0, 1), (run.rc, run.stderr[-2000:])
     report = run.report
     quiet = run.load <= len(os.sched_getaffinity(0))
-    assert run.wall_s <= (RUN_LIMIT_S + 5 if quiet else WALL_FACTOR * RUN_LIMIT_S), \
-        (run.wall_s, run.load)
+    assert run.wall_s <= (RUN_LIMIT_S + 5 if quiet else WALL_FACTOR * RUN_LIMIT_S), (
+        run.wall_s,
+        run.load,
+    )
     return report
 
 
 # ---------------------------------------------------------------- what held
 
+
 @pytest.mark.parametrize("mode", VARIANTS)
 def test_the_judge_survives_and_is_not_forged(graded, mode):
     """Killing, stopping or writing to the judge; reading its environment and memory."""
     run = graded[0][("own_the_judge", mode)]
-    report = _one_report_in_time(run)      # one JSON object: nothing forged beside it
+    report = _one_report_in_time(run)  # one JSON object: nothing forged beside it
     assert report["verdict"] == "wrong_answer" and run.rc == 1
     assert SECRET not in run.stdout and SECRET not in run.stderr
     if mode.startswith("process"):
@@ -229,7 +287,7 @@ def test_the_judge_survives_and_is_not_forged(graded, mode):
 def test_other_workers_are_out_of_reach(graded, mode):
     run = graded[0][("other_workers", mode)]
     report = _one_report_in_time(run)
-    assert report["verdict"] == "accepted", report["checks"]   # the reference lived on
+    assert report["verdict"] == "accepted", report["checks"]  # the reference lived on
     read = {w for w in run.got().split("READ-MEMORY ")[1:]}
     # under bubblewrap the only other process it sees is the sandbox's own init (pid 1)
     assert {r.split()[0] for r in read} <= ({"1"} if mode == "bubblewrap" else set()), run.got()
@@ -250,8 +308,14 @@ def test_the_host_is_not_written(graded, mode):
     report = _one_report_in_time(run)
     assert report["verdict"] == "accepted", report["checks"]
     got = run.got()
-    for forbidden in ("umount", "remount", "bind / over", "judge package", "site .pth",
-                      "numpy package"):
+    for forbidden in (
+        "umount",
+        "remount",
+        "bind / over",
+        "judge package",
+        "site .pth",
+        "numpy package",
+    ):
         assert forbidden not in got, got
     assert graded[1]["canaries"] == [], "a file outlived the run, or was written on the host"
 
@@ -272,9 +336,9 @@ def test_tmpfs_memory_is_capped_or_denied(graded, mode):
 def test_memory_of_an_escaped_grandchild(graded, mode):
     run = graded[0][("hoard_setsid", mode)]
     report = _one_report_in_time(run)
-    if mode == "bubblewrap":   # it cannot leave the pid namespace: its memory counts
+    if mode == "bubblewrap":  # it cannot leave the pid namespace: its memory counts
         assert report["verdict"] == "memory_limit_exceeded", report["checks"]
-    else:                      # they reach the judge, whose watch kills them at once
+    else:  # they reach the judge, whose watch kills them at once
         assert set(run.got().split("\n")) <= {"got: 0 grandchildren alive"}, run.got()
         assert report["verdict"] in ("accepted", "memory_limit_exceeded")
 
@@ -301,9 +365,9 @@ def test_a_fork_bomb_ends(graded, mode):
 def test_scratch_is_capped(graded, mode):
     run = graded[0][("fill_scratch", mode)]
     report = _one_report_in_time(run)
-    if report["verdict"] == "accepted":   # the private /tmp filled up: ENOSPC
+    if report["verdict"] == "accepted":  # the private /tmp filled up: ENOSPC
         assert int(run.got().split()[1]) <= 64
-    else:                                 # the watch saw the folder grow past its cap
+    else:  # the watch saw the folder grow past its cap
         assert report["verdict"] == "runtime_error"
         assert "64 MB its scratch space" in json.dumps(report["checks"])
 
@@ -332,15 +396,25 @@ def test_nothing_is_left_behind(graded):
 
 # ---------------------------------------------------------------- run alone
 
+
 @pytest.mark.parametrize("mode", MODES)
 def test_escapes_cannot_paint_the_text_report(bank, mode):
-    run = judge(["--bank", str(bank), "run", "double", str(ATTACKS / "paint_accepted.py"),
-                 "--isolation", mode])
+    run = judge(
+        [
+            "--bank",
+            str(bank),
+            "run",
+            "double",
+            str(ATTACKS / "paint_accepted.py"),
+            "--isolation",
+            mode,
+        ]
+    )
     assert run.rc == 1
     assert run.stdout.startswith("RUNTIME ERROR") or run.stdout.startswith("WRONG ANSWER")
     for raw in ("\x1b", "\r", "\u202e", "\x9b"):
         assert raw not in run.stdout, repr(raw)
-    assert "\\x1b[32mACCEPTED" in run.stdout      # shown, harmless
+    assert "\\x1b[32mACCEPTED" in run.stdout  # shown, harmless
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -351,8 +425,20 @@ def test_a_batch_keeps_classmates_and_results_apart(bank, tmp_path, mode):
     (subs / "alice" / "double.py").write_text("def double(x):\n    return x * 2\n")
     shutil.copy(ATTACKS / "copy_classmate.py", subs / "bob" / "double.py")
     out = tmp_path / "out"
-    run = judge(["--bank", str(bank), "batch", str(subs), "--out", str(out), "--workers", "2",
-                 "--isolation", mode])
+    run = judge(
+        [
+            "--bank",
+            str(bank),
+            "batch",
+            str(subs),
+            "--out",
+            str(out),
+            "--workers",
+            "2",
+            "--isolation",
+            mode,
+        ]
+    )
     assert run.rc == 0, run.stderr[-2000:]
     lines = (out / "results.jsonl").read_text().splitlines()
     records = {r["learner"]: r for r in map(json.loads, lines)}

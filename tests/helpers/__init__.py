@@ -15,24 +15,31 @@ from typing import Callable
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-TESTS = ROOT / "tests"                         # the data folders: hostile/, attacks/, ...
+TESTS = ROOT / "tests"  # the data folders: hostile/, attacks/, ...
 
-TASK = "cache_independent_count"                  # the bank's first task, the course's step 9
+TASK = "cache_independent_count"  # the bank's first task, the course's step 9
 KNOWN = ROOT / "tasks" / TASK / "known"
 SOLUTION = (ROOT / "examples" / f"{TASK}.py").read_text()
 JUDGE = [sys.executable, "-m", "judge"]
 
 
-def run_judge(*args, cwd: Path | None = None, env: dict | None = None,
-              timeout: float = 300) -> subprocess.CompletedProcess:
+def run_judge(
+    *args, cwd: Path | None = None, env: dict | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess:
     """`judge ARGS...` in a fresh process, on this checkout, with the default bank unless
     ``--bank`` is among the arguments (a JUDGE_BANK in the caller's environment is
     ignored)."""
     full_env = {k: v for k, v in os.environ.items() if k != "JUDGE_BANK"}
     full_env.update(env or {})
     full_env["PYTHONPATH"] = str(ROOT)
-    return subprocess.run(JUDGE + [str(a) for a in args], cwd=cwd or ROOT, env=full_env,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        JUDGE + [str(a) for a in args],
+        cwd=cwd or ROOT,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def put(path: Path, text: str = "def f(): pass\n") -> Path:
@@ -42,8 +49,12 @@ def put(path: Path, text: str = "def f(): pass\n") -> Path:
     return path
 
 
-def bank_of(dst: Path, *task_ids: str, edit: Callable[[dict], None] | None = None,
-            references: dict[str, str] | None = None) -> Path:
+def bank_of(
+    dst: Path,
+    *task_ids: str,
+    edit: Callable[[dict], None] | None = None,
+    references: dict[str, str] | None = None,
+) -> Path:
     """A bank at ``dst`` holding only these tasks of the shipped one (so a task being
     written elsewhere cannot break a test), with ``edit(entry)`` applied to each entry of
     tasks.yaml and ``references`` (task id -> source) replacing reference solutions."""
@@ -54,9 +65,12 @@ def bank_of(dst: Path, *task_ids: str, edit: Callable[[dict], None] | None = Non
             edit(entry)
         shutil.copytree(ROOT / "tasks" / entry["id"], dst / "tasks" / entry["id"])
         reference = (references or {}).get(entry["id"])
-        put(dst / "reference" / f"{entry['id']}.py",
-            reference if reference is not None else
-            (ROOT / "reference" / f"{entry['id']}.py").read_text())
+        put(
+            dst / "reference" / f"{entry['id']}.py",
+            reference
+            if reference is not None
+            else (ROOT / "reference" / f"{entry['id']}.py").read_text(),
+        )
     (dst / "tasks.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
     return dst
 
@@ -74,17 +88,18 @@ tasks:
 DOUBLE_IT_REFERENCE = "import jax\n\n@jax.jit\ndef double_it(x):\n    return 2 * x\n"
 
 
-def double_it_bank(dst: Path, fields: str, files: dict[str, str] | None = None,
-                   drop=()) -> Path:
+def double_it_bank(dst: Path, fields: str, files: dict[str, str] | None = None, drop=()) -> Path:
     """A bank at ``dst`` of one small task of its own, doubling a float32 vector (fast to
     grade, for tests of one check or one rule): ``fields`` is the rest of its tasks.yaml
     entry (tolerance, examples, scripts, checks) at any indentation, ``files`` more files
     of the bank by path, ``drop`` paths of the usual ones left out."""
     entry = textwrap.indent(textwrap.dedent(fields).strip("\n"), "    ")
     put(dst / "tasks.yaml", DOUBLE_IT + entry + "\n")
-    usual = {"reference/double_it.py": DOUBLE_IT_REFERENCE,
-             "tasks/double_it/statement.md": "# Double every element\n",
-             "tasks/double_it/starter.py": "def double_it(x):\n    raise NotImplementedError\n"}
+    usual = {
+        "reference/double_it.py": DOUBLE_IT_REFERENCE,
+        "tasks/double_it/statement.md": "# Double every element\n",
+        "tasks/double_it/starter.py": "def double_it(x):\n    raise NotImplementedError\n",
+    }
     for rel, body in {**usual, **(files or {})}.items():
         if rel not in drop:
             put(dst / rel, body)
@@ -99,4 +114,3 @@ def notebook(*cells: tuple[str, str]) -> str:
     make = {"code": nbformat.v4.new_code_cell, "markdown": nbformat.v4.new_markdown_cell}
     nb.cells = [make[kind](src) for kind, src in cells]
     return nbformat.writes(nb)
-

@@ -19,10 +19,16 @@ from judge.writers import writer
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden"
-SUBMISSIONS = GOLDEN / "submissions"       # <learner>/<task>.py, copied from the bank
+SUBMISSIONS = GOLDEN / "submissions"  # <learner>/<task>.py, copied from the bank
 TASKS = "cache_independent_count,huber"
-SUFFIX = {"text": "txt", "json": "json", "exercism": "exercism.json",
-          "gradescope": "gradescope.json", "junit": "xml", "html": "html"}
+SUFFIX = {
+    "text": "txt",
+    "json": "json",
+    "exercism": "exercism.json",
+    "gradescope": "gradescope.json",
+    "junit": "xml",
+    "html": "html",
+}
 
 # What differs from run to run or machine to machine, and nothing else: wall-clock
 # times (a report's elapsed_s and what is drawn from it; a trace's seconds), the folder
@@ -41,9 +47,16 @@ def updating(config: pytest.Config) -> bool:
 
 def normal_data(value, place: str):
     if isinstance(value, dict):
-        return {k: (0.0 if k in TIME_KEYS and isinstance(v, (int, float)) else
-                    VERSION if k == "judge_version" else normal_data(v, place))
-                for k, v in value.items()}
+        return {
+            k: (
+                0.0
+                if k in TIME_KEYS and isinstance(v, (int, float))
+                else VERSION
+                if k == "judge_version"
+                else normal_data(v, place)
+            )
+            for k, v in value.items()
+        }
     if isinstance(value, list):
         return [normal_data(v, place) for v in value]
     if isinstance(value, str):
@@ -53,20 +66,22 @@ def normal_data(value, place: str):
 
 def normal_text(text: str, place: str) -> str:
     text = text.replace(place, PLACE)
-    text = re.sub(r'time="[0-9.]+"', 'time="0.000"', text)                  # junit
-    text = re.sub(r"\b\d+\.\d\d s\b", "0.00 s", text)                         # text, html
+    text = re.sub(r'time="[0-9.]+"', 'time="0.000"', text)  # junit
+    text = re.sub(r"\b\d+\.\d\d s\b", "0.00 s", text)  # text, html
     version = re.escape(judge.__version__)
     text = re.sub(rf'(judge_version" value="){version}"', rf'\g<1>{VERSION}"', text)
-    text = re.sub(rf"(judge ){version}\b", rf"\g<1>{VERSION}", text)          # class page
+    text = re.sub(rf"(judge ){version}\b", rf"\g<1>{VERSION}", text)  # class page
     return text
 
 
 def normal_file(path: Path, place: str) -> str:
     """The file's text with the run's noise taken out; JSON pretty-printed, sorted."""
     text = path.read_text()
-    if path.name == "results.jsonl":       # one line per grading, in finishing order
-        records = sorted((json.loads(line) for line in text.splitlines() if line),
-                         key=lambda r: (r["learner"], r["task"]))
+    if path.name == "results.jsonl":  # one line per grading, in finishing order
+        records = sorted(
+            (json.loads(line) for line in text.splitlines() if line),
+            key=lambda r: (r["learner"], r["task"]),
+        )
         return "".join(json.dumps(normal_data(r, place), sort_keys=True) + "\n" for r in records)
     if path.suffix == ".json":
         return json.dumps(normal_data(json.loads(text), place), indent=1, sort_keys=True) + "\n"
@@ -81,15 +96,18 @@ def compare_tree(got: dict[str, str], golden: Path, update: bool) -> None:
             (golden / rel).parent.mkdir(parents=True, exist_ok=True)
             (golden / rel).write_text(text)
         return
-    want = {str(p.relative_to(golden)): p.read_text() for p in sorted(golden.rglob("*"))
-            if p.is_file()}
+    want = {
+        str(p.relative_to(golden)): p.read_text() for p in sorted(golden.rglob("*")) if p.is_file()
+    }
     assert sorted(got) == sorted(want), (
         f"files differ from {golden.relative_to(ROOT)}: new {sorted(set(got) - set(want))}, "
-        f"gone {sorted(set(want) - set(got))} (--update-goldens rewrites them)")
+        f"gone {sorted(set(want) - set(got))} (--update-goldens rewrites them)"
+    )
     for rel in sorted(want):
         assert got[rel] == want[rel], (
             f"{rel} differs from {golden.relative_to(ROOT)}/{rel}: the report contract "
-            f"changed (--update-goldens rewrites it; read the diff first)")
+            f"changed (--update-goldens rewrites it; read the diff first)"
+        )
 
 
 def render(report: Report, fmt: str) -> str:

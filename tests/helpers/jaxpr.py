@@ -38,9 +38,20 @@ def calls(counts, refs=None, prims=None, lines=None, first_line=None):
     refs = refs or [11] * len(counts)
     out = []
     for i, (args, n, r) in enumerate(zip(SCRIPTS["s"], counts, refs), 1):
-        mine = {"equations": n, "primitives": (prims or (lambda n: {"mul": n}))(n),
-                "lines": (lines or (lambda n: {"9": n}))(n), "code": {"9": "y = a * x[t] + y"},
-                "first_line": first_line or {"mul": 9}}
-        out.append(Measured(i, args, f"x float32[{args['k']}]", mine,
-                            {"equations": r, "primitives": {"scan": 1}}))
+        mine = {
+            "equations": n,
+            "primitives": (prims or (lambda n: {"mul": n}))(n),
+            "lines": (lines or (lambda n: {"9": n}))(n),
+            "code": {"9": "y = a * x[t] + y"},
+            "first_line": first_line or {"mul": 9},
+        }
+        out.append(
+            Measured(
+                i,
+                args,
+                f"x float32[{args['k']}]",
+                mine,
+                {"equations": r, "primitives": {"scan": 1}},
+            )
+        )
     return out

@@ -8,11 +8,33 @@ import xml.etree.ElementTree as ET
 
 EXERCISM_TOP = {"version", "status", "message", "tests"}
 EXERCISM_TEST = {"name", "status", "message", "output", "test_code", "task_id"}
-GRADESCOPE_TOP = {"score", "max_score", "execution_time", "output", "output_format",
-                  "test_output_format", "test_name_format", "visibility", "stdout_visibility",
-                  "extra_data", "tests", "leaderboard"}
-GRADESCOPE_TEST = {"score", "max_score", "status", "name", "name_format", "number", "output",
-                   "output_format", "tags", "visibility", "extra_data"}
+GRADESCOPE_TOP = {
+    "score",
+    "max_score",
+    "execution_time",
+    "output",
+    "output_format",
+    "test_output_format",
+    "test_name_format",
+    "visibility",
+    "stdout_visibility",
+    "extra_data",
+    "tests",
+    "leaderboard",
+}
+GRADESCOPE_TEST = {
+    "score",
+    "max_score",
+    "status",
+    "name",
+    "name_format",
+    "number",
+    "output",
+    "output_format",
+    "tags",
+    "visibility",
+    "extra_data",
+}
 OUTPUT_FORMATS = {"text", "html", "simple_format", "md", "ansi"}
 VISIBILITIES = {"hidden", "after_due_date", "after_published", "visible"}
 
@@ -62,8 +84,11 @@ def gradescope_problems(doc: dict) -> list[str]:
         p.append("score must be a number")
     if not num(doc.get("execution_time", 0)):
         p.append("execution_time must be a number of seconds")
-    for key, allowed in (("output_format", OUTPUT_FORMATS), ("visibility", VISIBILITIES),
-                         ("stdout_visibility", VISIBILITIES)):
+    for key, allowed in (
+        ("output_format", OUTPUT_FORMATS),
+        ("visibility", VISIBILITIES),
+        ("stdout_visibility", VISIBILITIES),
+    ):
         if key in doc and doc[key] not in allowed:
             p.append(f"bad {key} {doc[key]!r}")
     if not isinstance(doc.get("extra_data", {}), dict):
@@ -81,10 +106,14 @@ def gradescope_problems(doc: dict) -> list[str]:
         for key in ("name", "number", "output"):
             if key in t and not isinstance(t[key], str):
                 p.append(f"test {key} must be a string")
-        if not isinstance(t.get("tags", []), list) or not all(isinstance(x, str) for x in t.get("tags", [])):
+        if not isinstance(t.get("tags", []), list) or not all(
+            isinstance(x, str) for x in t.get("tags", [])
+        ):
             p.append("tags must be a list of strings")
-        if t.get("output_format", "text") not in OUTPUT_FORMATS or \
-                t.get("visibility", "visible") not in VISIBILITIES:
+        if (
+            t.get("output_format", "text") not in OUTPUT_FORMATS
+            or t.get("visibility", "visible") not in VISIBILITIES
+        ):
             p.append("bad test output_format or visibility")
     if "score" in doc and tests and doc["score"] != sum(t["score"] for t in tests):
         p.append("score must be the sum of the tests' scores")
@@ -93,13 +122,16 @@ def gradescope_problems(doc: dict) -> list[str]:
 
 def junit_problems(text: str) -> list[str]:
     p = []
-    root = ET.fromstring(text.encode())     # raises on anything that is not XML 1.0
+    root = ET.fromstring(text.encode())  # raises on anything that is not XML 1.0
     suites = [root] if root.tag == "testsuite" else list(root)
     if root.tag not in ("testsuites", "testsuite") or not suites:
         return [f"root must be testsuites or testsuite, got {root.tag}"]
     for key in ("tests", "failures", "errors", "skipped"):
-        if root.tag == "testsuites" and key in root.attrib and \
-                int(root.get(key)) != sum(int(s.get(key, "0")) for s in suites):
+        if (
+            root.tag == "testsuites"
+            and key in root.attrib
+            and int(root.get(key)) != sum(int(s.get(key, "0")) for s in suites)
+        ):
             p.append(f"testsuites {key}= is not the sum over its suites")
     for suite in suites:
         if suite.tag != "testsuite" or not suite.get("name"):
@@ -120,7 +152,14 @@ def junit_problems(text: str) -> list[str]:
             for e in c:
                 if e.tag in ("failure", "error") and e.get("message") is None:
                     p.append(f"{e.tag} needs a message attribute")
-                if e.tag not in ("failure", "error", "skipped", "system-out", "system-err", "properties"):
+                if e.tag not in (
+                    "failure",
+                    "error",
+                    "skipped",
+                    "system-out",
+                    "system-err",
+                    "properties",
+                ):
                     p.append(f"unexpected element {e.tag} in testcase")
     return p
 

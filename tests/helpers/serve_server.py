@@ -47,16 +47,37 @@ def unique(source: str, tag) -> str:
 
 
 class Server:
-    def __init__(self, bank: Path, state: Path, *args: str, start_timeout_s: float = 120,
-                 env: dict | None = None):
+    def __init__(
+        self,
+        bank: Path,
+        state: Path,
+        *args: str,
+        start_timeout_s: float = 120,
+        env: dict | None = None,
+    ):
         self.bank, self.state, self.args = bank, state, list(args)
         self.lines: list[str] = []
-        cmd = [JUDGE, "--bank", str(bank), "serve", "--port", "0", "--state", str(state),
-               *self.args]
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, text=True, cwd=bank,
-                                     start_new_session=True,
-                                     env=None if env is None else {**os.environ, **env})
+        cmd = [
+            JUDGE,
+            "--bank",
+            str(bank),
+            "serve",
+            "--port",
+            "0",
+            "--state",
+            str(state),
+            *self.args,
+        ]
+        self.proc = subprocess.Popen(
+            cmd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            cwd=bank,
+            start_new_session=True,
+            env=None if env is None else {**os.environ, **env},
+        )
         self._listening = threading.Event()
         self.url = ""
         threading.Thread(target=self._read, daemon=True).start()
@@ -106,7 +127,9 @@ class Server:
         text = self.http.get("/metrics").text
         for family in text_string_to_metric_families(text):
             for sample in family.samples:
-                if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items()):
+                if sample.name == name and all(
+                    sample.labels.get(k) == v for k, v in labels.items()
+                ):
                     return sample.value
         return 0.0
 
@@ -115,8 +138,10 @@ class Server:
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             h = self.health()
-            if h["oracles_warm"] >= h["oracles_warm_target"] and \
-                    h["workers_warm"] >= h["workers_warm_target"]:
+            if (
+                h["oracles_warm"] >= h["oracles_warm_target"]
+                and h["workers_warm"] >= h["workers_warm_target"]
+            ):
                 return h
             time.sleep(0.2)
         raise AssertionError(f"the service did not warm up within {timeout_s} s: {h}")
@@ -128,7 +153,9 @@ class Server:
             pid = todo.pop()
             for tid in _listdir(f"/proc/{pid}/task"):
                 try:
-                    kids = [int(k) for k in Path(f"/proc/{pid}/task/{tid}/children").read_text().split()]
+                    kids = [
+                        int(k) for k in Path(f"/proc/{pid}/task/{tid}/children").read_text().split()
+                    ]
                 except OSError:
                     continue
                 found += kids
@@ -181,6 +208,10 @@ def judge_run_json(bank: Path, task: str, source: str, tmp: Path, name="submissi
     """`judge run --format json` of the same source: what the service must agree with."""
     path = tmp / name
     path.write_text(source)
-    res = subprocess.run([JUDGE, "--bank", str(bank), "run", task, str(path), "--format", "json"],
-                         capture_output=True, text=True, timeout=300)
+    res = subprocess.run(
+        [JUDGE, "--bank", str(bank), "run", task, str(path), "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     return json.loads(res.stdout)

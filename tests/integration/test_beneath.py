@@ -39,7 +39,7 @@ def test_walks_hold_few_descriptors_however_deep_the_tree(tmp_path):
     try:
         size, entries = beneath.tree_bytes(fd, 10_000)
         assert entries == 1501 and size >= 5000
-        assert beneath.tree_bytes(fd, 100)[1] == 100             # bounded, as asked
+        assert beneath.tree_bytes(fd, 100)[1] == 100  # bounded, as asked
         beneath.remove_tree(str(top))
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

@@ -36,7 +36,7 @@ def measure_length(ctx, args, kwargs, options, shape_of=__import__("numpy").shap
     if options.get("refuse"):
         ctx.unmeasurable("this backend gives no such figure")
     if options.get("break"):
-        return {}["missing"]                        # a bug of the instrument itself
+        return {}["missing"]  # a bug of the instrument itself
     value = ctx.function(*args, **kwargs)
     ctx.keep(value)
     return {"length": int(shape_of(args[0])[0]), "option": options.get("tag")}
@@ -65,8 +65,9 @@ class RankCheck(CheckSpec):
 
         from judge.worker.wire import Leaf
 
-        mine = grading.learner_measure(self.kind, {"x": Leaf(np.zeros((2, 3), np.float32), "jax")},
-                                       {}, "test")
+        mine = grading.learner_measure(
+            self.kind, {"x": Leaf(np.zeros((2, 3), np.float32), "jax")}, {}, "test"
+        )
         if not mine.ok:
             return self.result(Status.ERROR, mine.message, verdict=mine.verdict)
         return self.result(Status.PASSED, "fine", details=mine.measured)
@@ -95,12 +96,16 @@ class LengthCheck(CheckSpec):
         if not mine.ok:
             return self.result(Status.ERROR, mine.message, verdict=mine.verdict)
         ref = grading.reference_measure(self.kind, args, self.options)
-        details = {"mine": mine.measured, "reference": ref.measured,
-                   "kept": float(np.sum(mine.value.array)),
-                   "reference_kept": float(np.sum(ref.value.array))}
+        details = {
+            "mine": mine.measured,
+            "reference": ref.measured,
+            "kept": float(np.sum(mine.value.array)),
+            "reference_kept": float(np.sum(ref.value.array)),
+        }
         if mine.measured["length"] > self.limit:
-            return self.failed(f"length {mine.measured['length']} over {self.limit}",
-                               details=details)
+            return self.failed(
+                f"length {mine.measured['length']} over {self.limit}", details=details
+            )
         return self.result(Status.PASSED, "fine", details=details)
 
 
@@ -146,10 +151,16 @@ def test_a_kind_declares_what_its_failure_means(tmp_path):
 
 
 def test_the_learners_exception_inside_an_instrument_is_theirs(tmp_path):
-    report = grade(task_with(tmp_path), submit(tmp_path, """
+    report = grade(
+        task_with(tmp_path),
+        submit(
+            tmp_path,
+            """
         def double_it(x):
             raise ValueError("nope")
-    """))
+    """,
+        ),
+    )
     assert report.verdict == Verdict.RUNTIME_ERROR, report.checks[0].message
     assert "nope" in report.checks[0].message
 
@@ -165,13 +176,19 @@ def test_instruments_are_compiled_before_the_learners_file_runs(tmp_path):
     # the learner's file replaces numpy.shape at import; the instrument bound its own
     # when the worker compiled it, before the file ran
     task = task_with(tmp_path)
-    report = grade(task, submit(tmp_path, """
+    report = grade(
+        task,
+        submit(
+            tmp_path,
+            """
         import numpy
         numpy.shape = lambda a: (1,)
 
         def double_it(x):
             return x * 2
-    """))
+    """,
+        ),
+    )
     assert report.checks[0].details["mine"]["length"] == 5
 
 
@@ -189,18 +206,35 @@ def test_the_runner_has_every_member_of_the_view(tmp_path):
     grading = Grading(task_with(tmp_path), submit(tmp_path, RIGHT))
     missing = [m for m in GRADING_VIEW_MEMBERS if not hasattr(grading, m)]
     assert not missing, f"Grading lacks {missing} of GradingView"
-    assert {"learner_call", "learner_measure", "reference_measure", "time_left"} \
-        <= GRADING_VIEW_MEMBERS
+    assert {
+        "learner_call",
+        "learner_measure",
+        "reference_measure",
+        "time_left",
+    } <= GRADING_VIEW_MEMBERS
     assert GradingView.__doc__
 
 
 def test_teeth_are_the_kinds_own():
-    passed = CheckResult(id="x", kind="test_length", required=True, status=Status.PASSED,
-                         message="")
-    wrong = CheckResult(id="x", kind="test_length", required=True, status=Status.FAILED,
-                        message="", verdict=Verdict.WRONG_ANSWER)
-    slow = CheckResult(id="x", kind="test_length", required=True, status=Status.FAILED,
-                       message="", verdict=Verdict.INEFFICIENT)
+    passed = CheckResult(
+        id="x", kind="test_length", required=True, status=Status.PASSED, message=""
+    )
+    wrong = CheckResult(
+        id="x",
+        kind="test_length",
+        required=True,
+        status=Status.FAILED,
+        message="",
+        verdict=Verdict.WRONG_ANSWER,
+    )
+    slow = CheckResult(
+        id="x",
+        kind="test_length",
+        required=True,
+        status=Status.FAILED,
+        message="",
+        verdict=Verdict.INEFFICIENT,
+    )
     check = LengthCheck.__new__(LengthCheck)
     assert not check.caught(passed) and not check.caught(wrong) and check.caught(slow)
     example = CHECK_KINDS["example"].__new__(CHECK_KINDS["example"])
@@ -211,16 +245,26 @@ def test_an_instruments_setup_binds_in_the_worker_before_the_learners_file(tmp_p
     # the learner's file replaces jax.numpy.shape; setup bound the real one first
     task_with(tmp_path)
     bank = tmp_path / "tasks.yaml"
-    bank.write_text(bank.read_text().replace(
-        "{id: length, kind: test_length, limit: 9, options: {tag: hello}}", "{id: rank, kind: test_rank}"))
+    bank.write_text(
+        bank.read_text().replace(
+            "{id: length, kind: test_length, limit: 9, options: {tag: hello}}",
+            "{id: rank, kind: test_rank}",
+        )
+    )
     task = load_bank(tmp_path).get("double_it")
-    report = grade(task, submit(tmp_path, """
+    report = grade(
+        task,
+        submit(
+            tmp_path,
+            """
         import jax.numpy as jnp
         jnp.shape = lambda a: (1,)
 
         def double_it(x):
             return x * 2
-    """))
+    """,
+        ),
+    )
     assert report.checks[0].status == Status.PASSED, report.checks[0].message
     assert report.checks[0].details["rank"] == 2
 
@@ -228,16 +272,20 @@ def test_an_instruments_setup_binds_in_the_worker_before_the_learners_file(tmp_p
 def test_loading_every_kind_leaves_jax_out_of_the_judges_process():
     # the judge forks workers and must not import jax: a kind binds jax in its
     # instrument's setup, never in what runs when its module is imported
-    code = ("import sys; from judge.checks import load_kinds as _load_kinds; _load_kinds(); "
-            "from judge.checks import CHECK_KINDS; "
-            "print(sorted(CHECK_KINDS), 'jax' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=60, cwd=ROOT)
+    code = (
+        "import sys; from judge.checks import load_kinds as _load_kinds; _load_kinds(); "
+        "from judge.checks import CHECK_KINDS; "
+        "print(sorted(CHECK_KINDS), 'jax' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().endswith("False"), out.stdout
 
 
 # ---------------------------------------------------------------- kinds that measure a script
+
 
 def measure_traced_size(ctx, args, kwargs, options, make_jaxpr=__import__("jax").make_jaxpr):
     """Runs in the worker: the number of top-level equations of the traced call, with
@@ -256,8 +304,12 @@ class TracedCheck(ScriptMeasureCheck):
 
     def judge(self, grading, calls):
         sizes = [c.mine["equations"] for c in calls]
-        details = {"sizes": sizes, "reference": [c.reference["equations"] for c in calls],
-                   "labels": [c.label for c in calls], "arrays": [c.mine["arrays"] for c in calls]}
+        details = {
+            "sizes": sizes,
+            "reference": [c.reference["equations"] for c in calls],
+            "labels": [c.label for c in calls],
+            "arrays": [c.mine["arrays"] for c in calls],
+        }
         if any(c.mine["equations"] > c.reference["equations"] for c in calls):
             return self.failed(f"{sizes}: {self.cause}", details=details)
         return self.result(Status.PASSED, "fine", details=details)
@@ -286,28 +338,43 @@ def scripted_task(tmp_path: Path, cause: str = ""):
     (tmp_path / "tasks" / "power").mkdir(parents=True, exist_ok=True)
     (tmp_path / "reference" / "power.py").write_text(
         "import jax.numpy as jnp\n\ndef power(x, n):\n    out = jnp.ones_like(x)\n"
-        "    for _ in range(n):\n        out = out * x\n    return out\n")
+        "    for _ in range(n):\n        out = out * x\n    return out\n"
+    )
     (tmp_path / "tasks.yaml").write_text(
-        SCRIPTED_BANK.replace(" CAUSE", f", cause: {cause}" if cause else ""))
+        SCRIPTED_BANK.replace(" CAUSE", f", cause: {cause}" if cause else "")
+    )
     return load_bank(tmp_path).get("power")
 
 
 def test_a_script_is_measured_call_by_call_with_python_numbers_static(tmp_path):
     # `range(n)` needs a concrete n: traceable keeps the call's Python int as it is
-    check = grade(scripted_task(tmp_path), submit(tmp_path, """
+    check = grade(
+        scripted_task(tmp_path),
+        submit(
+            tmp_path,
+            """
         import jax.numpy as jnp
 
         def power(x, n):
             return x ** n
-    """)).checks[0]
+    """,
+        ),
+    ).checks[0]
     assert check.status == Status.PASSED, check.message
-    assert check.details["sizes"] == [1, 1] and check.details["reference"] == [3, 4]   # ones_like, then n multiplications
+    assert check.details["sizes"] == [1, 1] and check.details["reference"] == [
+        3,
+        4,
+    ]  # ones_like, then n multiplications
     assert check.details["arrays"] == [1, 1]
     assert check.details["labels"][0].startswith("x float32[4]")
 
 
 def test_a_measured_failure_names_the_tasks_cause(tmp_path):
-    report = grade(scripted_task(tmp_path, cause="a loop of multiplications"), submit(tmp_path, """
+    report = grade(
+        scripted_task(tmp_path, cause="a loop of multiplications"),
+        submit(
+            tmp_path,
+            """
         import jax.numpy as jnp
 
         def power(x, n):
@@ -315,26 +382,40 @@ def test_a_measured_failure_names_the_tasks_cause(tmp_path):
             for _ in range(n):
                 out = (out * x) + 0.0
             return out
-    """))
+    """,
+        ),
+    )
     assert report.verdict == Verdict.INEFFICIENT
     assert "a loop of multiplications" in report.checks[0].message
 
 
 def test_a_measured_value_must_agree_with_the_reference(tmp_path):
-    report = grade(scripted_task(tmp_path), submit(tmp_path, """
+    report = grade(
+        scripted_task(tmp_path),
+        submit(
+            tmp_path,
+            """
         def power(x, n):
             return x * n
-    """))
+    """,
+        ),
+    )
     assert report.verdict == Verdict.WRONG_ANSWER, report.checks[0].message
     assert report.checks[0].message.startswith("scripted call 1 of 2")
     assert report.checks[0].counterexample["expected"] != report.checks[0].counterexample["actual"]
 
 
 def test_a_result_the_instrument_cannot_take_is_a_wrong_answer_not_a_judge_error(tmp_path):
-    report = grade(scripted_task(tmp_path), submit(tmp_path, """
+    report = grade(
+        scripted_task(tmp_path),
+        submit(
+            tmp_path,
+            """
         def power(x, n):
             return "x to the n"
-    """))
+    """,
+        ),
+    )
     assert report.verdict == Verdict.WRONG_ANSWER, report.checks[0].message
     assert "returned a str" in report.checks[0].message
 
@@ -355,20 +436,32 @@ class PerCallCheck(ScriptMeasureCheck):
         return dict(options, first=index == 1)
 
     def judge(self, grading, calls):
-        return self.result(Status.PASSED, "fine", details={
-            "mine": [c.mine["seen"] for c in calls],
-            "reference": [c.reference["seen"] for c in calls]})
+        return self.result(
+            Status.PASSED,
+            "fine",
+            details={
+                "mine": [c.mine["seen"] for c in calls],
+                "reference": [c.reference["seen"] for c in calls],
+            },
+        )
 
 
 def test_a_kind_may_give_each_call_of_the_script_its_own_options(tmp_path):
     scripted_task(tmp_path)
     (tmp_path / "tasks.yaml").write_text(
-        SCRIPTED_BANK.replace("test_traced", "test_per_call").replace(" CAUSE", ""))
+        SCRIPTED_BANK.replace("test_traced", "test_per_call").replace(" CAUSE", "")
+    )
     task = load_bank(tmp_path).get("power")
-    check = grade(task, submit(tmp_path, """
+    check = grade(
+        task,
+        submit(
+            tmp_path,
+            """
         def power(x, n):
             return x ** n
-    """)).checks[0]
+    """,
+        ),
+    ).checks[0]
     expected = [{"task": "power", "first": True}, {"task": "power", "first": False}]
     assert check.details["mine"] == check.details["reference"] == expected, check.message
 
@@ -388,15 +481,19 @@ def test_the_reference_runs_first_only_the_scripts_whose_runs_checks_read(tmp_pa
     (tmp_path / "reference").mkdir()
     (tmp_path / "tasks" / "power").mkdir(parents=True)
     (tmp_path / "reference" / "power.py").write_text(
-        "import jax\n\n@jax.jit\ndef power(x, n):\n    return x ** n\n")
+        "import jax\n\n@jax.jit\ndef power(x, n):\n    return x ** n\n"
+    )
     bank = SCRIPTED_BANK.replace(" CAUSE", "").replace(
-        "    checks:\n", "      again:\n        - {args: {x: {$random: {shape: [4]}}, n: 2}}\n"
-                        "    checks:\n      - {id: retrace, kind: retrace, script: again, budget: reference}\n")
+        "    checks:\n",
+        "      again:\n        - {args: {x: {$random: {shape: [4]}}, n: 2}}\n"
+        "    checks:\n      - {id: retrace, kind: retrace, script: again, budget: reference}\n",
+    )
     (tmp_path / "tasks.yaml").write_text(bank)
     task = load_bank(tmp_path).get("power")
-    assert [c.scripts_run() for c in task.checks] == [("again",), (), ()]   # host_sync: none
-    report = grade(task, submit(tmp_path, "import jax\n\n@jax.jit\ndef power(x, n):\n"
-                                          "    return x ** n\n"))
+    assert [c.scripts_run() for c in task.checks] == [("again",), (), ()]  # host_sync: none
+    report = grade(
+        task, submit(tmp_path, "import jax\n\n@jax.jit\ndef power(x, n):\n    return x ** n\n")
+    )
     retrace = report.checks[0]
     assert retrace.status == Status.PASSED, retrace.message
     assert retrace.details["reference_count"] == 1
@@ -414,12 +511,14 @@ def test_an_instrument_ships_its_helpers():
     from judge.worker.measure import MeasureContext, _compile_instrument
 
     shipped = instrument(measure_with_helper, helpers=(_helper_twice,))
-    compiled, _ = _compile_instrument({"name": "h", "function": shipped.function,
-                                       "source": shipped.source})
+    compiled, _ = _compile_instrument(
+        {"name": "h", "function": shipped.function, "source": shipped.source}
+    )
     assert compiled(MeasureContext(None), [], {}, {}) == {"twice": 6}
     alone = instrument(measure_with_helper)
-    compiled, _ = _compile_instrument({"name": "h", "function": alone.function,
-                                       "source": alone.source})
+    compiled, _ = _compile_instrument(
+        {"name": "h", "function": alone.function, "source": alone.source}
+    )
     with pytest.raises(NameError):
         compiled(MeasureContext(None), [], {}, {})
 
@@ -443,14 +542,16 @@ def test_a_traced_programs_value_small_compiled_whole_large_op_by_op():
     def counting_jit(fn):
         compiled.append(fn)
         return jax.jit(fn)
+
     bound["jit"] = counting_jit
-    (value,) = run_traced(bound, closed, [jnp.ones(3)])          # two kinds: op by op
+    (value,) = run_traced(bound, closed, [jnp.ones(3)])  # two kinds: op by op
     assert jnp.allclose(value, unrolled(jnp.ones(3))) and not compiled
     parallel = jax.make_jaxpr(lambda x: jax.lax.associative_scan(jnp.add, x))(jnp.ones(64))
-    (value,) = run_traced(bound, parallel, [jnp.ones(64)])       # few repeats: whole
+    (value,) = run_traced(bound, parallel, [jnp.ones(64)])  # few repeats: whole
     assert jnp.allclose(value, jnp.arange(1, 65)) and len(compiled) == 1
     # a scan unrolled 64 times compiles 64 copies however it is run: not run
-    unrolled_scan = jax.make_jaxpr(lambda x: jax.lax.fori_loop(
-        0, 64, lambda i, y: y * 1.001, x, unroll=True))(jnp.ones(3))
+    unrolled_scan = jax.make_jaxpr(
+        lambda x: jax.lax.fori_loop(0, 64, lambda i, y: y * 1.001, x, unroll=True)
+    )(jnp.ones(3))
     assert run_traced(bound, unrolled_scan, [jnp.ones(3)]) is None
     assert run_traced(bound, unrolled_scan, [jnp.ones(3)], unrolled_up_to=64) is not None

@@ -11,8 +11,16 @@ import pytest
 from helpers import KNOWN, ROOT, TASK
 from helpers import run_judge as judge
 
-CONTRACT_KEYS = {"task", "submission", "verdict", "seed", "elapsed_s", "judge_version",
-                 "checks", "output"}
+CONTRACT_KEYS = {
+    "task",
+    "submission",
+    "verdict",
+    "seed",
+    "elapsed_s",
+    "judge_version",
+    "checks",
+    "output",
+}
 CHECK_KEYS = {"id", "kind", "required", "status", "message", "details"}
 
 
@@ -50,9 +58,9 @@ def test_malformed_bank_names_file_task_and_field(tmp_path):
 def test_a_malformed_other_task_does_not_stop_grading_this_one(tmp_path):
     bank = _bank_with(tmp_path, "huber", "difficulty:", "dificulty:")
     proc = judge("--bank", bank, "run", TASK, KNOWN / "hard_coded.py")
-    assert proc.returncode == 1, proc.stderr          # graded: wrong_answer
+    assert proc.returncode == 1, proc.stderr  # graded: wrong_answer
     assert "WRONG ANSWER" in proc.stdout
-    listed = judge("--bank", bank, "list")            # the whole bank is still refused
+    listed = judge("--bank", bank, "list")  # the whole bank is still refused
     assert listed.returncode == 2 and "task 'huber'" in listed.stderr
 
 
@@ -73,14 +81,18 @@ def test_json_contract_and_exit_code_of_a_wrong_answer(tmp_path):
     before_cwd = set(os.listdir(tmp_path))
     proc = judge("run", TASK, sub, "--format", "json", "--examples", "30", cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr
-    report = json.loads(proc.stdout)            # exactly one JSON object
+    report = json.loads(proc.stdout)  # exactly one JSON object
     assert CONTRACT_KEYS <= set(report) and report["verdict"] == "wrong_answer"
     assert report["seed"] == 9009 and isinstance(report["elapsed_s"], float)
     for check in report["checks"]:
         assert CHECK_KEYS <= set(check)
         assert check["status"] in ("passed", "failed", "error", "skipped")
     prop = next(c for c in report["checks"] if c["id"] == "property")
-    assert prop["status"] == "failed" and set(prop["counterexample"]) == {"args", "expected", "actual"}
+    assert prop["status"] == "failed" and set(prop["counterexample"]) == {
+        "args",
+        "expected",
+        "actual",
+    }
     assert set(report["output"]) == {"stdout", "stderr", "truncated"}
     # nothing written next to the learner's file or in the current folder
     assert os.listdir(sub.parent) == ["mine.py"]
@@ -89,13 +101,19 @@ def test_json_contract_and_exit_code_of_a_wrong_answer(tmp_path):
 
 @pytest.mark.slow
 def test_seed_is_reported_and_changes_inputs():
-    a = json.loads(judge("run", TASK, KNOWN / "abs_sum.py", "--format", "json", "--seed", "1",
-                         "--examples", "20").stdout)
-    b = json.loads(judge("run", TASK, KNOWN / "abs_sum.py", "--format", "json", "--seed", "1",
-                         "--examples", "20").stdout)
+    a = json.loads(
+        judge(
+            "run", TASK, KNOWN / "abs_sum.py", "--format", "json", "--seed", "1", "--examples", "20"
+        ).stdout
+    )
+    b = json.loads(
+        judge(
+            "run", TASK, KNOWN / "abs_sum.py", "--format", "json", "--seed", "1", "--examples", "20"
+        ).stdout
+    )
     assert a["seed"] == 1
     strip = lambda r: [(c["id"], c["status"], c["message"]) for c in r["checks"]]
-    assert strip(a) == strip(b)                  # same seed, same report
+    assert strip(a) == strip(b)  # same seed, same report
 
 
 @pytest.mark.slow
@@ -129,8 +147,11 @@ def test_new_refuses_existing_and_bad_ids(tmp_path):
     assert made.returncode == 0, made.stderr
     after = (tmp_path / "tasks.yaml").read_text()
     assert after.startswith(before) and "id: double_it" in after
-    for rel in ("tasks/double_it/statement.md", "tasks/double_it/starter.py",
-                "reference/double_it.py"):
+    for rel in (
+        "tasks/double_it/statement.md",
+        "tasks/double_it/starter.py",
+        "reference/double_it.py",
+    ):
         assert (tmp_path / rel).is_file()
     assert list((tmp_path / "tasks/double_it/known").glob("*.py"))
     again = judge("--bank", tmp_path, "new", "double_it")
@@ -142,7 +163,9 @@ def test_a_missing_file_under_gradescope_still_prints_a_results_file(tmp_path):
     assert proc.returncode == 2 and "cannot read" in proc.stderr
     doc = json.loads(proc.stdout)
     assert doc["score"] == 0 and sum(t["max_score"] for t in doc["tests"]) == 4
-    assert "nothing.py" in doc["output"] and doc["output"].startswith("Nothing to grade: cannot read")
+    assert "nothing.py" in doc["output"] and doc["output"].startswith(
+        "Nothing to grade: cannot read"
+    )
 
 
 @pytest.mark.parametrize("fmt", ["gradescope", "exercism"])

@@ -46,7 +46,8 @@ def test_a_busy_machine_does_not_make_a_call_time_out(busy_machine, mode):
     w.start()
     try:
         path = Path(w.scratch) / "learner.py"
-        path.write_text(textwrap.dedent("""
+        path.write_text(
+            textwrap.dedent("""
             import time
 
             def solve(x):
@@ -54,13 +55,27 @@ def test_a_busy_machine_does_not_make_a_call_time_out(busy_machine, mode):
                 while time.process_time() - t0 < 0.6:
                     n += 1
                 return x
-        """))
-        reply, _ = w.request({"op": "load", "path": str(path), "display_name": "learner.py",
-                              "entrypoint": "solve", "probe": False}, timeout=30)
+        """)
+        )
+        reply, _ = w.request(
+            {
+                "op": "load",
+                "path": str(path),
+                "display_name": "learner.py",
+                "entrypoint": "solve",
+                "probe": False,
+            },
+            timeout=30,
+        )
         assert reply["ok"], reply
         blobs: list[bytes] = []
-        header = {"op": "call", "args": [wire.encode(np.zeros(2), blobs)], "kwargs": {},
-                  "label": "x", "probe": False}
+        header = {
+            "op": "call",
+            "args": [wire.encode(np.zeros(2), blobs)],
+            "kwargs": {},
+            "label": "x",
+            "probe": False,
+        }
         clock = RunClock(30)
         t = time.monotonic()
         try:
@@ -70,7 +85,7 @@ def test_a_busy_machine_does_not_make_a_call_time_out(busy_machine, mode):
         wall = time.monotonic() - t
         assert reply["ok"]
         assert 0.5 <= clock.charged_s < 1.5
-        assert wall > clock.charged_s   # the machine was busy indeed
+        assert wall > clock.charged_s  # the machine was busy indeed
     finally:
         w.close()
 
@@ -81,11 +96,23 @@ def test_a_call_that_sleeps_is_charged_its_sleep():
     try:
         path = Path(w.scratch) / "learner.py"
         path.write_text("import time\ndef solve(x):\n    time.sleep(30)\n")
-        assert w.request({"op": "load", "path": str(path), "display_name": "learner.py",
-                          "entrypoint": "solve", "probe": False})[0]["ok"]
+        assert w.request(
+            {
+                "op": "load",
+                "path": str(path),
+                "display_name": "learner.py",
+                "entrypoint": "solve",
+                "probe": False,
+            }
+        )[0]["ok"]
         blobs: list[bytes] = []
-        header = {"op": "call", "args": [wire.encode(np.zeros(2), blobs)], "kwargs": {},
-                  "label": "x", "probe": False}
+        header = {
+            "op": "call",
+            "args": [wire.encode(np.zeros(2), blobs)],
+            "kwargs": {},
+            "label": "x",
+            "probe": False,
+        }
         with pytest.raises(WorkerFailure) as info:
             w.request(header, blobs)
         assert info.value.kind == "timeout" and "1 s limit for one call" in info.value.message

@@ -95,23 +95,36 @@ def test_a_psum_for_a_ring_is_inefficient_and_the_message_says_the_task_asks_for
 
 
 @pytest.mark.parametrize("isolation", MODES)
-def test_a_learner_who_patches_jax_cannot_hide_what_their_program_sends(tmp_path, isolation, monkeypatch):
+def test_a_learner_who_patches_jax_cannot_hide_what_their_program_sends(
+    tmp_path, isolation, monkeypatch
+):
     # jax.jit, Lowered.compile and Compiled.as_text replaced at import: the instrument
     # bound its own in setup, before the file ran
-    monkeypatch.setenv("JUDGE_ISOLATION", isolation)    # what the learner's worker gets
-    report = grade(BANK.get("ring_allreduce"), submit(tmp_path, PSUM + """
+    monkeypatch.setenv("JUDGE_ISOLATION", isolation)  # what the learner's worker gets
+    report = grade(
+        BANK.get("ring_allreduce"),
+        submit(
+            tmp_path,
+            PSUM
+            + """
     import jax.stages
     _jit = jax.jit
     jax.stages.Compiled.as_text = lambda self: "HloModule nothing"
     jax.stages.Lowered.compile = lambda self, *a, **k: None
-    """))
+    """,
+        ),
+    )
     assert report.isolation == isolation
     assert report.verdict == Verdict.INEFFICIENT, collectives_of(report).message
     assert collectives_of(report).details["mine"]["counts"]["all-reduce"] == 1
 
 
 def test_a_function_that_needs_the_host_is_a_gather_through_the_host(tmp_path):
-    report = grade(BANK.get("col_mean"), submit(tmp_path, """
+    report = grade(
+        BANK.get("col_mean"),
+        submit(
+            tmp_path,
+            """
         import jax
         import numpy as np
         from jax.sharding import NamedSharding, PartitionSpec as P
@@ -122,7 +135,9 @@ def test_a_function_that_needs_the_host_is_a_gather_through_the_host(tmp_path):
         def col_mean(x):
             m = np.asarray(x).sum(axis=0) / max(x.shape[0], 1)
             return jax.device_put(m.astype(np.float32), NamedSharding(MESH, P()))
-    """))
+    """,
+        ),
+    )
     check = collectives_of(report)
     assert report.verdict == Verdict.INEFFICIENT, check.message
     assert "values on the host at line 10" in check.message
@@ -131,7 +146,11 @@ def test_a_function_that_needs_the_host_is_a_gather_through_the_host(tmp_path):
 
 def test_the_learners_own_error_under_jit_is_their_runtime_error(tmp_path):
     # it raises only when traced: the value checks pass, the instrument meets the error
-    report = grade(BANK.get("col_mean"), submit(tmp_path, """
+    report = grade(
+        BANK.get("col_mean"),
+        submit(
+            tmp_path,
+            """
         import jax
         import jax.numpy as jnp
 
@@ -139,7 +158,9 @@ def test_the_learners_own_error_under_jit_is_their_runtime_error(tmp_path):
             if isinstance(x, jax.core.Tracer):
                 raise ValueError("no tracing for me")
             return jnp.sum(x, axis=0) / max(x.shape[0], 1)
-    """))
+    """,
+        ),
+    )
     check = collectives_of(report)
     assert report.verdict == Verdict.RUNTIME_ERROR
     assert check.status == Status.ERROR and check.verdict == Verdict.RUNTIME_ERROR
@@ -157,11 +178,13 @@ def test_a_reference_without_a_compiled_program_is_the_tasks_fault(tmp_path):
     (tmp_path / "bank" / "reference").mkdir(parents=True)
     shutil.copytree(ROOT / "tasks" / "col_mean", tmp_path / "bank" / "tasks" / "col_mean")
     (tmp_path / "bank" / "tasks.yaml").write_text(yaml.safe_dump(data))
-    (tmp_path / "bank" / "reference" / "col_mean.py").write_text(textwrap.dedent("""
+    (tmp_path / "bank" / "reference" / "col_mean.py").write_text(
+        textwrap.dedent("""
         import numpy as np, jax
         def col_mean(x):
             return jax.numpy.asarray(np.asarray(x).mean(axis=0))
-    """))
+    """)
+    )
     task = load_bank(tmp_path / "bank").get("col_mean")
     report = grade(task, ROOT / "tasks" / "col_mean" / "known" / "gather_first.py")
     assert report.verdict == Verdict.JUDGE_ERROR, collectives_of(report).message
@@ -170,16 +193,28 @@ def test_a_reference_without_a_compiled_program_is_the_tasks_fault(tmp_path):
 
 @pytest.fixture(scope="module")
 def compiled_programs():
-    out = subprocess.run([sys.executable, "-c", PROGRAMS], capture_output=True, text=True,
-                         timeout=300, env={"JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"})
+    out = subprocess.run(
+        [sys.executable, "-c", PROGRAMS],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"},
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout)
 
 
-@pytest.mark.parametrize("name, kind, count", [
-    ("psum", "all-reduce", 1), ("unrolled", "collective-permute", 7),
-    ("looped", "collective-permute", 7), ("gathered", "all-gather", 1),
-    ("scattered", "reduce-scatter", 1), ("sum", "all-reduce", 1)])
+@pytest.mark.parametrize(
+    "name, kind, count",
+    [
+        ("psum", "all-reduce", 1),
+        ("unrolled", "collective-permute", 7),
+        ("looped", "collective-permute", 7),
+        ("gathered", "all-gather", 1),
+        ("scattered", "reduce-scatter", 1),
+        ("sum", "all-reduce", 1),
+    ],
+)
 def test_what_jax_compiles_today_reads_as_measured(compiled_programs, name, kind, count):
     # fails when the pinned jax's compiled text changes shape under the reader
     tally = Tally.of({"hlo": compiled_programs[name]})

@@ -42,13 +42,20 @@ def sharded(n: int, d: int) -> wire.Leaf:
 
 
 @pytest.mark.parametrize("isolation", MODES)
-def test_a_worker_with_devices_places_arguments_and_reports_where_results_landed(tmp_path, isolation):
-    s = session(tmp_path, """
+def test_a_worker_with_devices_places_arguments_and_reports_where_results_landed(
+    tmp_path, isolation
+):
+    s = session(
+        tmp_path,
+        """
         import jax
 
         def f(x):
             return x * 2, str(x.sharding.spec), len(x.sharding.device_set)
-    """, 8, isolation)
+    """,
+        8,
+        isolation,
+    )
     try:
         assert s.load().ok
         out = s.call({"x": sharded(16, 3)}, "call")
@@ -63,20 +70,24 @@ def test_a_worker_with_devices_places_arguments_and_reports_where_results_landed
 
 
 def test_a_worker_without_devices_pays_nothing(tmp_path):
-    s = session(tmp_path, """
+    s = session(
+        tmp_path,
+        """
         import sys
         import jax.numpy as jnp
 
         def f(x):
             return x + 1, any(name.endswith(".devices") for name in sys.modules if "_jj" in name)
-    """, None)
+    """,
+        None,
+    )
     try:
         assert s.load().ok
         out = s.call({"x": wire.Leaf(np.ones(3, np.float32), "jax")}, "call")
         value, imported = out.value
         assert not imported and value.sharding is None
         assert s.device_info == {"count": 1, "platform": "cpu"}
-        placed = s.call({"x": sharded(8, 1)}, "call")      # nobody to place it: the judge's fault
+        placed = s.call({"x": sharded(8, 1)}, "call")  # nobody to place it: the judge's fault
         assert not placed.ok and placed.verdict == "judge_error"
     finally:
         s.close()
@@ -85,7 +96,9 @@ def test_a_worker_without_devices_pays_nothing(tmp_path):
 @pytest.mark.parametrize("isolation", MODES)
 def test_a_learner_who_patches_jax_cannot_misplace_arguments(tmp_path, isolation):
     # their device_put puts everything on device 0: the worker placed with its own
-    s = session(tmp_path, """
+    s = session(
+        tmp_path,
+        """
         import jax
 
         _put = jax.device_put
@@ -93,7 +106,10 @@ def test_a_learner_who_patches_jax_cannot_misplace_arguments(tmp_path, isolation
 
         def f(x):
             return x + 1
-    """, 8, isolation)
+    """,
+        8,
+        isolation,
+    )
     try:
         assert s.load().ok
         out = s.call({"x": sharded(8, 2)}, "call")
@@ -105,10 +121,14 @@ def test_a_learner_who_patches_jax_cannot_misplace_arguments(tmp_path, isolation
 
 
 @pytest.mark.parametrize("isolation", MODES)
-def test_a_learner_who_breaks_jaxs_placement_gets_a_runtime_error_not_a_fake_layout(tmp_path, isolation):
+def test_a_learner_who_breaks_jaxs_placement_gets_a_runtime_error_not_a_fake_layout(
+    tmp_path, isolation
+):
     # every sharding now claims device 0 holds all: placing arguments runs their code,
     # so the failure is theirs, and no layout is read through it
-    s = session(tmp_path, """
+    s = session(
+        tmp_path,
+        """
         import jax
 
         def whole_on_device_0(self, shape):
@@ -118,7 +138,10 @@ def test_a_learner_who_breaks_jaxs_placement_gets_a_runtime_error_not_a_fake_lay
 
         def f(x):
             return x + 1
-    """, 8, isolation)
+    """,
+        8,
+        isolation,
+    )
     try:
         assert s.load().ok
         out = s.call({"x": sharded(8, 2)}, "call")
@@ -132,7 +155,9 @@ def test_a_learner_who_breaks_jaxs_placement_gets_a_runtime_error_not_a_fake_lay
 def test_a_learner_who_patches_jax_during_the_call_cannot_misreport_the_layout(tmp_path, isolation):
     # after the arguments are placed, their function makes every sharding claim that
     # device 0 holds everything: the worker reads layouts with what it bound at start
-    s = session(tmp_path, """
+    s = session(
+        tmp_path,
+        """
         import jax
 
         def whole_on_device_0(self, shape):
@@ -143,7 +168,10 @@ def test_a_learner_who_patches_jax_during_the_call_cannot_misreport_the_layout(t
             jax.sharding.Sharding.devices_indices_map = whole_on_device_0
             jax.sharding.NamedSharding.devices_indices_map = whole_on_device_0
             return y
-    """, 8, isolation)
+    """,
+        8,
+        isolation,
+    )
     try:
         assert s.load().ok
         out = s.call({"x": sharded(8, 2)}, "call")
@@ -156,7 +184,8 @@ def test_a_learner_who_patches_jax_during_the_call_cannot_misreport_the_layout(t
 
 def test_the_device_count_is_set_before_jaxs_first_operation_or_refused():
     # jax_num_cpu_devices raises when it comes too late, where XLA_FLAGS would be ignored
-    code = textwrap.dedent("""
+    code = textwrap.dedent(
+        """
         import jax, jax.numpy as jnp
         sys_path = __import__("sys").path.insert(0, %r)
         from judge.worker.devices import Devices
@@ -165,7 +194,14 @@ def test_the_device_count_is_set_before_jaxs_first_operation_or_refused():
             Devices(jax, 8)
         except RuntimeError as exc:
             print("refused:", len(jax.devices()))
-    """ % str(ROOT))
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                         env={"JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"})
+    """
+        % str(ROOT)
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"JAX_PLATFORMS": "cpu", "PATH": "/usr/bin:/bin"},
+    )
     assert "refused: 1" in out.stdout, out.stderr[-2000:]

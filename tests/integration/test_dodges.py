@@ -25,14 +25,19 @@ BANK = load_bank()
 
 
 @pytest.mark.parametrize("isolation", MODES)
-@pytest.mark.parametrize("task, known, said", [
-    ("chain_matmul", "fori_loop_rows.py", "counts each loop body once per trip"),
-    ("pairwise_sq_dists", "pure_callback_loops.py", "jax.pure_callback at line 22"),
-    # the compiled program's own frame for a callback is the worker's wrapper around
-    # jax.pure_callback: the line comes from the traced program's whole traceback
-    ("chain_matmul", "pure_callback_numpy.py", "jax.pure_callback at line 19")])
+@pytest.mark.parametrize(
+    "task, known, said",
+    [
+        ("chain_matmul", "fori_loop_rows.py", "counts each loop body once per trip"),
+        ("pairwise_sq_dists", "pure_callback_loops.py", "jax.pure_callback at line 22"),
+        # the compiled program's own frame for a callback is the worker's wrapper around
+        # jax.pure_callback: the line comes from the traced program's whole traceback
+        ("chain_matmul", "pure_callback_numpy.py", "jax.pure_callback at line 19"),
+    ],
+)
 def test_the_tricks_of_the_issue_are_inefficient_in_every_isolation_mode(
-        isolation, task, known, said, monkeypatch):
+    isolation, task, known, said, monkeypatch
+):
     monkeypatch.setenv("JUDGE_ISOLATION", isolation)
     t = BANK.get(task)
     report = grade(t, t.folder / "known" / known)
@@ -44,17 +49,21 @@ def test_the_tricks_of_the_issue_are_inefficient_in_every_isolation_mode(
 
 @pytest.mark.parametrize("isolation", MODES)
 def test_a_learner_who_patches_jax_cannot_hide_a_loop_from_the_cost_check(
-        isolation, tmp_path, monkeypatch):
+    isolation, tmp_path, monkeypatch
+):
     # Compiled.as_text and cost_analysis replaced at import: the instrument bound its
     # own in setup, before the file ran
     monkeypatch.setenv("JUDGE_ISOLATION", isolation)
     t = BANK.get("chain_matmul")
     path = tmp_path / "submission.py"
-    path.write_text((t.folder / "known" / "fori_loop_rows.py").read_text() + textwrap.dedent("""
+    path.write_text(
+        (t.folder / "known" / "fori_loop_rows.py").read_text()
+        + textwrap.dedent("""
         import jax.stages
         jax.stages.Compiled.as_text = lambda self: "HloModule nothing"
         jax.stages.Compiled.cost_analysis = lambda self: {"flops": 1.0}
-        """))
+        """)
+    )
     report = grade(t, path)
     cost = next(c for c in report.checks if c.kind == "cost")
     assert report.isolation == isolation

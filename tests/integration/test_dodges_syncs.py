@@ -15,8 +15,17 @@ pytestmark = pytest.mark.slow
 
 
 def grade(task: str, known: str, mode: str) -> dict:
-    proc = run_judge("run", task, ROOT / "tasks" / task / "known" / f"{known}.py", "--format",
-                     "json", "--isolation", mode, "--examples", "20")
+    proc = run_judge(
+        "run",
+        task,
+        ROOT / "tasks" / task / "known" / f"{known}.py",
+        "--format",
+        "json",
+        "--isolation",
+        mode,
+        "--examples",
+        "20",
+    )
     assert proc.returncode in (0, 1), (proc.returncode, proc.stderr[-2000:])
     return json.loads(proc.stdout)
 
@@ -31,8 +40,11 @@ def test_a_pull_through_a_thread_pool_is_counted_and_named(mode):
     assert report["verdict"] == "inefficient"
     sync = check(report, "sync")
     assert sync["status"] == "failed" and sync["details"]["count"] == 898
-    assert "bool() on thread 'ThreadPoolExecutor-N_N' (its work was handed over at this line)" \
-        in sync["message"] and "line 23" in sync["message"]
+    assert (
+        "bool() on thread 'ThreadPoolExecutor-N_N' (its work was handed over at this line)"
+        in sync["message"]
+        and "line 23" in sync["message"]
+    )
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -35,19 +35,20 @@ BANK = load_bank()
 
 # ---------------------------------------------------------------- the recorder itself
 
+
 def test_every_kind_of_execution_is_recorded_cache_hits_included():
     double = jax.jit(lambda x: x * 2)
     x = jnp.ones(8)
     double(x)
-    double(x)           # a C++ fast-path entry exists now, before the recorder
+    double(x)  # a C++ fast-path entry exists now, before the recorder
     executions = _record_executions()
     assert executions is not None
     compiled = jax.jit(lambda x: x @ x).lower(x).compile()
     with executions.recording() as ran:
-        double(x)                 # a jit cache hit
+        double(x)  # a jit cache hit
         double(x)
-        _ = x + 1                 # an eager primitive
-        compiled(x)               # an ahead-of-time program
+        _ = x + 1  # an eager primitive
+        compiled(x)  # an ahead-of-time program
         compiled(x)
     summary = executions.summary(ran)
     assert summary["executions"] == 5 and summary["distinct"] == 3
@@ -77,7 +78,7 @@ def test_a_fresh_jit_wrapper_of_the_same_function_traces_once_as_in_jax():
         for _ in range(3):
             jax.jit(core)(x)
     assert len(traced) == 1 and len(ran) == 3
-    jax.jit(lambda v: core(v))(x)      # another function: traced again, as in jax
+    jax.jit(lambda v: core(v))(x)  # another function: traced again, as in jax
     assert len(traced) == 2
 
 
@@ -98,17 +99,20 @@ def test_an_input_counts_as_read_when_a_program_reads_it_or_a_copy_as_large():
     mean = jax.jit(jnp.mean)
     mean(host)
     with executions.recording() as ran:
-        mean(host)                                       # the NumPy array itself
+        mean(host)  # the NumPy array itself
     assert executions.inputs_read([host], ran) == [True]
     with executions.recording() as ran:
         padded = np.zeros(16, np.float32)
         padded[:12] = host
-        mean(padded)                                     # a padded copy
+        mean(padded)  # a padded copy
     assert executions.inputs_read([host], ran) == [True]
     with executions.recording() as ran:
-        jnp.asarray(np.float32(host.mean())) * 1.0       # the host's answer, touched
-    assert executions.inputs_read([host, np.zeros(0, np.float32), np.float32(3)], ran) \
-        == [False, None, None]
+        jnp.asarray(np.float32(host.mean())) * 1.0  # the host's answer, touched
+    assert executions.inputs_read([host, np.zeros(0, np.float32), np.float32(3)], ran) == [
+        False,
+        None,
+        None,
+    ]
     assert array_leaves([[host], {"k": host}, 3]) == [host, host]
     # returned as it is (a loop of zero steps): passed through, not computed on the host
     device = jnp.ones(4)
@@ -117,6 +121,7 @@ def test_an_input_counts_as_read_when_a_program_reads_it_or_a_copy_as_large():
 
 
 # ---------------------------------------------------------------- the kinds' judgement
+
 
 def _instrument(kind):
     _load_kinds()
@@ -135,8 +140,9 @@ def _check(kind, **fields):
     from judge.checks import parse_check
 
     data = dict({"id": kind, "kind": kind, "script": "s"}, **fields)
-    return parse_check(FieldReader(data, Path("tasks.yaml"), "t", "checks[0]"),
-                       {"s": [{"a": 0, "b": 0, "c": 0}]})
+    return parse_check(
+        FieldReader(data, Path("tasks.yaml"), "t", "checks[0]"), {"s": [{"a": 0, "b": 0, "c": 0}]}
+    )
 
 
 def _cheap(a, b, c):
@@ -162,8 +168,9 @@ def test_cost_weighs_what_the_call_ran_and_names_the_difference():
     assert "81,920 flops" in result.message
     # the same function without the switch: its trace and its call agree, and pass
     same = _measured("cost", _cheap, ABC)
-    assert _check("cost").judge(None, [Measured(1, {}, "abc", same, theirs)]).status \
-        == Status.PASSED
+    assert (
+        _check("cost").judge(None, [Measured(1, {}, "abc", same, theirs)]).status == Status.PASSED
+    )
 
 
 def test_a_missing_record_of_what_the_call_ran_fails_closed():
@@ -191,19 +198,40 @@ def test_jaxpr_fails_closed_where_an_ahead_of_time_program_ran():
 
 # ---------------------------------------------------------------- end to end, each isolation
 
+
 @pytest.mark.parametrize("isolation", MODES)
-@pytest.mark.parametrize("task, known, kind, said", [
-    ("chain_matmul", "review_m01_tracer_detect.py", "cost",
-     "did different work when called than when traced"),
-    ("col_mean", "review_k08_tracer_detect_jit_gather.py", "collectives",
-     "did different work when called than when traced"),
-    ("bucketed_mean", "review_b01_numpy_eager_tail.py", "retrace",
-     "no program on the device read your input `x`"),
-    ("bucketed_mean", "review_b02_numpy_import_jit.py", "retrace",
-     "no program on the device read your input `x`"),
-])
+@pytest.mark.parametrize(
+    "task, known, kind, said",
+    [
+        (
+            "chain_matmul",
+            "review_m01_tracer_detect.py",
+            "cost",
+            "did different work when called than when traced",
+        ),
+        (
+            "col_mean",
+            "review_k08_tracer_detect_jit_gather.py",
+            "collectives",
+            "did different work when called than when traced",
+        ),
+        (
+            "bucketed_mean",
+            "review_b01_numpy_eager_tail.py",
+            "retrace",
+            "no program on the device read your input `x`",
+        ),
+        (
+            "bucketed_mean",
+            "review_b02_numpy_import_jit.py",
+            "retrace",
+            "no program on the device read your input `x`",
+        ),
+    ],
+)
 def test_the_reviewers_routes_are_inefficient_in_every_isolation_mode(
-        isolation, task, known, kind, said, monkeypatch):
+    isolation, task, known, kind, said, monkeypatch
+):
     monkeypatch.setenv("JUDGE_ISOLATION", isolation)
     t = BANK.get(task)
     report = grade(t, t.folder / "known" / known)
@@ -214,12 +242,16 @@ def test_the_reviewers_routes_are_inefficient_in_every_isolation_mode(
 
 
 @pytest.mark.parametrize("isolation", MODES)
-@pytest.mark.parametrize("task, known", [
-    ("chain_matmul", "trace_switch_same_work.py"),
-    ("bucketed_mean", "pad_on_host_jit_mean.py"),
-])
-def test_right_submissions_stay_accepted_in_every_isolation_mode(isolation, task, known,
-                                                                  monkeypatch):
+@pytest.mark.parametrize(
+    "task, known",
+    [
+        ("chain_matmul", "trace_switch_same_work.py"),
+        ("bucketed_mean", "pad_on_host_jit_mean.py"),
+    ],
+)
+def test_right_submissions_stay_accepted_in_every_isolation_mode(
+    isolation, task, known, monkeypatch
+):
     monkeypatch.setenv("JUDGE_ISOLATION", isolation)
     t = BANK.get(task)
     report = grade(t, t.folder / "known" / known)
@@ -234,14 +266,16 @@ def test_a_learner_who_restores_jax_dispatch_is_caught(isolation, tmp_path, monk
     monkeypatch.setenv("JUDGE_ISOLATION", isolation)
     t = BANK.get("chain_matmul")
     path = tmp_path / "submission.py"
-    path.write_text((t.folder / "known" / "review_m01_tracer_detect.py").read_text()
-                    + textwrap.dedent("""
+    path.write_text(
+        (t.folder / "known" / "review_m01_tracer_detect.py").read_text()
+        + textwrap.dedent("""
         from jax._src.interpreters import pxla
         _wrapped = pxla.ExecuteReplicated.__call__
         for _cell in _wrapped.__closure__ or ():
             if callable(_cell.cell_contents) and getattr(_cell.cell_contents, "__name__", "") == "__call__":
                 pxla.ExecuteReplicated.__call__ = _cell.cell_contents
-        """))
+        """)
+    )
     report = grade(t, path)
     assert report.isolation == isolation
     assert report.verdict == Verdict.RUNTIME_ERROR, [c.message for c in report.checks]

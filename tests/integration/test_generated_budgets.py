@@ -26,27 +26,36 @@ FIELDS = """
 """
 SUBMISSIONS = {
     # a fresh jit for one-element inputs, which the script never has
-    "fresh_jit_when_one": ("import jax\n\n_double = jax.jit(lambda v: 2 * v)\n\n"
-                           "def double_it(x):\n"
-                           "    if x.shape[0] == 1:\n"
-                           "        return jax.jit(lambda v: v + v)(x)\n"
-                           "    return _double(x)\n"),
+    "fresh_jit_when_one": (
+        "import jax\n\n_double = jax.jit(lambda v: 2 * v)\n\n"
+        "def double_it(x):\n"
+        "    if x.shape[0] == 1:\n"
+        "        return jax.jit(lambda v: v + v)(x)\n"
+        "    return _double(x)\n"
+    ),
     # a host read for one-element inputs
-    "float_when_one": ("import jax\nimport jax.numpy as jnp\n\n_double = jax.jit(lambda v: 2 * v)\n\n"
-                       "def double_it(x):\n"
-                       "    if x.shape[0] == 1:\n"
-                       "        return jnp.full((1,), 2 * float(x[0]), jnp.float32)\n"
-                       "    return _double(x)\n"),
+    "float_when_one": (
+        "import jax\nimport jax.numpy as jnp\n\n_double = jax.jit(lambda v: 2 * v)\n\n"
+        "def double_it(x):\n"
+        "    if x.shape[0] == 1:\n"
+        "        return jnp.full((1,), 2 * float(x[0]), jnp.float32)\n"
+        "    return _double(x)\n"
+    ),
     # two jitted helpers, each traced once per shape: no worse than the reference's one
-    "two_helpers": ("import jax\n\n_half = jax.jit(lambda v: v * 4)\n_more = jax.jit(lambda v: v / 2)\n\n"
-                    "def double_it(x):\n    return _more(_half(x))\n"),
+    "two_helpers": (
+        "import jax\n\n_half = jax.jit(lambda v: v * 4)\n_more = jax.jit(lambda v: v / 2)\n\n"
+        "def double_it(x):\n    return _more(_half(x))\n"
+    ),
 }
 
 
 @pytest.fixture(scope="module")
 def task(tmp_path_factory):
-    root = double_it_bank(tmp_path_factory.mktemp("bank"), FIELDS,
-                          {f"{name}.py": body for name, body in SUBMISSIONS.items()})
+    root = double_it_bank(
+        tmp_path_factory.mktemp("bank"),
+        FIELDS,
+        {f"{name}.py": body for name, body in SUBMISSIONS.items()},
+    )
     return load_bank(root).get("double_it")
 
 

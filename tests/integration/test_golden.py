@@ -51,18 +51,40 @@ def batch(tmp_path_factory) -> Path:
     env = {k: v for k, v in os.environ.items() if k not in ("JUDGE_BANK", "JUDGE_ISOLATION")}
     env["PYTHONPATH"] = str(ROOT)
     done = subprocess.run(
-        [sys.executable, "-m", "judge", "batch", str(subs), "--out", str(base / "out"),
-         "--tasks", TASKS, "--workers", "2", "--isolation", "process",
-         "--emit", "exercism,gradescope,junit"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+        [
+            sys.executable,
+            "-m",
+            "judge",
+            "batch",
+            str(subs),
+            "--out",
+            str(base / "out"),
+            "--tasks",
+            TASKS,
+            "--workers",
+            "2",
+            "--isolation",
+            "process",
+            "--emit",
+            "exercism,gradescope,junit",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode in (0, 1), done.stderr
     return base
 
 
 def test_batch_outputs_match_golden(batch, request):
     out, place = batch / "out", str(batch / "subs")
-    got = {str(p.relative_to(out)): normal_file(p, place) for p in sorted(out.rglob("*"))
-           if p.is_file() and p.name != ".lock"}
+    got = {
+        str(p.relative_to(out)): normal_file(p, place)
+        for p in sorted(out.rglob("*"))
+        if p.is_file() and p.name != ".lock"
+    }
     compare_tree(got, GOLDEN / "batch", updating(request.config))
 
 
@@ -75,9 +97,11 @@ def test_emitted_files_are_the_writers_view_of_the_stored_report(batch):
     for record in records:
         report = Report.from_dict(record)
         learner, task = record["learner"], record["task"]
-        for fmt, rel in (("exercism", f"exercism/{learner}/{task}/results.json"),
-                         ("gradescope", f"gradescope/{learner}/{task}/results.json"),
-                         ("junit", f"junit/{learner}/{task}.xml")):
+        for fmt, rel in (
+            ("exercism", f"exercism/{learner}/{task}/results.json"),
+            ("gradescope", f"gradescope/{learner}/{task}/results.json"),
+            ("junit", f"junit/{learner}/{task}.xml"),
+        ):
             assert (out / rel).read_text() == render(report, fmt), rel
 
 
@@ -89,14 +113,32 @@ def test_judge_run_says_what_the_batch_says(batch, tmp_path, request):
     env["PYTHONPATH"] = str(ROOT)
     place = str(batch / "subs")
     for fmt in ("json", "text"):
-        done = subprocess.run([sys.executable, "-m", "judge", "run", "cache_independent_count",
-                               str(sub), "--format", fmt, "--isolation", "process"],
-                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "judge",
+                "run",
+                "cache_independent_count",
+                str(sub),
+                "--format",
+                fmt,
+                "--isolation",
+                "process",
+            ],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert done.returncode == 1, done.stderr
         golden = GOLDEN / "writers" / "ben" / f"cache_independent_count.{SUFFIX[fmt]}"
         if fmt == "json":
-            got = json.dumps(normal_data(json.loads(done.stdout), place), indent=1,
-                             sort_keys=True) + "\n"
+            got = (
+                json.dumps(normal_data(json.loads(done.stdout), place), indent=1, sort_keys=True)
+                + "\n"
+            )
             want = json.dumps(json.loads(golden.read_text()), indent=1, sort_keys=True) + "\n"
         else:
             got, want = normal_text(done.stdout, place), golden.read_text()

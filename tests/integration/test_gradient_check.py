@@ -39,7 +39,9 @@ def test_value_and_gradients_with_respect_to_the_named_arguments():
     kept = gradient_of(stack, [ws, x], [0, 1])
     want_ws, want_x = jax.grad(stack, argnums=(0, 1))(ws, x)
     assert float(kept["value"]) == pytest.approx(float(stack(ws, x)))
-    assert np.allclose(kept["gradients"][0][1], want_ws[1]) and np.allclose(kept["gradients"][1], want_x)
+    assert np.allclose(kept["gradients"][0][1], want_ws[1]) and np.allclose(
+        kept["gradients"][1], want_x
+    )
     only_x = gradient_of(stack, [ws, x], [1])
     assert len(only_x["gradients"]) == 1 and np.allclose(only_x["gradients"][0], want_x)
 
@@ -94,7 +96,10 @@ def run(task, tmp_path, body):
 
 
 def test_a_right_value_with_a_broken_derivative_is_wrong(task, tmp_path):
-    report = run(task, tmp_path, """
+    report = run(
+        task,
+        tmp_path,
+        """
         import jax
         import jax.numpy as jnp
 
@@ -103,7 +108,8 @@ def test_a_right_value_with_a_broken_derivative_is_wrong(task, tmp_path):
             for w in ws:
                 h = jnp.tanh(w @ jax.lax.stop_gradient(h))
             return jnp.sum(h)
-    """)
+    """,
+    )
     check = report.checks[0]
     assert report.verdict == Verdict.WRONG_ANSWER, check.message
     assert "the gradient with respect to ws disagrees with the reference's" in check.message
@@ -111,7 +117,10 @@ def test_a_right_value_with_a_broken_derivative_is_wrong(task, tmp_path):
     # the largest size
     ws = check.counterexample["args"]["ws"]
     assert len(ws) >= 2 and len({tuple(w["shape"]) for w in ws}) == 1 and ws[0]["shape"] != [4, 4]
-    report = run(task, tmp_path, """
+    report = run(
+        task,
+        tmp_path,
+        """
         import jax
         import jax.numpy as jnp
 
@@ -119,13 +128,19 @@ def test_a_right_value_with_a_broken_derivative_is_wrong(task, tmp_path):
         def stack(ws, x):
             return jax.checkpoint(lambda ws, x: jnp.sum(
                 __import__("functools").reduce(lambda h, w: jnp.tanh(w @ h), ws, x)))(ws, x)
-    """)
+    """,
+    )
     assert report.verdict == Verdict.ACCEPTED, report.checks[0].message
-    assert report.checks[0].message.startswith("the value and the gradient with respect to ws and x agree")
+    assert report.checks[0].message.startswith(
+        "the value and the gradient with respect to ws and x agree"
+    )
 
 
 def test_code_that_cannot_be_differentiated_is_a_runtime_error(task, tmp_path):
-    report = run(task, tmp_path, """
+    report = run(
+        task,
+        tmp_path,
+        """
         import numpy as np
         import jax.numpy as jnp
 
@@ -134,6 +149,7 @@ def test_code_that_cannot_be_differentiated_is_a_runtime_error(task, tmp_path):
             for w in ws:
                 h = np.tanh(np.asarray(w) @ h)
             return jnp.float32(h.sum())
-    """)
+    """,
+    )
     assert report.verdict == Verdict.RUNTIME_ERROR, report.checks[0].message
     assert report.checks[0].message.startswith("taking the gradient: stack(")

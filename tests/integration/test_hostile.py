@@ -31,11 +31,12 @@ HOSTILE = TESTS / "hostile"
 LIMITS = Limits(call_timeout_s=2.5, run_timeout_s=30, memory_mb=512, output_bytes=16 * 1024)
 # A memory bomb starved of CPU on a busy machine could meet the call limit first.
 ROOMY = Limits(call_timeout_s=10, run_timeout_s=30, memory_mb=512, output_bytes=16 * 1024)
-SLACK_S = 2.0           # kill + reap + a loaded 2-core machine
+SLACK_S = 2.0  # kill + reap + a loaded 2-core machine
 X = np.arange(4, dtype=np.float32)
 
 
 # ---------------------------------------------------------------- processes
+
 
 def _proc_identity(pid: int) -> tuple[int, int] | None:
     """(ppid, start tick) of a live (non-zombie) process, else None."""
@@ -43,7 +44,7 @@ def _proc_identity(pid: int) -> tuple[int, int] | None:
         data = Path(f"/proc/{pid}/stat").read_bytes()
     except OSError:
         return None
-    fields = data[data.rindex(b")") + 2:].split()
+    fields = data[data.rindex(b")") + 2 :].split()
     return None if fields[0] == b"Z" else (int(fields[1]), int(fields[19]))
 
 
@@ -70,19 +71,23 @@ def _still_alive(tree: dict[int, int]) -> list[int]:
 
 def _my_children() -> list[int]:
     me = os.getpid()
-    return [int(p) for p in os.listdir("/proc")
-            if p.isdigit() and (_proc_identity(int(p)) or (0, 0))[0] == me]
+    return [
+        int(p)
+        for p in os.listdir("/proc")
+        if p.isdigit() and (_proc_identity(int(p)) or (0, 0))[0] == me
+    ]
 
 
 # ---------------------------------------------------------------- grading
 
+
 @dataclass
 class Outcome:
-    stage: str = "load"                 # where it ended: "load" or "call"
+    stage: str = "load"  # where it ended: "load" or "call"
     failure: WorkerFailure | None = None
     reply: dict = field(default_factory=dict)
     value: object = None
-    elapsed_s: float = 0.0              # of the stage that ended it, from worker ready
+    elapsed_s: float = 0.0  # of the stage that ended it, from worker ready
     output: dict = field(default_factory=dict)
     left_behind: list[int] = field(default_factory=list)
     before_close: dict = field(default_factory=dict)
@@ -102,8 +107,14 @@ def processes_allowed():
         os.environ["JUDGE_WORKER_PROCESSES"] = before
 
 
-def grade(name: str, mode: str, kwargs: dict | None = None, hidden=(), inspect=None,
-          limits: Limits = LIMITS) -> Outcome:
+def grade(
+    name: str,
+    mode: str,
+    kwargs: dict | None = None,
+    hidden=(),
+    inspect=None,
+    limits: Limits = LIMITS,
+) -> Outcome:
     """Load tests/hostile/NAME.py as a learner's file and call solve(X, **kwargs)."""
     out = Outcome()
     worker = Worker(limits, isolation=mode, hidden_paths=list(hidden))
@@ -124,16 +135,27 @@ def grade(name: str, mode: str, kwargs: dict | None = None, hidden=(), inspect=N
 
 def _run(worker: Worker, out: Outcome, path: str, name: str, kwargs: dict, t_spawn: float):
     try:
-        out.reply, _ = worker.request({"op": "load", "path": path, "display_name": f"{name}.py",
-                                       "entrypoint": "solve", "probe": True})
+        out.reply, _ = worker.request(
+            {
+                "op": "load",
+                "path": path,
+                "display_name": f"{name}.py",
+                "entrypoint": "solve",
+                "probe": True,
+            }
+        )
         out.elapsed_s = time.monotonic() - t_spawn - worker.ready_s
         if not out.reply.get("ok"):
             return
         out.stage = "call"
         blobs: list[bytes] = []
-        header = {"op": "call", "args": [wire.encode(X, blobs)],
-                  "kwargs": {k: wire.encode(v, blobs) for k, v in kwargs.items()},
-                  "label": "example", "probe": True}
+        header = {
+            "op": "call",
+            "args": [wire.encode(X, blobs)],
+            "kwargs": {k: wire.encode(v, blobs) for k, v in kwargs.items()},
+            "label": "example",
+            "probe": True,
+        }
         t = time.monotonic()
         try:
             out.reply, rblobs = worker.request(header, blobs)
@@ -153,10 +175,12 @@ def _array(value) -> np.ndarray:
 
 # ---------------------------------------------------------------- expectations
 
+
 def _failed(kind: str, where: str):
     def check(o: Outcome, mode: str):
         assert o.failure is not None, f"expected a {kind} failure, got reply {o.reply}"
         assert (o.failure.kind, o.failure.where) == (kind, where), o.failure.message
+
     return check
 
 
@@ -167,6 +191,7 @@ def _timed_out(where: str):
         assert LIMITS.call_timeout_s <= o.failure.detail["charged_s"] <= LIMITS.call_timeout_s + 0.5
         assert o.elapsed_s >= LIMITS.call_timeout_s - 0.1
         assert "2.5 s limit" in o.failure.message
+
     return check
 
 
@@ -295,9 +320,11 @@ def test_nothing_outlives_the_pool(graded):
 
 # ---------------------------------------------------------------- run alone
 
+
 @pytest.mark.parametrize("mode", MODES)
 def test_escaped_grandchild_dies_at_close(mode):
-    before = set(_my_children())     # other tests' helpers may live on
+    before = set(_my_children())  # other tests' helpers may live on
+
     def escapee_state(worker, out):
         assert out.reply.get("ok"), out.failure or out.reply
         pid = out.value
@@ -332,8 +359,12 @@ def test_reference_is_out_of_reach(mode, tmp_path):
     Path(sibling, "secret.py").write_text("ANSWER = 42\n")
     repo_root = str(ROOT)
     try:
-        out = grade("peek_reference", mode, hidden=hidden,
-                    kwargs={"roots": [repo_root, str(bank)], "hidden": hidden + [sibling]})
+        out = grade(
+            "peek_reference",
+            mode,
+            hidden=hidden,
+            kwargs={"roots": [repo_root, str(bank)], "hidden": hidden + [sibling]},
+        )
     finally:
         shutil.rmtree(sibling)
     assert out.failure is None and out.reply["ok"], out.failure or out.reply
@@ -344,7 +375,7 @@ def test_reference_is_out_of_reach(mode, tmp_path):
     assert set(found["hidden"]) == set(hidden + [sibling])
     if mode == "bubblewrap":  # not in its view of the file system at all
         assert all(v == "FileNotFoundError" for v in found["hidden"].values()), found
-    elif landlock_abi():      # outside what Landlock allows
+    elif landlock_abi():  # outside what Landlock allows
         assert all(v == "PermissionError" for v in found["hidden"].values()), found
     else:  # no mount namespace, no Landlock: an absolute path still reads (README says so)
         assert found["hidden"] == {path: ["secret.py"] for path in hidden + [sibling]}

@@ -17,8 +17,17 @@ ATTACKS = ROOT / "tests" / "attacks"
 
 
 def grade(task: str, attack: str, mode: str) -> dict:
-    proc = run_judge("run", task, ATTACKS / f"{attack}.py", "--format", "json",
-                     "--isolation", mode, "--examples", "30")
+    proc = run_judge(
+        "run",
+        task,
+        ATTACKS / f"{attack}.py",
+        "--format",
+        "json",
+        "--isolation",
+        mode,
+        "--examples",
+        "30",
+    )
     assert proc.returncode == 1, (proc.returncode, proc.stderr[-2000:])
     return json.loads(proc.stdout)
 
@@ -31,7 +40,9 @@ def instruments_message(report: dict) -> str:
 def test_call_records_rewritten_on_the_way_out_are_caught(mode):
     report = grade("masked_row_sums", "rewrite_call_records", mode)
     assert report["verdict"] == "runtime_error"
-    assert "XLA compiled" in instruments_message(report) and "records" in instruments_message(report)
+    assert "XLA compiled" in instruments_message(report) and "records" in instruments_message(
+        report
+    )
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -50,8 +61,17 @@ def test_raising_only_under_the_judges_instrument_is_the_learners_error(mode):
 
 
 def grade_known(task: str, name: str, mode: str) -> dict:
-    proc = run_judge("run", task, ROOT / "tasks" / task / "known" / f"{name}.py", "--format",
-                     "json", "--isolation", mode, "--examples", "30")
+    proc = run_judge(
+        "run",
+        task,
+        ROOT / "tasks" / task / "known" / f"{name}.py",
+        "--format",
+        "json",
+        "--isolation",
+        mode,
+        "--examples",
+        "30",
+    )
     assert proc.returncode == 1, (proc.returncode, proc.stderr[-2000:])
     return json.loads(proc.stdout)
 

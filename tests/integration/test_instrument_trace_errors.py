@@ -18,8 +18,17 @@ KNOWN = ROOT / "tasks" / "safe_mean" / "known"
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("name", ["review_return_shape_struct", "review_return_masked"])
 def test_a_return_value_jax_refuses_is_the_learners(mode, name):
-    proc = run_judge("run", "safe_mean", KNOWN / f"{name}.py", "--format", "json",
-                     "--isolation", mode, "--examples", "30")
+    proc = run_judge(
+        "run",
+        "safe_mean",
+        KNOWN / f"{name}.py",
+        "--format",
+        "json",
+        "--isolation",
+        mode,
+        "--examples",
+        "30",
+    )
     assert proc.returncode == 1, (proc.returncode, proc.stderr[-2000:])
     report = json.loads(proc.stdout)
     assert report["verdict"] == "wrong_answer"
@@ -30,6 +39,7 @@ def test_a_return_value_jax_refuses_is_the_learners(mode, name):
 
 def _instrument(body: str):
     from judge.worker.measure import _compile_instrument
+
     source = "def measure(ctx, args, kwargs, options):\n" + body
     return _compile_instrument({"name": "t", "source": source, "function": "measure"})[0]
 
@@ -45,7 +55,8 @@ def test_a_failure_on_the_tracing_line_is_the_learners_after_it_the_judges():
     fails_in_trace = _instrument(
         "    import jax\n"
         "    fn, arrays = ctx.traceable(args, kwargs)\n"
-        "    return jax.make_jaxpr(fn)(*arrays)\n")
+        "    return jax.make_jaxpr(fn)(*arrays)\n"
+    )
     with pytest.raises(Exception) as caught:
         fails_in_trace(ctx, (jnp.ones(3),), {}, {})
     assert ctx.traced_result(caught.value) == "ndarray"
@@ -55,7 +66,8 @@ def test_a_failure_on_the_tracing_line_is_the_learners_after_it_the_judges():
         "    import jax\n"
         "    fn, arrays = ctx.traceable(args, kwargs)\n"
         "    closed = jax.make_jaxpr(fn)(*arrays)\n"
-        "    return closed.no_such_attribute\n")
+        "    return closed.no_such_attribute\n"
+    )
     with pytest.raises(AttributeError) as caught:
         judges_bug(ctx, (jnp.ones(3),), {}, {})
     assert ctx.traced_result(caught.value) is None

@@ -20,7 +20,7 @@ def test_a_learners_worker_writes_a_compile_log_the_judge_can_watch(tmp_path, mo
     from judge.bank import Limits
     from judge.session import Session
 
-    monkeypatch.setenv("JUDGE_ISOLATION", mode)         # what the learner's worker gets
+    monkeypatch.setenv("JUDGE_ISOLATION", mode)  # what the learner's worker gets
     submission = tmp_path / "s.py"
     submission.write_text("import jax\n\ndef f(x):\n    return jax.jit(lambda v: v * 2)(x)\n")
     session = Session(submission, "s.py", "f", Limits())
@@ -30,14 +30,15 @@ def test_a_learners_worker_writes_a_compile_log_the_judge_can_watch(tmp_path, mo
         assert loaded.ok, loaded.message
         worker = session.worker
         assert worker.isolation == mode
-        log = worker.compile_log     # opened before the submission was sent
+        log = worker.compile_log  # opened before the submission was sent
         assert log is not None, loaded.value
         log.count()
         from judge.worker.wire import Leaf
+
         for n in (3, 4, 4):
             out = session.call({"x": Leaf(np.ones(n, np.float32), "jax")}, "call")
             assert out.ok and out.tampered == [], out.tampered
             assert log.count() == out.compiles_seen
-        assert out.compiles_seen >= 3        # a fresh jit per call: every call compiles
+        assert out.compiles_seen >= 3  # a fresh jit per call: every call compiles
     finally:
         session.close()

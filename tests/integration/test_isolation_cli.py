@@ -16,13 +16,17 @@ from judge.sandbox.policy import landlock_abi
 from helpers import TESTS
 
 BANK = TESTS / "trust_bank"
-NO_BWRAP = "/nonexistent-bin"   # a PATH where no bwrap can be found
+NO_BWRAP = "/nonexistent-bin"  # a PATH where no bwrap can be found
 
 
 def judge(args, env=None, timeout=90):
-    return subprocess.run([sys.executable, "-m", "judge", "--bank", str(BANK), *args],
-                          capture_output=True, text=True, timeout=timeout,
-                          env=dict(os.environ, **(env or {})))
+    return subprocess.run(
+        [sys.executable, "-m", "judge", "--bank", str(BANK), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=dict(os.environ, **(env or {})),
+    )
 
 
 @pytest.fixture
@@ -33,8 +37,9 @@ def submission(tmp_path):
 
 
 def test_bubblewrap_fails_closed_when_it_cannot_be_had(submission):
-    out = judge(["run", "double", str(submission), "--isolation", "bubblewrap"],
-                env={"PATH": NO_BWRAP})
+    out = judge(
+        ["run", "double", str(submission), "--isolation", "bubblewrap"], env={"PATH": NO_BWRAP}
+    )
     assert out.returncode == 2 and out.stdout == ""
     assert "bubblewrap isolation was asked for but does not work here" in out.stderr
     assert "bwrap is not installed" in out.stderr
@@ -69,7 +74,10 @@ def test_batch_as_root_refuses_plain_process_isolation_unless_asked(submission, 
     args = ["batch", str(tmp_path / "class"), "--out", str(tmp_path / "out")]
     refused = judge(args, env={"PATH": NO_BWRAP})
     assert refused.returncode == 2
-    assert "--isolation process" in refused.stderr and "bubblewrap does not work here" in refused.stderr
+    assert (
+        "--isolation process" in refused.stderr
+        and "bubblewrap does not work here" in refused.stderr
+    )
     assert not (tmp_path / "out" / "results.jsonl").exists()
     asked = judge(args + ["--isolation", "process"], env={"PATH": NO_BWRAP})
     assert asked.returncode == 0, asked.stderr

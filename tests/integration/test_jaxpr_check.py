@@ -63,7 +63,10 @@ def run(task, tmp_path, body):
 
 
 def test_an_unrolled_loop_is_inefficient_and_a_jitted_scan_accepted(ema_task, tmp_path):
-    report = run(ema_task, tmp_path, """
+    report = run(
+        ema_task,
+        tmp_path,
+        """
         import jax
         import jax.numpy as jnp
 
@@ -73,18 +76,25 @@ def test_an_unrolled_loop_is_inefficient_and_a_jitted_scan_accepted(ema_task, tm
             for t in range(1, x.shape[0]):
                 ys.append(a * x[t] + (1 - a) * ys[-1])
             return jnp.stack(ys) if ys else x
-    """)
+    """,
+    )
     assert report.verdict == Verdict.INEFFICIENT, report.checks[0].message
-    assert "line 9 of your file: `ys.append(a * x[t] + (1 - a) * ys[-1])`" \
-        in report.checks[0].message
-    report = run(ema_task, tmp_path, "import jax\n" + REFERENCE.replace("def ema", "@jax.jit\ndef ema"))
+    assert (
+        "line 9 of your file: `ys.append(a * x[t] + (1 - a) * ys[-1])`" in report.checks[0].message
+    )
+    report = run(
+        ema_task, tmp_path, "import jax\n" + REFERENCE.replace("def ema", "@jax.jit\ndef ema")
+    )
     assert report.verdict == Verdict.ACCEPTED, report.checks[0].message
 
 
 def test_a_program_that_memorised_its_answer_is_wrong(ema_task, tmp_path):
     # right when called, but what it traced returns a constant: the measured program
     # must be the one that computes the answer
-    report = run(ema_task, tmp_path, """
+    report = run(
+        ema_task,
+        tmp_path,
+        """
         import jax
         import jax.numpy as jnp
         import numpy as np
@@ -97,28 +107,36 @@ def test_a_program_that_memorised_its_answer_is_wrong(ema_task, tmp_path):
                 y = v if t == 0 else float(a) * v + (1 - float(a)) * y
                 out.append(y)
             return jnp.asarray(np.array(out, np.float32))
-    """)
+    """,
+    )
     assert report.verdict == Verdict.WRONG_ANSWER, report.checks[0].message
     assert report.checks[0].message.startswith("scripted call 1 of 3 (x float32[8]")
 
 
 def test_code_that_cannot_be_traced_is_the_learners_runtime_error(ema_task, tmp_path):
-    report = run(ema_task, tmp_path, """
+    report = run(
+        ema_task,
+        tmp_path,
+        """
         import numpy as np
 
         def ema(x, a):
             return np.asarray(x)
-    """)
+    """,
+    )
     assert report.verdict == Verdict.RUNTIME_ERROR, report.checks[0].message
     message = report.checks[0].message
     assert "scripted call 1 of 3, traced with jax.make_jaxpr: ema(" in message
-    assert "main.py" not in message and "(line 5)" in message    # the learner's file only
+    assert "main.py" not in message and "(line 5)" in message  # the learner's file only
 
 
 def test_lines_are_the_learners_even_through_the_judges_own_wrappers(ema_task, tmp_path):
     # the sync counter wraps pure_callback in the worker: the line named must still be
     # the learner's, not the wrapper's
-    report = run(ema_task, tmp_path, """
+    report = run(
+        ema_task,
+        tmp_path,
+        """
         import jax
         import numpy as np
 
@@ -130,8 +148,11 @@ def test_lines_are_the_learners_even_through_the_judges_own_wrappers(ema_task, t
         @jax.jit
         def ema(x, a):
             return jax.pure_callback(_host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, a)
-    """)
+    """,
+    )
     assert report.verdict == Verdict.INEFFICIENT, report.checks[0].message
-    assert "uses `pure_callback` (1 time at T=8, first from line 12 of your file: " \
-           "`return jax.pure_callback(" in report.checks[0].message
+    assert (
+        "uses `pure_callback` (1 time at T=8, first from line 12 of your file: "
+        "`return jax.pure_callback(" in report.checks[0].message
+    )
     assert "the reference's: none)" in report.checks[0].message

@@ -21,12 +21,12 @@ import pytest
 from helpers import run_judge
 from helpers.isolation_modes import MODES
 
-pytestmark = pytest.mark.slow      # end to end: a judge process per case and mode
+pytestmark = pytest.mark.slow  # end to end: a judge process per case and mode
 
 TASK = "masked_row_sums"
 
 # the reference's body, as the learner's own code: every case computes the right values
-RIGHT = '''
+RIGHT = """
 import jax
 import jax.numpy as jnp
 
@@ -35,7 +35,7 @@ def _body(values, lengths):
     positions = jnp.arange(values.shape[1])
     mask = positions[None, :] < lengths[:, None]
     return jnp.sum(jnp.where(mask, values, 0.0), axis=1)
-'''
+"""
 
 RECORDS = '''
 import gc, os, sys
@@ -71,8 +71,9 @@ def blind_the_worker(count=True):
 def grade(tmp_path: Path, source: str, mode: str) -> dict:
     submission = tmp_path / f"{TASK}.py"
     submission.write_text(RIGHT + RECORDS + source)
-    proc = run_judge("run", TASK, submission, "--format", "json", "--isolation", mode,
-                     "--examples", "30")
+    proc = run_judge(
+        "run", TASK, submission, "--format", "json", "--isolation", mode, "--examples", "30"
+    )
     assert proc.returncode in (0, 1), (proc.returncode, proc.stderr[-2000:])
     return json.loads(proc.stdout)
 
@@ -99,7 +100,9 @@ def test_a_link_in_place_of_the_compile_records_makes_the_judge_delete_nothing(t
     """The learner names a host file in the records' folder, then links the folder to
     the host's: the judge, pruning XLA's dumps, would unlink the host file by its name."""
     host = host_folder(tmp_path)
-    report = grade(tmp_path, f'''
+    report = grade(
+        tmp_path,
+        f"""
 _done = []
 
 
@@ -109,7 +112,9 @@ def masked_row_sums(values, lengths):
         open(os.path.join(RECORDS, "classmate.py"), "w").close()
         link_records_to({str(host)!r})
     return jax.jit(_body)(values, lengths)
-''', mode)
+""",
+        mode,
+    )
     assert (host / "classmate.py").read_text() == "def masked_row_sums(v, l): ...\n"
     assert report["verdict"] == "runtime_error"
     assert "XLA's records of your compiles was moved or removed" in instruments_message(report)
@@ -128,16 +133,21 @@ def test_a_compile_records_folder_linked_to_the_host_before_the_judge_looks(tmp_
             path = host / f"log-{len(written)}.txt"
             path.write_text("mine")
             written.append(path)
+
     writer = threading.Thread(target=other_program)
     writer.start()
     try:
-        report = grade(tmp_path, f'''
+        report = grade(
+            tmp_path,
+            f"""
 link_records_to({str(host)!r})
 
 
 def masked_row_sums(values, lengths):
     return jax.jit(_body)(values, lengths)
-''', mode)
+""",
+            mode,
+        )
     finally:
         stop.set()
         writer.join()
@@ -152,14 +162,18 @@ def test_a_compile_log_linked_to_nowhere_does_not_blind_the_count(tmp_path, mode
     """A fresh jit on every call, jax's listeners cleared, the worker's check patched,
     and the records' folder linked to a missing path: today's judge opened no log and
     accepted 'compiled again 0 times'."""
-    report = grade(tmp_path, '''
+    report = grade(
+        tmp_path,
+        """
 link_records_to("/nonexistent-jj-records")
 blind_the_worker()
 
 
 def masked_row_sums(values, lengths):
     return jax.jit(_body)(values, lengths)
-''', mode)
+""",
+        mode,
+    )
     assert report["verdict"] == "runtime_error"
     assert "XLA's records of your compiles was moved or removed" in instruments_message(report)
 
@@ -168,14 +182,17 @@ def masked_row_sums(values, lengths):
 def test_a_reply_without_the_probes_total_is_still_matched_with_xlas_count(tmp_path, mode):
     """The same blinding, the folder left alone, but the probe's total left out of every
     reply: today's judge skipped its cross-check for want of that figure."""
-    report = grade(tmp_path, '''
+    report = grade(
+        tmp_path,
+        """
 blind_the_worker(count=False)
 
 
 def masked_row_sums(values, lengths):
     return jax.jit(_body)(values, lengths)
-''', mode)
+""",
+        mode,
+    )
     assert report["verdict"] == "runtime_error"
     message = instruments_message(report)
     assert "XLA compiled" in message and "during its calls" in message, message
-

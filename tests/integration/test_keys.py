@@ -49,6 +49,7 @@ def noisy(key, x):
     return x + jax.random.normal(key, x.shape)
 """
 
+
 def bank_with(tmp_path: Path, key_fields: str = "", body: str = BANK):
     (tmp_path / "reference").mkdir(exist_ok=True)
     (tmp_path / "tasks" / "noisy").mkdir(parents=True, exist_ok=True)
@@ -66,7 +67,9 @@ def run(tmp_path: Path, submission: str):
 
 
 def test_the_function_gets_a_typed_key_equal_to_jax_random_key(tmp_path):
-    report, checks = run(tmp_path, """
+    report, checks = run(
+        tmp_path,
+        """
         import jax
         import jax.numpy as jnp
 
@@ -75,23 +78,29 @@ def test_the_function_gets_a_typed_key_equal_to_jax_random_key(tmp_path):
             assert (jax.random.key_data(key) == jax.random.key_data(
                 jax.random.key(int(jax.random.key_data(key)[1])))).all()
             return x + jax.random.normal(key, x.shape)
-    """)
+    """,
+    )
     assert report.verdict == Verdict.ACCEPTED, [c.message for c in report.checks]
     assert checks["retrace"].status == Status.PASSED
 
 
 def test_another_stream_is_a_wrong_answer_shown_with_the_key_as_code(tmp_path):
-    report, checks = run(tmp_path, """
+    report, checks = run(
+        tmp_path,
+        """
         import jax
 
         def noisy(key, x):
             _, sub = jax.random.split(key)
             return x + jax.random.normal(sub, x.shape)
-    """)
+    """,
+    )
     assert report.verdict == Verdict.WRONG_ANSWER
     assert "noisy(key=jax.random.key(42)" in checks["examples"].message
     assert checks["examples"].counterexample["args"]["key"] == {
-        "kind": "key", "key": "jax.random.key(42)"}
+        "kind": "key",
+        "key": "jax.random.key(42)",
+    }
     text = io.StringIO()
     write_text(report, text)
     assert "key = jax.random.key(42)\n" in text.getvalue()

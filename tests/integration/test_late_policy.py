@@ -18,16 +18,19 @@ from helpers import ROOT, run_judge
 DEADLINE = datetime(2026, 11, 20, 23, 59, tzinfo=timezone.utc)
 
 
-@pytest.mark.parametrize("penalty, grace, late, taken", [
-    ("10%/day", None, timedelta(minutes=1), 0.1),            # a started day counts
-    ("10%/day", None, timedelta(days=1, hours=2), 0.2),
-    ("10%/day", "30m", timedelta(minutes=20), None),         # within the grace: on time
-    ("10%/day", "30m", timedelta(minutes=40), 0.1),          # days count from the deadline
-    ("0.05/hour", None, timedelta(hours=2, minutes=1), 0.15),
-    ("50%", None, timedelta(days=9), 0.5),                   # once, however late
-    ("30%/day", None, timedelta(days=5), 1.0),               # never more than all
-    (None, "1h", timedelta(hours=2), 0.0),                   # late, not charged
-])
+@pytest.mark.parametrize(
+    "penalty, grace, late, taken",
+    [
+        ("10%/day", None, timedelta(minutes=1), 0.1),  # a started day counts
+        ("10%/day", None, timedelta(days=1, hours=2), 0.2),
+        ("10%/day", "30m", timedelta(minutes=20), None),  # within the grace: on time
+        ("10%/day", "30m", timedelta(minutes=40), 0.1),  # days count from the deadline
+        ("0.05/hour", None, timedelta(hours=2, minutes=1), 0.15),
+        ("50%", None, timedelta(days=9), 0.5),  # once, however late
+        ("30%/day", None, timedelta(days=5), 1.0),  # never more than all
+        (None, "1h", timedelta(hours=2), 0.0),  # late, not charged
+    ],
+)
 def test_the_share_taken_off(penalty, grace, late, taken):
     policy = LatePolicy.parse(penalty, grace)
     charge = policy.charge(policy.late_by(DEADLINE + late, DEADLINE))
@@ -37,12 +40,15 @@ def test_the_share_taken_off(penalty, grace, late, taken):
         assert charge is not None and charge.fraction == pytest.approx(taken)
 
 
-@pytest.mark.parametrize("penalty, grace, says", [
-    ("ten percent", None, "is not a penalty: write 10%/day"),
-    ("150%", None, "takes more than all the points"),
-    ("10%/fortnight", None, "'fortnight' is not a unit of time"),
-    ("10%/day", "soon", "--grace: 'soon' is not a duration"),
-])
+@pytest.mark.parametrize(
+    "penalty, grace, says",
+    [
+        ("ten percent", None, "is not a penalty: write 10%/day"),
+        ("150%", None, "takes more than all the points"),
+        ("10%/fortnight", None, "'fortnight' is not a unit of time"),
+        ("10%/day", "soon", "--grace: 'soon' is not a duration"),
+    ],
+)
 def test_a_policy_that_cannot_be_read_says_how_to_write_one(penalty, grace, says):
     with pytest.raises(PolicyError, match=says):
         LatePolicy.parse(penalty, grace)
@@ -50,8 +56,9 @@ def test_a_policy_that_cannot_be_read_says_how_to_write_one(penalty, grace, says
 
 def test_a_late_policy_without_a_deadline_is_refused(tmp_path):
     (tmp_path / "class.csv").write_text("learner,task,path\n")
-    done = run_judge("batch", tmp_path / "class.csv", "--out", tmp_path / "out",
-                     "--late-penalty", "10%/day")
+    done = run_judge(
+        "batch", tmp_path / "class.csv", "--out", tmp_path / "out", "--late-penalty", "10%/day"
+    )
     assert done.returncode == 2 and "--late-penalty needs --deadline" in done.stderr
 
 
@@ -60,30 +67,61 @@ def test_the_penalty_is_in_the_score_of_every_view(tmp_path):
     (tmp_path / "c.py").write_text((ROOT / "reference" / "col_mean.py").read_text())
     (tmp_path / "class.csv").write_text(
         "learner,task,path,submitted\n"
-        "ann,col_mean,c.py,2026-11-20T23:00Z\n"           # on time
-        "ben,col_mean,c.py,2026-11-21T00:20Z\n"           # within the 30 min grace
-        "cat,col_mean,c.py,2026-11-22T02:00Z\n")          # 1 day 2 h late: two started days
+        "ann,col_mean,c.py,2026-11-20T23:00Z\n"  # on time
+        "ben,col_mean,c.py,2026-11-21T00:20Z\n"  # within the 30 min grace
+        "cat,col_mean,c.py,2026-11-22T02:00Z\n"
+    )  # 1 day 2 h late: two started days
     out = tmp_path / "out"
-    done = run_judge("batch", tmp_path / "class.csv", "--out", out, "--workers", "2",
-                     "--examples", "10", "--deadline", "2026-11-20T23:59Z",
-                     "--late-penalty", "10%/day", "--grace", "30m", "--emit", "gradescope",
-                     timeout=900)
+    done = run_judge(
+        "batch",
+        tmp_path / "class.csv",
+        "--out",
+        out,
+        "--workers",
+        "2",
+        "--examples",
+        "10",
+        "--deadline",
+        "2026-11-20T23:59Z",
+        "--late-penalty",
+        "10%/day",
+        "--grace",
+        "30m",
+        "--emit",
+        "gradescope",
+        timeout=900,
+    )
     assert done.returncode == 0, done.stderr
-    rows = {r["learner"]: r for r in csv.DictReader(io.StringIO((out / "gradebook.csv").read_text()))}
+    rows = {
+        r["learner"]: r for r in csv.DictReader(io.StringIO((out / "gradebook.csv").read_text()))
+    }
     assert [(rows[x]["score"], rows[x]["late"]) for x in ("ann", "ben", "cat")] == [
-        ("7", ""), ("7", ""), ("5.6", "col_mean (-20%)")]
+        ("7", ""),
+        ("7", ""),
+        ("5.6", "col_mean (-20%)"),
+    ]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["late"] == 1
-    assert summary["late_policy"] == ("10% of the points per started day late, after a grace "
-                                      "period of 30 min")
-    assert summary["late_charges"] == [{"learner": "cat", "task": "col_mean", "late_by_s": 93660,
-                                        "penalty": 0.2, "policy": summary["late_policy"]}]
-    note = ("handed in 1 day 2 h after the deadline (late policy: 10% of the points per started "
-            "day late, after a grace period of 30 min): 20% off, 5.6 of the 7 points earned kept")
+    assert summary["late_policy"] == (
+        "10% of the points per started day late, after a grace period of 30 min"
+    )
+    assert summary["late_charges"] == [
+        {
+            "learner": "cat",
+            "task": "col_mean",
+            "late_by_s": 93660,
+            "penalty": 0.2,
+            "policy": summary["late_policy"],
+        }
+    ]
+    note = (
+        "handed in 1 day 2 h after the deadline (late policy: 10% of the points per started "
+        "day late, after a grace period of 30 min): 20% off, 5.6 of the 7 points earned kept"
+    )
     gradescope = json.loads((out / "gradescope" / "cat" / "col_mean" / "results.json").read_text())
     assert gradescope["score"] == 5.6 and note in gradescope["output"]
     on_time = json.loads((out / "gradescope" / "ann" / "col_mean" / "results.json").read_text())
     assert on_time["score"] == 7 and "late" not in on_time["output"]
     page = (out / "reports" / "cat" / "col_mean.html").read_text()
     assert note in page and 'data-points="5.6" data-max-points="7"' in page
-    assert "5.6 of 7" in (out / "report.html").read_text()     # the class page's total
+    assert "5.6 of 7" in (out / "report.html").read_text()  # the class page's total

@@ -15,7 +15,7 @@ import pytest
 
 from helpers import TASK, run_judge
 
-MODULE = '''import jax
+MODULE = """import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -33,7 +33,8 @@ def my_count(x_a, x_b):
 
 
 wrapped = jax.jit(my_count)
-'''
+"""
+
 
 def load_module(tmp_path: Path, text: str = MODULE):
     path = tmp_path / "mine.py"
@@ -69,17 +70,21 @@ def test_check_and_hint_from_a_jupyter_kernel(tmp_path):
         "import jax\nimport jax.numpy as jnp\n_sum = jax.jit(jnp.sum)",
         "def my_count(x_a, x_b):\n    return _sum(x_a) + _sum(x_b)",
         "def too_short(x_a, x_b):\n    return _sum(x_a)",
-        "from judge import check, hint\n"
-        f"report = check({TASK!r}, my_count, examples=10)\nreport",
+        f"from judge import check, hint\nreport = check({TASK!r}, my_count, examples=10)\nreport",
         f"wrong = check({TASK!r}, too_short, examples=10)\n"
         "print(wrong.verdict, '|', wrong.notes[0])",
         f"hint({TASK!r}, 1)",
     ]
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
-                                     resources={"metadata": {"path": str(tmp_path)}})
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    client = nbclient.NotebookClient(
+        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
     client.execute()
     shown = nb.cells[4].outputs[-1]["data"]
     assert shown["text/html"].startswith('<div class="jj jj-report" data-verdict="accepted">')
@@ -87,5 +92,7 @@ def test_check_and_hint_from_a_jupyter_kernel(tmp_path):
     assert shown["text/plain"].startswith(f"ACCEPTED  {TASK}  my_count (from the notebook)")
     printed = "".join(o.get("text", "") for o in nb.cells[5].outputs)
     assert printed == f"wrong_answer | graded too_short as {TASK}, with jax, jnp, _sum (cell 2)\n"
-    assert nb.cells[6].outputs[-1]["data"]["text/markdown"].startswith(f"**Hint 1 of 3** for `{TASK}`")
-    assert json.dumps(nb.cells[0].outputs).count("setting up") == 1   # the magics ran there
+    assert (
+        nb.cells[6].outputs[-1]["data"]["text/markdown"].startswith(f"**Hint 1 of 3** for `{TASK}`")
+    )
+    assert json.dumps(nb.cells[0].outputs).count("setting up") == 1  # the magics ran there

@@ -47,10 +47,10 @@ def test_the_same_slow_calls_run_a_learner_out_of_its_run_limit(tmp_path):
     session.start()
     try:
         assert session.load().ok
-        verdicts = [session.call(X, "x").verdict for _ in range(4)]   # 1.6 s of a 1 s run
+        verdicts = [session.call(X, "x").verdict for _ in range(4)]  # 1.6 s of a 1 s run
     finally:
         session.close()
-    assert verdicts[0] is None          # the first call is within the limit
+    assert verdicts[0] is None  # the first call is within the limit
     assert verdicts[-1] == Verdict.TIME_LIMIT_EXCEEDED, verdicts
 
 
@@ -59,22 +59,54 @@ def test_a_trusted_worker_has_no_run_limit(tmp_path):
     w.start()
     try:
         path = Path(w.scratch) / "ref.py"
-        path.write_text(SLOW + "\nimport resource\n\ndef cpu_limit(x):\n"
-                        "    return resource.getrlimit(resource.RLIMIT_CPU)[0]\n")
-        assert w.request({"op": "load", "path": str(path), "display_name": "ref.py",
-                          "entrypoint": "solve", "probe": False})[0]["ok"]
-        for _ in range(4):          # 1.6 s inside calls, past the learner's 1 s run limit
+        path.write_text(
+            SLOW + "\nimport resource\n\ndef cpu_limit(x):\n"
+            "    return resource.getrlimit(resource.RLIMIT_CPU)[0]\n"
+        )
+        assert w.request(
+            {
+                "op": "load",
+                "path": str(path),
+                "display_name": "ref.py",
+                "entrypoint": "solve",
+                "probe": False,
+            }
+        )[0]["ok"]
+        for _ in range(4):  # 1.6 s inside calls, past the learner's 1 s run limit
             blobs: list[bytes] = []
-            reply, rblobs = w.request({"op": "call", "args": [wire.encode(X["x"], blobs)],
-                                       "kwargs": {}, "label": "x", "probe": False}, blobs)
+            reply, rblobs = w.request(
+                {
+                    "op": "call",
+                    "args": [wire.encode(X["x"], blobs)],
+                    "kwargs": {},
+                    "label": "x",
+                    "probe": False,
+                },
+                blobs,
+            )
             assert reply["ok"], reply
-        assert w.request({"op": "load", "path": str(path), "display_name": "ref.py",
-                          "entrypoint": "cpu_limit", "probe": False})[0]["ok"]
+        assert w.request(
+            {
+                "op": "load",
+                "path": str(path),
+                "display_name": "ref.py",
+                "entrypoint": "cpu_limit",
+                "probe": False,
+            }
+        )[0]["ok"]
         blobs = []
-        reply, rblobs = w.request({"op": "call", "args": [wire.encode(X["x"], blobs)],
-                                   "kwargs": {}, "label": "x", "probe": False}, blobs)
+        reply, rblobs = w.request(
+            {
+                "op": "call",
+                "args": [wire.encode(X["x"], blobs)],
+                "kwargs": {},
+                "label": "x",
+                "probe": False,
+            },
+            blobs,
+        )
         assert reply["ok"], reply
-        assert wire.decode(reply["result"], rblobs) == -1   # RLIM_INFINITY: no CPU limit
+        assert wire.decode(reply["result"], rblobs) == -1  # RLIM_INFINITY: no CPU limit
     finally:
         w.close()
 
@@ -82,8 +114,7 @@ def test_a_trusted_worker_has_no_run_limit(tmp_path):
 def test_the_oracle_serves_past_one_gradings_run_limit(task, tmp_path):
     """A validation or a batch keeps one reference worker for all its gradings: it must
     not stop when one grading's run_timeout_s has been spent computing references."""
-    slow_reference = ("import time\n\ndef double(x):\n    time.sleep(0.4)\n"
-                      "    return x * 2\n")
+    slow_reference = "import time\n\ndef double(x):\n    time.sleep(0.4)\n    return x * 2\n"
     bank = tmp_path / "bank"
     shutil.copytree(BANK, bank)
     (bank / "reference" / "double.py").write_text(slow_reference)
@@ -92,8 +123,10 @@ def test_the_oracle_serves_past_one_gradings_run_limit(task, tmp_path):
     oracle = Oracle(short, short.seed)
     oracle.start()
     try:
-        got = [oracle.value({"x": wire.Leaf(np.full(n, 1.0, np.float32), "jax")}).array.tolist()
-               for n in (1, 2, 3, 4)]     # distinct inputs: nothing memoised, 1.6 s in all
+        got = [
+            oracle.value({"x": wire.Leaf(np.full(n, 1.0, np.float32), "jax")}).array.tolist()
+            for n in (1, 2, 3, 4)
+        ]  # distinct inputs: nothing memoised, 1.6 s in all
     finally:
         oracle.close()
     assert got == [[2.0], [2.0, 2.0], [2.0, 2.0, 2.0], [2.0, 2.0, 2.0, 2.0]]
@@ -130,7 +163,7 @@ def test_one_clock_spans_the_restarts_of_a_grading(tmp_path):
         assert second.ok
         assert session.call(X, "x").verdict == Verdict.RUNTIME_ERROR
         session.restart()
-        third = session.call(X, "x")      # 1.6 s of the run's 2 s are gone
+        third = session.call(X, "x")  # 1.6 s of the run's 2 s are gone
         assert third.verdict == Verdict.TIME_LIMIT_EXCEEDED, third.message
         assert "2 s limit for the whole run" in third.message
     finally:

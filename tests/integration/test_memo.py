@@ -47,15 +47,16 @@ def task():
     return load_bank().get(TASK)
 
 
-def test_a_run_answered_from_the_memo_reports_what_a_run_without_it_does(task, memo, tmp_path,
-                                                                          monkeypatch):
+def test_a_run_answered_from_the_memo_reports_what_a_run_without_it_does(
+    task, memo, tmp_path, monkeypatch
+):
     right, wrong = put(tmp_path / "submission.py", SOLUTION), KNOWN / "abs_sum.py"
     monkeypatch.setenv("JUDGE_MEMO", "off")
     right_alone, _ = _grade(task, right)
     wrong_alone, _ = _grade(task, wrong)
     monkeypatch.setenv("JUDGE_MEMO", str(memo))
     first, graded = _grade(task, right)
-    assert graded.oracle.session.worker is not None      # nothing to answer from yet
+    assert graded.oracle.session.worker is not None  # nothing to answer from yet
     assert list(memo.glob("*.pickle"))
     again, graded = _grade(task, right)
     assert graded.oracle.session.worker is None, "every answer was in the memo"
@@ -73,7 +74,7 @@ def test_a_wasteful_submission_after_a_right_one_reports_what_it_would_alone(mem
     """The worker started late asks first what the memo answered, so its counts after
     (traces, compiles) are those of a worker that ran from the start."""
     other = load_bank().get("run_steps_no_sync")
-    wasteful = other.folder / "known" / "static_n.py"       # a program per n
+    wasteful = other.folder / "known" / "static_n.py"  # a program per n
     monkeypatch.setenv("JUDGE_MEMO", "off")
     alone, _ = _grade(other, wasteful)
     monkeypatch.setenv("JUDGE_MEMO", str(memo))
@@ -126,9 +127,12 @@ def test_a_planted_memo_does_not_change_the_verdict(task, memo, tmp_path):
         out.value = 0.0 if not isinstance(out.value, dict) else out.value
     path.write_bytes(pickle.dumps(data))
     os.chown(path, 65534, 65534)
-    zero = put(tmp_path / "zero.py", "import jax.numpy as jnp\n\n"
-                                     "def cache_independent_count(x_a, x_b):\n"
-                                     "    return jnp.float32(0.0)\n")
+    zero = put(
+        tmp_path / "zero.py",
+        "import jax.numpy as jnp\n\n"
+        "def cache_independent_count(x_a, x_b):\n"
+        "    return jnp.float32(0.0)\n",
+    )
     report, _ = _grade(task, zero)
     assert report["verdict"] == "wrong_answer"
 
@@ -185,7 +189,7 @@ def test_a_memo_cut_short_answers_the_rest_as_a_run_without_it_would(kept_part, 
     from judge.runner import args_key
 
     other = load_bank().get("bucketed_mean")
-    wasteful = other.folder / "known" / "jit_per_length.py"     # a program per length
+    wasteful = other.folder / "known" / "jit_per_length.py"  # a program per length
     monkeypatch.setenv("JUDGE_MEMO", "off")
     alone, _ = _grade(other, wasteful)
     monkeypatch.setenv("JUDGE_MEMO", str(memo))
@@ -193,8 +197,8 @@ def test_a_memo_cut_short_answers_the_rest_as_a_run_without_it_would(kept_part, 
     [path] = memo.glob("*.pickle")
     kept = pickle.loads(path.read_bytes())
     examples = {args_key(ex.args) for ex in other.examples}
-    generated = [k for k in kept["outcomes"] if k not in examples]      # in the order asked
-    keep = examples if kept_part == "examples" else set(generated[:len(generated) // 2])
+    generated = [k for k in kept["outcomes"] if k not in examples]  # in the order asked
+    keep = examples if kept_part == "examples" else set(generated[: len(generated) // 2])
     kept["outcomes"] = {k: v for k, v in kept["outcomes"].items() if k in keep}
     assert len(kept["outcomes"]) == len(keep) > 0
     path.write_bytes(pickle.dumps(kept))
@@ -204,8 +208,7 @@ def test_a_memo_cut_short_answers_the_rest_as_a_run_without_it_would(kept_part, 
     assert after == alone
 
 
-def test_no_memo_where_the_learner_could_write_the_judges_files(task, memo, tmp_path,
-                                                                 monkeypatch):
+def test_no_memo_where_the_learner_could_write_the_judges_files(task, memo, tmp_path, monkeypatch):
     """Process mode with neither Landlock nor a uid of its own (an old kernel, the same
     uid): the learner could plant answers for every later run, so the memo is neither
     read nor written."""
@@ -221,7 +224,7 @@ def test_no_memo_where_the_learner_could_write_the_judges_files(task, memo, tmp_
     report, graded = _grade(task, slow, isolation="process")
     assert "landlock" not in " ".join(report["isolation_layers"])
     assert graded.oracle.memo is None
-    assert graded.oracle.session.worker is not None       # computed, not read
+    assert graded.oracle.session.worker is not None  # computed, not read
     assert report["verdict"] == "accepted"
     assert [p.stat().st_mtime_ns for p in memo.glob("*.pickle")] == [made]
 
@@ -233,7 +236,9 @@ def test_memos_of_other_keys_are_bounded(task, memo, tmp_path):
 
     path = _made(task, memo, tmp_path)
     keeper = ReferenceMemo.for_task(task, task.seed)
-    others = [ReferenceMemo(memo, task.id, task.seed, f"{i:024x}") for i in range(KEPT_PER_SEED + 2)]
+    others = [
+        ReferenceMemo(memo, task.id, task.seed, f"{i:024x}") for i in range(KEPT_PER_SEED + 2)
+    ]
     for other in others:
         other.save({"outcomes": {}})
     kept = sorted(p.name for p in memo.glob("*.pickle"))

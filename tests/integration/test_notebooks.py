@@ -32,8 +32,9 @@ def judge_run(path: Path) -> dict:
 @pytest.mark.slow
 def test_judge_run_grades_a_notebook(tmp_path):
     path = tmp_path / f"{TASK}.ipynb"
-    path.write_text(notebook(("markdown", "My answer"), ("code", "!pip install jax"),
-                             ("code", SOLUTION)))
+    path.write_text(
+        notebook(("markdown", "My answer"), ("code", "!pip install jax"), ("code", SOLUTION))
+    )
     report = judge_run(path)
     assert report["verdict"] == "accepted", report["checks"]
 
@@ -41,13 +42,16 @@ def test_judge_run_grades_a_notebook(tmp_path):
 @pytest.mark.slow
 def test_judge_run_grades_a_notebook_with_magics_and_says_what_it_left_out(tmp_path):
     path = tmp_path / f"{TASK}.ipynb"
-    path.write_text(notebook(("code", "%%time\n" + SOLUTION + "\n%timeit cache_independent_count(1, 2)")))
+    path.write_text(
+        notebook(("code", "%%time\n" + SOLUTION + "\n%timeit cache_independent_count(1, 2)"))
+    )
     report = judge_run(path)
     assert report["verdict"] == "accepted", report["checks"]
     assert report["notes"] == [
         "notebook cell 1, line 1: %%time: an IPython-only line, left out (it does nothing when graded)",
         f"notebook cell 1, line {SOLUTION.count(chr(10)) + 3}: %timeit cache_independent_count(1, 2): "
-        "an IPython-only line, left out (it does nothing when graded)"]
+        "an IPython-only line, left out (it does nothing when graded)",
+    ]
 
 
 @pytest.mark.slow
@@ -55,8 +59,9 @@ def test_judge_run_reads_a_py_as_python_would(tmp_path):
     """A .py's bytes reach the worker as they are: an encoding cookie is honoured, and a
     file Python cannot decode is the learner's invalid submission, not a judge error."""
     latin = tmp_path / f"{TASK}.py"
-    latin.write_bytes(("# -*- coding: latin-1 -*-\n" + SOLUTION +
-                       "\nassert len('é') == 1\n").encode("latin-1"))
+    latin.write_bytes(
+        ("# -*- coding: latin-1 -*-\n" + SOLUTION + "\nassert len('é') == 1\n").encode("latin-1")
+    )
     assert judge_run(latin)["verdict"] == "accepted"
     broken = tmp_path / "broken.py"
     broken.write_bytes(SOLUTION.encode() + b"\nname = '\xff'\n")
@@ -68,8 +73,9 @@ def test_judge_run_reads_a_py_as_python_would(tmp_path):
 def test_judge_run_grades_a_malformed_notebook_as_the_learners_invalid_submission(tmp_path, mode):
     """Exit 1 and invalid_submission, not exit 3 (judge_error, "not your fault")."""
     path = tmp_path / f"{TASK}.ipynb"
-    path.write_text(json.dumps(put_at(json.loads(notebook(("code", SOLUTION))),
-                                      ("cells", 0, "source"), 5)))
+    path.write_text(
+        json.dumps(put_at(json.loads(notebook(("code", SOLUTION))), ("cells", 0, "source"), 5))
+    )
     out = run_judge("run", TASK, path, "--format", "json", "--isolation", mode)
     assert out.returncode == 1, out.stderr
     report = json.loads(out.stdout)

@@ -24,7 +24,7 @@ from judge.writers import register_writer
 
 from helpers import JUDGE, ROOT, double_it_bank, put
 
-_AT_TOP = len                       # a name the instrument below wrongly reads
+_AT_TOP = len  # a name the instrument below wrongly reads
 
 
 def reads_a_module_global(ctx, args, kwargs, options):
@@ -47,15 +47,21 @@ def _register(name, **attrs):
     return check_kind(name)(cls)
 
 
-@pytest.mark.parametrize("attrs, said", [
-    ({"failure_verdict": Verdict.RUNTIME_ERROR}, "failure_verdict"),
-    ({"phase": 5}, "is not a Phase (FRESH = 0, CALLS = 1, GENERATED = 2, LAST = 9)"),
-    ({"FIELDS": ("limit",)}, "FIELDS lacks the fields every check has: id, kind"),
-    ({"base": CheckSpec}, "no run(grading) method"),
-    ({"base": ScriptMeasureCheck, "run": ScriptMeasureCheck.run}, "judge(grading, calls)"),
-    ({"INSTRUMENT": instrument(reads_a_module_global)}, "is not self-contained: it reads _AT_TOP"),
-    ({"DODGES": ("sneaky",)}, "unknown dodge classes: sneaky"),
-])
+@pytest.mark.parametrize(
+    "attrs, said",
+    [
+        ({"failure_verdict": Verdict.RUNTIME_ERROR}, "failure_verdict"),
+        ({"phase": 5}, "is not a Phase (FRESH = 0, CALLS = 1, GENERATED = 2, LAST = 9)"),
+        ({"FIELDS": ("limit",)}, "FIELDS lacks the fields every check has: id, kind"),
+        ({"base": CheckSpec}, "no run(grading) method"),
+        ({"base": ScriptMeasureCheck, "run": ScriptMeasureCheck.run}, "judge(grading, calls)"),
+        (
+            {"INSTRUMENT": instrument(reads_a_module_global)},
+            "is not self-contained: it reads _AT_TOP",
+        ),
+        ({"DODGES": ("sneaky",)}, "unknown dodge classes: sneaky"),
+    ],
+)
 def test_a_kind_that_breaks_the_contract_fails_when_it_registers(attrs, said):
     with pytest.raises(PluginError) as raised:
         _register("test_broken", **attrs)
@@ -67,7 +73,7 @@ def test_a_sound_kind_registers_with_its_phase_as_the_enum():
     cls = _register("test_sound", phase=2, INSTRUMENT=instrument(imports_inside))
     assert CHECK_KINDS["test_sound"] is cls and cls.phase is Phase.GENERATED
     assert cls.INSTRUMENT.name == "test_sound"
-    assert all(p.__doc__ for p in Phase)          # each phase says what it means
+    assert all(p.__doc__ for p in Phase)  # each phase says what it means
 
 
 def test_two_kinds_cannot_share_a_name():
@@ -92,33 +98,44 @@ def test_the_html_page_and_the_class_report_ask_the_kind_to_draw_itself(tmp_path
 
         @classmethod
         def html(cls, result):
-            return f"<figure class=\"drawn\">{result.details['n']}</figure>"
+            return f'<figure class="drawn">{result.details["n"]}</figure>'
 
         @classmethod
         def class_key(cls, result):
             return (result.details["n"],) if result.status == Status.FAILED else None
 
-    check = CheckResult(id="d", kind="test_drawn", required=True, status=Status.FAILED,
-                        message="bad", details={"n": 7}, verdict=Verdict.WRONG_ANSWER)
+    check = CheckResult(
+        id="d",
+        kind="test_drawn",
+        required=True,
+        status=Status.FAILED,
+        message="bad",
+        details={"n": 7},
+        verdict=Verdict.WRONG_ANSWER,
+    )
     report = Report(task="t", submission="s.py", seed=0, judge_version="x", checks=[check])
-    assert "<figure class=\"drawn\">7</figure>" in fragment(report.finish())
+    assert '<figure class="drawn">7</figure>' in fragment(report.finish())
 
     class Cell:
         graded, learner, task_id, charge = True, "ann", "t", None
         record = report.to_dict()
+
     book = types.SimpleNamespace(cells={("ann", "t"): Cell()})
     drawn = _drawings(book)
-    assert "<h2>Drawn things</h2>" in drawn and "<figure class=\"drawn\">7</figure>" in drawn
+    assert "<h2>Drawn things</h2>" in drawn and '<figure class="drawn">7</figure>' in drawn
 
 
 def script_prepare_bank(tmp_path: Path) -> Path:
-    return double_it_bank(tmp_path, """
+    return double_it_bank(
+        tmp_path,
+        """
         scripts:
           few:
             - {args: {x: {$random: {shape: [3]}}}}
         checks:
           - {id: scripted, kind: test_prepares_from_a_script}
-    """)
+    """,
+    )
 
 
 @check_kind("test_prepares_from_a_script")
@@ -143,6 +160,7 @@ def test_the_prepare_key_is_the_kinds():
     class Keyed(Runs):
         def prepare_key(self, grading):
             return ("mine", self.id)
+
     view = types.SimpleNamespace(seed=1, n_examples=None)
     plain = Runs.__new__(Runs)
     plain.id = "p"
@@ -176,6 +194,7 @@ def test_a_writer_that_breaks_the_contract_is_named():
     taken.NAME, taken.write = "text", lambda report, stream, *, color=False: None
     with pytest.raises(WriterError, match="already written by judge.writers.text"):
         from judge.writers import writers
+
         register_writer(taken, table=dict(writers()))
 
 
@@ -198,15 +217,25 @@ def broken_site(dst: Path, group: str, value: str, module_text: str) -> Path:
 def _judge(site: Path, *args) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "JUDGE_BANK"}
     env["PYTHONPATH"] = os.pathsep.join([str(site), str(ROOT)])
-    return subprocess.run(JUDGE + [str(a) for a in args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        JUDGE + [str(a) for a in args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_an_installed_kind_that_breaks_the_contract_is_a_clear_error(tmp_path):
-    site = broken_site(tmp_path / "site", "jax_judge.checks", "course_plugins.broken",
-                       "from judge.checks import check_kind\n"
-                       "from judge.checks.base import CheckSpec\n\n"
-                       "@check_kind('broken')\nclass Broken(CheckSpec):\n    phase = 7\n")
+    site = broken_site(
+        tmp_path / "site",
+        "jax_judge.checks",
+        "course_plugins.broken",
+        "from judge.checks import check_kind\n"
+        "from judge.checks.base import CheckSpec\n\n"
+        "@check_kind('broken')\nclass Broken(CheckSpec):\n    phase = 7\n",
+    )
     bank = double_it_bank(tmp_path / "bank", "checks:\n  - {id: examples, kind: example}\n")
     out = _judge(site, "--bank", bank, "run", "double_it", put(tmp_path / "s.py", "x = 1\n"))
     assert out.returncode == 2, out.stdout + out.stderr
@@ -215,8 +244,9 @@ def test_an_installed_kind_that_breaks_the_contract_is_a_clear_error(tmp_path):
 
 
 def test_an_installed_writer_that_does_not_load_is_a_clear_error(tmp_path):
-    site = broken_site(tmp_path / "site", "jax_judge.writers", "course_plugins.broken",
-                       "import no_such_module\n")
+    site = broken_site(
+        tmp_path / "site", "jax_judge.writers", "course_plugins.broken", "import no_such_module\n"
+    )
     # a format that is not the judge's own: the installed ones are read, and one is broken
     out = _judge(site, "run", "double_it", put(tmp_path / "s.py", "x = 1\n"), "--format", "course")
     assert out.returncode == 2, out.stdout + out.stderr
@@ -227,10 +257,13 @@ def test_an_installed_writer_that_does_not_load_is_a_clear_error(tmp_path):
 def test_the_judges_own_format_is_found_without_reading_installed_packages():
     # `judge run --format text` imports the text writer alone: the scan of installed
     # distributions (tens of ms) happens only for a format the judge does not have
-    code = ("import judge.plugins as p, judge.writers as w; w.writer('text'); w.writer('json'); "
-            "print(p._installed.cache_info().currsize, sorted(w._BUILTIN))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120, cwd=ROOT)
+    code = (
+        "import judge.plugins as p, judge.writers as w; w.writer('text'); w.writer('json'); "
+        "print(p._installed.cache_info().currsize, sorted(w._BUILTIN))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["0", "['json',", "'text']"], out.stdout
 
@@ -247,8 +280,12 @@ def test_the_bank_wide_rules_come_with_the_whole_bank_only(monkeypatch):
 
     def run(self):
         return Report(task=self.task.id, submission="", seed=0, judge_version="x").finish()
-    monkeypatch.setattr(validation.TaskValidation, "__init__",
-                        lambda self, task, workers=2: setattr(self, "task", task))
+
+    monkeypatch.setattr(
+        validation.TaskValidation,
+        "__init__",
+        lambda self, task, workers=2: setattr(self, "task", task),
+    )
     monkeypatch.setattr(validation.TaskValidation, "run", run)
     tasks = [types.SimpleNamespace(id="a", checks=[]), types.SimpleNamespace(id="b", checks=[])]
     said = []

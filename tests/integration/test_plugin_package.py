@@ -42,12 +42,13 @@ FIELDS = """
 """
 RIGHT = "import jax\n\n@jax.jit\ndef double_it(x):\n    return 2 * x\n"
 # the right value, through a 1024-wide copy of x that must be sorted: 32 KiB held
-OUTER_SORT = ("import jax\nimport jax.numpy as jnp\n\n@jax.jit\ndef double_it(x):\n"
-              "    wide = jnp.outer(x, jnp.ones(1024, x.dtype))\n"
-              "    return jnp.sort(wide, axis=1)[:, 0] * 2\n")
+OUTER_SORT = (
+    "import jax\nimport jax.numpy as jnp\n\n@jax.jit\ndef double_it(x):\n"
+    "    wide = jnp.outer(x, jnp.ones(1024, x.dtype))\n"
+    "    return jnp.sort(wide, axis=1)[:, 0] * 2\n"
+)
 KNOWN = {
-    "tasks/double_it/known/plus_two.py":
-        "# expect: wrong_answer via property\ndef double_it(x):\n    return x + 2\n",
+    "tasks/double_it/known/plus_two.py": "# expect: wrong_answer via property\ndef double_it(x):\n    return x + 2\n",
     "tasks/double_it/known/outer_sort.py": "# expect: inefficient via memory\n" + OUTER_SORT,
 }
 
@@ -60,8 +61,9 @@ def install_for_subprocesses(dst: Path, package: Path = PACKAGE) -> Path:
     shutil.copytree(package / module, dst / module)
     info = dst / f"{module}-{project['version']}.dist-info"
     info.mkdir(parents=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\n"
-                                   f"Version: {project['version']}\n")
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n"
+    )
     lines = []
     for group, points in project.get("entry-points", {}).items():
         lines.append(f"[{group}]")
@@ -74,8 +76,14 @@ def install_for_subprocesses(dst: Path, package: Path = PACKAGE) -> Path:
 def judge(*args, site: Path | None, timeout: float = 600) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "JUDGE_BANK"}
     env["PYTHONPATH"] = os.pathsep.join(([str(site)] if site else []) + [str(ROOT)])
-    return subprocess.run(JUDGE + [str(a) for a in args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        JUDGE + [str(a) for a in args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -92,8 +100,8 @@ def test_the_package_changes_nothing_under_judge():
     assert not list((ROOT / "judge").rglob("*memory*.py"))
     assert not list((ROOT / "judge").rglob("*markdown*.py"))
     text = "\n".join(p.read_text() for p in (ROOT / "judge").rglob("*.py"))
-    assert "jax_judge_memory" not in text and "check_kind(\"memory\")" not in text
-    assert "NAME = \"markdown\"" not in text
+    assert "jax_judge_memory" not in text and 'check_kind("memory")' not in text
+    assert 'NAME = "markdown"' not in text
 
 
 def test_without_the_package_the_kind_is_unknown(bank, tmp_path):
@@ -104,15 +112,31 @@ def test_without_the_package_the_kind_is_unknown(bank, tmp_path):
 
 
 def test_judge_run_grades_the_outside_kind(bank, site, tmp_path):
-    right = judge("--bank", bank, "run", "double_it", put(tmp_path / "right.py", RIGHT),
-                  "--format", "json", site=site)
+    right = judge(
+        "--bank",
+        bank,
+        "run",
+        "double_it",
+        put(tmp_path / "right.py", RIGHT),
+        "--format",
+        "json",
+        site=site,
+    )
     report = json.loads(right.stdout)
     memory = next(c for c in report["checks"] if c["id"] == "memory")
     assert report["verdict"] == "accepted", right.stdout + right.stderr
     assert memory["kind"] == "memory" and memory["status"] == "passed", memory
     assert len(memory["details"]["bytes"]) == 2
-    wide = judge("--bank", bank, "run", "double_it", put(tmp_path / "wide.py", OUTER_SORT),
-                 "--format", "json", site=site)
+    wide = judge(
+        "--bank",
+        bank,
+        "run",
+        "double_it",
+        put(tmp_path / "wide.py", OUTER_SORT),
+        "--format",
+        "json",
+        site=site,
+    )
     report = json.loads(wide.stdout)
     memory = next(c for c in report["checks"] if c["id"] == "memory")
     assert report["verdict"] == "inefficient", wide.stdout + wide.stderr
@@ -124,7 +148,7 @@ def test_the_kind_draws_itself_and_the_format_writes(bank, site, tmp_path):
     wide = put(tmp_path / "wide.py", OUTER_SORT)
     html = judge("--bank", bank, "run", "double_it", wide, "--format", "html", site=site)
     assert html.returncode == 1, html.stderr
-    assert "<figure class=\"memory\">" in html.stdout and "data-reference-bytes" in html.stdout
+    assert '<figure class="memory">' in html.stdout and "data-reference-bytes" in html.stdout
     md = judge("--bank", bank, "run", "double_it", wide, "--format", "markdown", site=site)
     assert md.stdout.startswith("# double_it: inefficient"), md.stdout + md.stderr
     assert "- **memory** (memory): failed:" in md.stdout
@@ -132,8 +156,7 @@ def test_the_kind_draws_itself_and_the_format_writes(bank, site, tmp_path):
 
 def test_judge_validate_checks_the_outside_kind(bank, site):
     # the task named: the bank-wide dodge rules (other kinds' business) are not asked
-    out = judge("--bank", bank, "validate", "double_it", "--format", "json", site=site,
-                timeout=900)
+    out = judge("--bank", bank, "validate", "double_it", "--format", "json", site=site, timeout=900)
     result = json.loads(out.stdout)
     assert len(result["tasks"]) == 1
     items = {c["id"]: c for c in result["tasks"][0]["checks"]}
@@ -147,17 +170,32 @@ def test_batch_emits_the_format_and_the_class_report_draws_the_kind(bank, site, 
     put(tmp_path / "subs" / "bob" / "double_it.py", OUTER_SORT)
     put(tmp_path / "subs" / "carol" / "double_it.py", RIGHT)
     out = tmp_path / "out"
-    done = judge("--bank", bank, "batch", tmp_path / "subs", "--out", out, "--workers", "1",
-                 "--emit", "markdown,junit", site=site, timeout=900)
+    done = judge(
+        "--bank",
+        bank,
+        "batch",
+        tmp_path / "subs",
+        "--out",
+        out,
+        "--workers",
+        "1",
+        "--emit",
+        "markdown,junit",
+        site=site,
+        timeout=900,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert (out / "markdown" / "alice" / "double_it.md").read_text().startswith(
-        "# double_it: inefficient")
+    assert (
+        (out / "markdown" / "alice" / "double_it.md")
+        .read_text()
+        .startswith("# double_it: inefficient")
+    )
     assert "accepted" in (out / "markdown" / "carol" / "double_it.md").read_text()
     assert (out / "junit" / "carol" / "double_it.xml").is_file()
     page = (out / "report.html").read_text()
     assert "<h2>Memory: failed checks</h2>" in page
     # alice's and bob's failures look the same: drawn once, with both names
-    assert page.count("data-kind=\"memory\"") == 1 and page.count("<figure class=\"memory\">") == 1
-    block = page[page.index("data-kind=\"memory\""):]
+    assert page.count('data-kind="memory"') == 1 and page.count('<figure class="memory">') == 1
+    block = page[page.index('data-kind="memory"') :]
     assert "alice" in block[:4000] and "bob" in block[:4000]
-    assert "<figure class=\"memory\">" in (out / "reports" / "alice" / "double_it.html").read_text()
+    assert '<figure class="memory">' in (out / "reports" / "alice" / "double_it.html").read_text()

@@ -31,7 +31,10 @@ EVENT_KEYS = {"group", "origin", "stage", "signature", "reason", "line", "second
 def scenario(name: str) -> dict:
     done = subprocess.run(
         [sys.executable, str(CASES / "run_case.py"), str(LEARNER), f"scenario_{name}"],
-        capture_output=True, text=True, timeout=300)
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.splitlines()[-1])
 
@@ -57,6 +60,7 @@ def shape_change(before: int, after: int, arg: str = "a") -> str:
 
 
 # ---------------------------------------------------------------- the 8, 16, 32, 8 sequence
+
 
 def test_module_level_jit_traces_once_per_new_shape():
     report = retrace_report("module_level")
@@ -85,7 +89,8 @@ def test_fresh_lambda_retraces_every_call():
     assert lam["traces"] == 4
     assert lam["retraces"][-1] == (
         f"new function object: the lambda at line {line} is created again on every "
-        "call, so jit cannot reuse what it compiled")
+        "call, so jit cannot reuse what it compiled"
+    )
     assert lam["retraces"][0].endswith(shape_change(8, 16, "v"))
 
 
@@ -94,7 +99,8 @@ def test_fresh_partial_is_a_new_function_object():
     part = function(retrace_report("fresh_partial"), group)
     assert part["traces"] == 4
     assert part["retraces"][-1].startswith(
-        "new function object: a new functools.partial of `scaled_sum` is built on every call")
+        "new function object: a new functools.partial of `scaled_sum` is built on every call"
+    )
 
 
 def test_closure_from_a_factory_is_a_new_function_object():
@@ -102,17 +108,20 @@ def test_closure_from_a_factory_is_a_new_function_object():
     inner = function(retrace_report("factory"), f"make_step.inner at line {line}")
     assert inner["traces"] == 4
     assert inner["retraces"][-1].startswith(
-        f"new function object: `make_step.inner` (defined at line {line}) is defined again")
+        f"new function object: `make_step.inner` (defined at line {line}) is defined again"
+    )
 
 
 # ---------------------------------------------------------------- what changed
+
 
 def test_weak_and_strong_scalars_are_different_programs():
     scale = function(retrace_report("strong_then_weak"), "scale")
     assert scale["traces"] == 2  # jnp, python, then both again from the cache
     assert scale["retraces"] == [
         "argument `s` changed from a strongly typed float32[] to a weakly typed float32[] "
-        "(a Python float instead of a JAX array)"]
+        "(a Python float instead of a JAX array)"
+    ]
 
 
 def test_seed_chapter_numpy_scalar_adds_an_entry_but_no_trace():
@@ -126,7 +135,8 @@ def test_seed_chapter_python_int_changes_dtype():
     assert (scale["traces"], scale["cache_entries"]) == (3, 4)
     assert scale["retraces"][-1] == (
         "argument `s` changed dtype from float32[] to int32[] "
-        "(a Python int instead of a Python float)")
+        "(a Python int instead of a Python float)"
+    )
 
 
 def test_list_instead_of_tuple_retraces_and_dict_key_order_does_not():
@@ -135,7 +145,8 @@ def test_list_instead_of_tuple_retraces_and_dict_key_order_does_not():
     assert pair["traces"] == 3
     assert pair["retraces"][0] == (
         "the pytree structure of argument `t` changed: PyTreeDef((*, *)) before, "
-        "PyTreeDef([*, *]) now (a list instead of a tuple)")
+        "PyTreeDef([*, *]) now (a list instead of a tuple)"
+    )
     assert run["calls"][3] == []  # {"b": x, "a": x} after {"a": x, "b": x}
 
 
@@ -158,6 +169,7 @@ def test_identical_signature_after_clear_caches_says_so():
 
 
 # ---------------------------------------------------------------- attribution edges
+
 
 def test_eager_ops_are_reported_apart():
     run = scenario("eager_add")
@@ -206,6 +218,7 @@ def test_events_are_json_shaped():
 
 
 # ---------------------------------------------------------------- in this process
+
 
 def test_self_test_jax_frame_layout():
     """Fails when jax moves the frames and locals the probe reads (re-measure the notes)."""
@@ -268,9 +281,16 @@ def test_in_process_attribution_of_a_learner_lambda():
     assert compile_["stage"] == "compile" and compile_["reason"] is None
 
 
-@pytest.mark.parametrize("value, python", [
-    (2.0, "a Python float"), (np.float32(2), "a NumPy scalar"),
-    (np.ones(2), "a NumPy array"), (jnp.ones(2), "a JAX array"), ("s", "a str")])
+@pytest.mark.parametrize(
+    "value, python",
+    [
+        (2.0, "a Python float"),
+        (np.float32(2), "a NumPy scalar"),
+        (np.ones(2), "a NumPy array"),
+        (jnp.ones(2), "a JAX array"),
+        ("s", "a str"),
+    ],
+)
 def test_leaf_descriptions(value, python):
     leaf = probe_mod._leaf("x", value)
     assert leaf.python == python
@@ -295,10 +315,12 @@ def test_a_callable_without_a_signature_falls_back_to_positions():
     old = probe_mod.Leaf("argument 1", "float32", (8,), False, "a JAX array")
     new = probe_mod.Leaf("argument 1", "float32", (16,), False, "a JAX array")
     assert probe_mod._leaf_change(old, new) == (
-        "argument 1 changed shape from float32[8] to float32[16]")
+        "argument 1 changed shape from float32[8] to float32[16]"
+    )
 
 
 # ---------------------------------------------------------------- who built it
+
 
 def test_a_jit_built_by_the_learner_is_theirs_wherever_it_is_called_from():
     """jax.tree.map(jax.jit(partial(jnp.multiply, factor)), tree): jit is called from
@@ -307,7 +329,8 @@ def test_a_jit_built_by_the_learner_is_theirs_wherever_it_is_called_from():
     fresh = function(report, f"jit(partial(multiply)) built at line {line_of('tree_map_partial')}")
     assert fresh["traces"] == 3 and report["eager"]["traces"] == 0
     assert fresh["retraces"][0].startswith(
-        "new function object: a new functools.partial of `multiply` is built on every call")
+        "new function object: a new functools.partial of `multiply` is built on every call"
+    )
 
 
 def test_a_jit_built_by_exec_is_the_learners():
@@ -355,8 +378,12 @@ AOT = CASES / "aot_learner.py"
 
 @functools.cache
 def aot_scenario(name: str) -> dict:
-    done = subprocess.run([sys.executable, str(CASES / "run_case.py"), str(AOT), f"scenario_{name}"],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, str(CASES / "run_case.py"), str(AOT), f"scenario_{name}"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.splitlines()[-1])
 
@@ -371,7 +398,7 @@ def aot_line(marker: str) -> int:
 def test_programs_compiled_ahead_at_import_are_the_learners_load_events():
     out = aot_scenario("call_compiled")
     load = out["load_events"]
-    assert load == out["load"]          # what the worker sends with the load's reply
+    assert load == out["load"]  # what the worker sends with the load's reply
     compiles = [e for e in load if e["stage"] == "compile"]
     assert [e["origin"] for e in compiles] == ["learner"] * 3
     assert [e["line"] for e in compiles] == [aot_line("aot")] * 2 + [aot_line("trace")]

@@ -23,8 +23,17 @@ REFUSED = "the judge does not let your code start a process"
 
 
 def grade(task: str, known: str, mode: str) -> dict:
-    proc = run_judge("run", task, ROOT / "tasks" / task / "known" / f"{known}.py", "--format",
-                     "json", "--isolation", mode, "--examples", "20")
+    proc = run_judge(
+        "run",
+        task,
+        ROOT / "tasks" / task / "known" / f"{known}.py",
+        "--format",
+        "json",
+        "--isolation",
+        mode,
+        "--examples",
+        "20",
+    )
     assert proc.returncode in (0, 1), (proc.returncode, proc.stderr[-2000:])
     return json.loads(proc.stdout)
 
@@ -34,16 +43,21 @@ def check(report: dict, check_id: str) -> dict:
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("known, door", [("review_c02_fork_child", "os.fork"),
-                                         ("subprocess_numpy", "subprocess.Popen"),
-                                         ("multiprocessing_pool", "os.fork")])
+@pytest.mark.parametrize(
+    "known, door",
+    [
+        ("review_c02_fork_child", "os.fork"),
+        ("subprocess_numpy", "subprocess.Popen"),
+        ("multiprocessing_pool", "os.fork"),
+    ],
+)
 def test_a_process_started_by_the_learner_is_refused_in_words(mode, known, door):
     report = grade("collatz_steps", known, mode)
     assert report["verdict"] == "runtime_error"
     examples = check(report, "examples")
     assert examples["status"] == "error"
     assert f"{REFUSED} ({door})" in examples["message"]
-    assert "Traceback" not in examples["message"].split("|")[0]     # the learner's, not the judge's
+    assert "Traceback" not in examples["message"].split("|")[0]  # the learner's, not the judge's
     # no figure measured in a process of its own: the sync check never read 0 syncs
     assert check(report, "sync")["status"] != "passed"
 
@@ -56,11 +70,14 @@ def test_fork_through_ctypes_is_refused_by_the_kernel(mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("task, known, check_id, target", [
-    ("collatz_steps", "review_c08_ctypes_ffi_target", "sync", "collatz_host_"),
-    ("huber", "review_h04_ctypes_ffi", "host_sync", "huber_host_"),
-    ("huber", "xla_client_custom_call", "host_sync", "huber_xc_"),
-])
+@pytest.mark.parametrize(
+    "task, known, check_id, target",
+    [
+        ("collatz_steps", "review_c08_ctypes_ffi_target", "sync", "collatz_host_"),
+        ("huber", "review_h04_ctypes_ffi", "host_sync", "huber_host_"),
+        ("huber", "xla_client_custom_call", "host_sync", "huber_xc_"),
+    ],
+)
 def test_a_custom_call_of_the_learners_is_work_off_the_device(mode, task, known, check_id, target):
     report = grade(task, known, mode)
     assert report["verdict"] == "inefficient"
@@ -68,7 +85,7 @@ def test_a_custom_call_of_the_learners_is_work_off_the_device(mode, task, known,
     assert sync["status"] == "failed"
     assert f"custom call `{target}" in sync["message"]
     assert "a handler your code registered with XLA" in sync["message"]
-    assert check(report, "property")["status"] == "passed"    # right values: the figure decides
+    assert check(report, "property")["status"] == "passed"  # right values: the figure decides
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -85,16 +102,28 @@ def test_both_modes_plan_the_refusal(tmp_path, monkeypatch):
         scratch = tmp_path / mode
         scratch.mkdir()
         seen = []
-        plan = policy.plan(mode, trusted=False, scratch=str(scratch), hidden=[], scratch_bytes=1 << 20,
-                           inner=lambda d, c, seen=seen: seen.append(c) or ["true"])
+        plan = policy.plan(
+            mode,
+            trusted=False,
+            scratch=str(scratch),
+            hidden=[],
+            scratch_bytes=1 << 20,
+            inner=lambda d, c, seen=seen: seen.append(c) or ["true"],
+        )
         assert seen[0].get("no_processes") is True, mode
         assert "no processes" in plan.layers
-    trusted = policy.plan("process", trusted=True, scratch=str(tmp_path), hidden=[],
-                          scratch_bytes=1 << 20, inner=lambda d, c: ["true"])
-    assert "no_processes" not in trusted.confine     # the reference runs the bank's code
+    trusted = policy.plan(
+        "process",
+        trusted=True,
+        scratch=str(tmp_path),
+        hidden=[],
+        scratch_bytes=1 << 20,
+        inner=lambda d, c: ["true"],
+    )
+    assert "no_processes" not in trusted.confine  # the reference runs the bank's code
 
 
-_LEARNER_TARGET = '''
+_LEARNER_TARGET = """
 import ctypes
 import jax
 import jax.numpy as jnp
@@ -112,7 +141,7 @@ jnp.linalg.solve(x, x).block_until_ready()          # jax's own LAPACK custom ca
 jnp.linalg.eigh(x)[0].block_until_ready()
 jax.jit(lambda v: jax.ffi.ffi_call("learner_noop", jax.ShapeDtypeStruct((4,), jnp.float32),
                                    custom_call_api_version=1)(v)).lower(x[0]).compile()
-'''
+"""
 
 
 def test_the_reader_names_the_learners_targets_and_not_jaxs(tmp_path):
@@ -122,10 +151,19 @@ def test_the_reader_names_the_learners_targets_and_not_jaxs(tmp_path):
     import subprocess
     import sys
 
-    code = ("import json, jax\nfrom judge.worker.custom_calls import CustomCallWatch\n"
-            "got = []\nwatch = CustomCallWatch(got.append)\n" + _LEARNER_TARGET +
-            "print(json.dumps(got))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=300, cwd=ROOT, env={"PYTHONPATH": str(ROOT), "JAX_PLATFORMS": "cpu"})
+    code = (
+        "import json, jax\nfrom judge.worker.custom_calls import CustomCallWatch\n"
+        "got = []\nwatch = CustomCallWatch(got.append)\n"
+        + _LEARNER_TARGET
+        + "print(json.dumps(got))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "JAX_PLATFORMS": "cpu"},
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     assert json.loads(out.stdout.strip().splitlines()[-1]) == [["learner_noop"]]

@@ -56,7 +56,9 @@ def double_it(x):
 
 
 def bank(tmp_path: Path, deterministic: bool = False) -> Path:
-    return double_it_bank(tmp_path, FIELDS.replace("DETERMINISTIC", "true" if deterministic else "false"))
+    return double_it_bank(
+        tmp_path, FIELDS.replace("DETERMINISTIC", "true" if deterministic else "false")
+    )
 
 
 def run(tmp_path, source: str, deterministic: bool = False):
@@ -74,14 +76,17 @@ def test_a_failure_seen_once_is_reported_even_when_the_replay_passes(tmp_path, s
     assert report.verdict == "wrong_answer", prop.message
     assert prop.status == "failed"
     assert prop.message.startswith("your function gave different results for the same input: ")
-    assert "the first call returned" in prop.message and "the same input again returned" in prop.message
+    assert (
+        "the first call returned" in prop.message
+        and "the same input again returned" in prop.message
+    )
     assert prop.details["problem"] == "nondeterministic"
     assert "expected" in prop.counterexample and "actual" in prop.counterexample
 
 
 def test_deterministic_gives_every_input_twice(tmp_path):
     report, prop = run(tmp_path, JITTER)
-    assert report.verdict == "accepted", prop.message    # within tolerance of the reference
+    assert report.verdict == "accepted", prop.message  # within tolerance of the reference
     report, prop = run(tmp_path, JITTER, deterministic=True)
     assert report.verdict == "wrong_answer"
     assert prop.message.startswith("your function gave different results for the same input")
@@ -117,12 +122,15 @@ SYNC_CHECK = "  - {id: sync, kind: sync, script: one, budget: 0}\n"
 
 
 def sleepy(seconds: float, body: str = "return _double(x)", top: str = "") -> str:
-    return (f"import time\nimport jax\n{top}\n\n_double = jax.jit(lambda v: 2 * v)\n\n\n"
-            f"def double_it(x):\n    time.sleep({seconds})\n    {body}\n")
+    return (
+        f"import time\nimport jax\n{top}\n\n_double = jax.jit(lambda v: 2 * v)\n\n\n"
+        f"def double_it(x):\n    time.sleep({seconds})\n    {body}\n"
+    )
 
 
-def run_on_budget(tmp_path, source: str, minimum: int = 3, mode: str = "process",
-                  more_checks: str = ""):
+def run_on_budget(
+    tmp_path, source: str, minimum: int = 3, mode: str = "process", more_checks: str = ""
+):
     root = double_it_bank(tmp_path, BUDGET_FIELDS.replace("MINIMUM", str(minimum)) + more_checks)
     submission = tmp_path / "submission.py"
     submission.write_text(source)
@@ -130,9 +138,11 @@ def run_on_budget(tmp_path, source: str, minimum: int = 3, mode: str = "process"
     return report, {c.id: c for c in report.checks}
 
 
-SHORT = re.compile(r"each call took about \d+\.\d s: (\d+) of (\d+) generated inputs checked "
-                   r"\(\d+ distinct shapes?, seed \d+\), all agree with the reference; the run's "
-                   r"8 s ran short for the other (\d+)$")
+SHORT = re.compile(
+    r"each call took about \d+\.\d s: (\d+) of (\d+) generated inputs checked "
+    r"\(\d+ distinct shapes?, seed \d+\), all agree with the reference; the run's "
+    r"8 s ran short for the other (\d+)$"
+)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -144,14 +154,15 @@ def test_a_slow_right_function_is_graded_on_the_inputs_checked_in_time(tmp_path,
     assert m, prop.message
     checked, planned, rest = map(int, m.groups())
     assert 3 <= checked < planned and checked + rest == planned
-    assert "stopped" not in prop.details           # stopped by the clock, but graded
+    assert "stopped" not in prop.details  # stopped by the clock, but graded
     assert prop.details["examples_run"] == checked and prop.details["inputs_planned"] == planned
     # the time kept for the check after it: it ran all its calls
     assert checks["sharding"].status == "passed" and checks["sharding"].details["calls"] == 3
     # the report says, above the checks, that the verdict rests on fewer inputs
     assert report.notes == [f"the property check {prop.details['short']}"]
-    assert prop.details["short"].startswith(f"checked {checked} of its {planned} inputs: each call "
-                                            "took about ")
+    assert prop.details["short"].startswith(
+        f"checked {checked} of its {planned} inputs: each call took about "
+    )
     assert score(report).earned == score(report).maximum
 
 
@@ -159,11 +170,14 @@ def test_a_run_cut_short_has_still_checked_the_edges(tmp_path):
     # wrong only on the all-maximum edge (length 8, the range's ends at both ends, where
     # the judge puts them), which the drawn inputs almost never are: checked only if the
     # edges come before the drawn inputs the clock may cut off
-    wrong_at_the_edge = ("y = _double(x)\n    if x.shape[0] == 8:\n"
-                         "        y = jnp.where((x[0] == -10.0) & (x[-1] == 10.0), y + 1, y)\n"
-                         "    return y")
-    report, checks = run_on_budget(tmp_path, sleepy(0.4, body=wrong_at_the_edge,
-                                                    top="import jax.numpy as jnp"))
+    wrong_at_the_edge = (
+        "y = _double(x)\n    if x.shape[0] == 8:\n"
+        "        y = jnp.where((x[0] == -10.0) & (x[-1] == 10.0), y + 1, y)\n"
+        "    return y"
+    )
+    report, checks = run_on_budget(
+        tmp_path, sleepy(0.4, body=wrong_at_the_edge, top="import jax.numpy as jnp")
+    )
     prop = checks["property"]
     assert report.verdict == "wrong_answer", [c.message for c in report.checks]
     assert prop.status == "failed" and prop.counterexample, prop.message
@@ -198,12 +212,16 @@ def test_checks_the_clock_stopped_after_a_wrong_value_are_noted_not_the_verdict(
     assert checks["examples"].status == "failed"
     prop = checks["property"]
     assert prop.status == "skipped" and prop.details["out_of_time"], prop.message
-    assert prop.message == ("not run to the end: the run's 8 s ran out after the examples check "
-                            "had seen a wrong value")
+    assert prop.message == (
+        "not run to the end: the run's 8 s ran out after the examples check had seen a wrong value"
+    )
     (note,) = report.notes
-    assert re.match(r"the run's 8 s then ran out \(a call of your function took about \d+\.\d s\): "
-                    r"the (property|property and sharding) checks? did not run to the end; a "
-                    r"wrong value seen once is the verdict, whatever they would show$", note), note
+    assert re.match(
+        r"the run's 8 s then ran out \(a call of your function took about \d+\.\d s\): "
+        r"the (property|property and sharding) checks? did not run to the end; a "
+        r"wrong value seen once is the verdict, whatever they would show$",
+        note,
+    ), note
     # a check the clock stopped earns nothing
     by_id = dict(zip([c.id for c in report.checks], score(report).checks))
     assert by_id["property"].earned == 0 and by_id["examples"].earned == 0
@@ -215,10 +233,13 @@ def test_too_few_inputs_in_time_is_time_limit_exceeded(tmp_path):
     prop = checks["property"]
     assert report.verdict == "time_limit_exceeded"
     assert prop.status == "error" and prop.verdict == "time_limit_exceeded"
-    assert re.match(r"each call took about \d+\.\d s: only (\d+) of (\d+) generated inputs could "
-                    r"be checked within the run's 8 s \(all agree with the reference\), fewer "
-                    r"than the 25 the judge needs to accept a function\. Usual cause: something "
-                    r"compiled again on every call", prop.message), prop.message
+    assert re.match(
+        r"each call took about \d+\.\d s: only (\d+) of (\d+) generated inputs could "
+        r"be checked within the run's 8 s \(all agree with the reference\), fewer "
+        r"than the 25 the judge needs to accept a function\. Usual cause: something "
+        r"compiled again on every call",
+        prop.message,
+    ), prop.message
     assert report.notes == []
 
 
@@ -254,10 +275,16 @@ def test_a_call_the_run_clock_stops_leaves_what_was_checked_standing(tmp_path):
 def test_a_single_call_past_its_own_limit_stays_time_limit_exceeded(tmp_path):
     # a wrong example first, then a call that never ends: the call's own limit, not the
     # run's budget, so the verdict is time_limit_exceeded (docs/contract.md's order)
-    source = ("import jax.numpy as jnp\n\n\ndef double_it(x):\n"
-              "    while x.shape[0] != 2:\n        pass\n    return 2 * x + 1\n")
-    root = double_it_bank(tmp_path, BUDGET_FIELDS.replace("MINIMUM", "3").replace(
-        "call_timeout_s: 5, run_timeout_s: 8", "call_timeout_s: 1, run_timeout_s: 30"))
+    source = (
+        "import jax.numpy as jnp\n\n\ndef double_it(x):\n"
+        "    while x.shape[0] != 2:\n        pass\n    return 2 * x + 1\n"
+    )
+    root = double_it_bank(
+        tmp_path,
+        BUDGET_FIELDS.replace("MINIMUM", "3").replace(
+            "call_timeout_s: 5, run_timeout_s: 8", "call_timeout_s: 1, run_timeout_s: 30"
+        ),
+    )
     submission = tmp_path / "submission.py"
     submission.write_text(source)
     report = grade(load_bank(root).get("double_it"), submission)
@@ -271,15 +298,19 @@ def test_a_single_call_past_its_own_limit_stays_time_limit_exceeded(tmp_path):
 
 def test_a_slow_function_on_a_deterministic_task_is_still_given_each_input_twice(tmp_path):
     # the first pass keeps time for the second: slowness does not skip the comparison
-    root = double_it_bank(tmp_path, BUDGET_FIELDS.replace("min_examples: MINIMUM",
-                                                          "min_examples: 2, deterministic: true"))
+    root = double_it_bank(
+        tmp_path,
+        BUDGET_FIELDS.replace("min_examples: MINIMUM", "min_examples: 2, deterministic: true"),
+    )
     submission = tmp_path / "submission.py"
     # one unit of rounding the second time an input comes: within tolerance, not the same
     # twice (the inputs are read on the host to know them: this task allows host syncs)
     top = "import jax.numpy as jnp\nimport numpy as np\n_seen = set()"
-    body = ("key = (x.shape, np.asarray(x).tobytes())\n    again = key in _seen\n"
-            "    _seen.add(key)\n    y = _double(x)\n"
-            "    return jnp.nextafter(y, jnp.inf) if again else y")
+    body = (
+        "key = (x.shape, np.asarray(x).tobytes())\n    again = key in _seen\n"
+        "    _seen.add(key)\n    y = _double(x)\n"
+        "    return jnp.nextafter(y, jnp.inf) if again else y"
+    )
     submission.write_text(sleepy(0.3, top=top, body=body))
     report = grade(load_bank(root).get("double_it"), submission)
     checks = {c.id: c for c in report.checks}

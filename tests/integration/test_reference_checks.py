@@ -37,8 +37,12 @@ def items_of(root, task_id: str) -> dict:
 
 
 def test_a_reference_giving_nan_on_the_empty_input_fails_validation(tmp_path):
-    root = bank_of(tmp_path, "bucketed_mean", edit=without_the_empty_example,
-                   references={"bucketed_mean": NAN_ON_EMPTY})
+    root = bank_of(
+        tmp_path,
+        "bucketed_mean",
+        edit=without_the_empty_example,
+        references={"bucketed_mean": NAN_ON_EMPTY},
+    )
     finite = items_of(root, "bucketed_mean")["finite"]
     assert finite.status == "failed" and finite.required
     assert finite.message.startswith("the reference gives nan on ")
@@ -56,10 +60,16 @@ def test_the_right_reference_gives_finite_results(tmp_path):
 def test_a_nan_an_example_expects_is_allowed(tmp_path):
     def expect_nan(entry):
         without_the_empty_example(entry)
-        entry["examples"].append({"args": {"x": {"$array": [], "dtype": "float32",
-                                                 "kind": "numpy"}}, "expect": float("nan")})
-    root = bank_of(tmp_path, "bucketed_mean", edit=expect_nan,
-                   references={"bucketed_mean": NAN_ON_EMPTY})
+        entry["examples"].append(
+            {
+                "args": {"x": {"$array": [], "dtype": "float32", "kind": "numpy"}},
+                "expect": float("nan"),
+            }
+        )
+
+    root = bank_of(
+        tmp_path, "bucketed_mean", edit=expect_nan, references={"bucketed_mean": NAN_ON_EMPTY}
+    )
     finite = items_of(root, "bucketed_mean")["finite"]
     assert finite.status == "passed" and "not applicable" in finite.message
 
@@ -68,8 +78,16 @@ def test_a_nan_tolerance_is_never_printed():
     got, nan = Leaf(np.asarray(np.float32(0.0)), "jax"), Leaf(np.asarray(np.float32("nan")), "jax")
     problem = compare(got, nan, ResultSpec(type="scalar"), Tolerance(), [])
     assert problem.message == "wrong value: expected nan, got 0.0"
-    assert "tolerance" in compare(got, Leaf(np.asarray(np.float32(1.0)), "jax"),
-                                  ResultSpec(type="scalar"), Tolerance(), []).message
+    assert (
+        "tolerance"
+        in compare(
+            got,
+            Leaf(np.asarray(np.float32(1.0)), "jax"),
+            ResultSpec(type="scalar"),
+            Tolerance(),
+            [],
+        ).message
+    )
 
 
 TASK = """
@@ -95,8 +113,12 @@ def exact_bank(tmp_path, task_id: str, result: str, reference: str):
 
 
 def test_an_exact_tolerance_on_a_computed_float_is_flagged(tmp_path):
-    root = exact_bank(tmp_path, "mean_of", "scalar",
-                      "import jax.numpy as jnp\n\ndef mean_of(x):\n    return jnp.mean(x)\n")
+    root = exact_bank(
+        tmp_path,
+        "mean_of",
+        "scalar",
+        "import jax.numpy as jnp\n\ndef mean_of(x):\n    return jnp.mean(x)\n",
+    )
     exact = items_of(root, "mean_of")["exact"]
     assert exact.status == "failed" and exact.required
     assert exact.message.startswith("the tolerance is exact (mode: exact) on a floating result")
@@ -104,8 +126,7 @@ def test_an_exact_tolerance_on_a_computed_float_is_flagged(tmp_path):
 
 
 def test_an_exact_tolerance_on_the_inputs_own_bits_is_right(tmp_path):
-    root = exact_bank(tmp_path, "reversed_of", "array",
-                      "def reversed_of(x):\n    return x[::-1]\n")
+    root = exact_bank(tmp_path, "reversed_of", "array", "def reversed_of(x):\n    return x[::-1]\n")
     exact = items_of(root, "reversed_of")["exact"]
     assert exact.status == "passed", exact.message
     assert "the inputs' own bits" in exact.message
@@ -119,24 +140,34 @@ def test_the_summary_line_names_what_passed_and_what_did_not_apply():
         CheckResult(id="files", kind="validate", required=True, status="passed", message="ok"),
         CheckResult(id="known:a.py", kind="validate", required=True, status="passed", message="ok"),
         CheckResult(id="known:b.py", kind="validate", required=True, status="passed", message="ok"),
-        CheckResult(id="accuracy", kind="validate", required=True, status="passed",
-                    message="no float32 inputs: float64 check not needed"),
+        CheckResult(
+            id="accuracy",
+            kind="validate",
+            required=True,
+            status="passed",
+            message="no float32 inputs: float64 check not needed",
+        ),
         CheckResult(id="finite", kind="validate", required=True, status="failed", message="nan"),
     ]
-    assert summary_line(report) == ("  passed 3: files, 2 known submissions; did not apply: "
-                                    "accuracy; failed: finite")
+    assert summary_line(report) == (
+        "  passed 3: files, 2 known submissions; did not apply: accuracy; failed: finite"
+    )
 
 
 @pytest.mark.slow
 def test_judge_validate_refuses_a_nan_reference_and_ends_with_the_summary(tmp_path):
-    root = bank_of(tmp_path, "bucketed_mean", edit=without_the_empty_example,
-                   references={"bucketed_mean": NAN_ON_EMPTY})
+    root = bank_of(
+        tmp_path,
+        "bucketed_mean",
+        edit=without_the_empty_example,
+        references={"bucketed_mean": NAN_ON_EMPTY},
+    )
     done = run_judge("--bank", root, "validate", "bucketed_mean", timeout=900)
     assert done.returncode == 1, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("INVALID  bucketed_mean")
     assert any("the reference gives nan on " in line for line in lines)
     assert "tolerance nan" not in done.stdout
-    summary = lines[-2]          # the task's last line, before the bank's count
+    summary = lines[-2]  # the task's last line, before the bank's count
     assert summary.startswith("  passed ") and "failed: " in summary and "finite" in summary
     assert lines[-1] == "0 of 1 tasks valid; fix: bucketed_mean"

@@ -47,14 +47,17 @@ def test_the_snippet_rebuilds_the_input_bit_for_bit():
     import jax
 
     values = np.array([[-0.0, np.nan, np.inf], [-np.inf, 1e-30, 0.1]], np.float32)
-    args = {"x": Leaf(values, "jax"), "n": Leaf(np.arange(3, dtype=np.int16), "numpy"),
-            "mask": Leaf(np.array([True, False]), "jax"),
-            "empty": Leaf(np.zeros((3, 0), np.float32), "jax"),
-            "delta": Leaf(np.array(2.5, np.float32), "jax"),
-            "weak": Leaf(np.array(0.5, np.float32), "jax", weak=True),
-            "scalar": Leaf(np.array(0.1, np.float32), "npscalar"),
-            "tree": {"w": Leaf(np.ones((2, 2), np.float32), "jax"), "b": [1.5, 2, (True,)]},
-            "key": Leaf(np.array([0, 42], np.uint32), "key")}
+    args = {
+        "x": Leaf(values, "jax"),
+        "n": Leaf(np.arange(3, dtype=np.int16), "numpy"),
+        "mask": Leaf(np.array([True, False]), "jax"),
+        "empty": Leaf(np.zeros((3, 0), np.float32), "jax"),
+        "delta": Leaf(np.array(2.5, np.float32), "jax"),
+        "weak": Leaf(np.array(0.5, np.float32), "jax", weak=True),
+        "scalar": Leaf(np.array(0.1, np.float32), "npscalar"),
+        "tree": {"w": Leaf(np.ones((2, 2), np.float32), "jax"), "b": [1.5, 2, (True,)]},
+        "key": Leaf(np.array([0, 42], np.uint32), "key"),
+    }
     out = replayed(args)
     for name, leaf in args.items():
         if isinstance(leaf, Leaf) and leaf.kind != "key":
@@ -70,9 +73,24 @@ def test_the_snippet_rebuilds_the_input_bit_for_bit():
 
 def test_a_graded_value_failure_carries_a_replay_the_reports_show():
     submission = ROOT / "tasks" / "huber" / "known" / "review_h06_wrong_mid_band.py"
-    done = subprocess.run([sys.executable, "-m", "judge", "--bank", str(ROOT), "run", "huber",
-                           str(submission), "--format", "json"], capture_output=True, text=True,
-                          cwd=ROOT, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "judge",
+            "--bank",
+            str(ROOT),
+            "run",
+            "huber",
+            str(submission),
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
     data = json.loads(done.stdout)
     prop = next(c for c in data["checks"] if c["id"] == "property")
     assert prop["status"] == "failed"
@@ -93,4 +111,4 @@ def test_a_graded_value_failure_carries_a_replay_the_reports_show():
     assert "huber(x=x, delta=delta)" in shown.getvalue()
     page = io.StringIO()
     html.write(report, page)
-    assert "class=\"replay\"" in page.getvalue() and "huber(x=x, delta=delta)" in page.getvalue()
+    assert 'class="replay"' in page.getvalue() and "huber(x=x, delta=delta)" in page.getvalue()

@@ -16,7 +16,7 @@ from judge.runner import Grading
 from judge.values_first import performance_skipped_while_values_wrong
 from judge.verdicts import Status, Verdict
 
-OFF_BY_ONE = '''import jax
+OFF_BY_ONE = """import jax
 import jax.numpy as jnp
 
 
@@ -24,10 +24,11 @@ import jax.numpy as jnp
 def masked_row_sums(values, lengths):
     mask = jnp.arange(values.shape[1])[None, :] <= lengths[:, None]     # one entry too many
     return jnp.sum(jnp.where(mask, values, 0.0), axis=1)
-'''
+"""
 
 
 # ------------------------------------------------------------------ no process started
+
 
 class Spec:
     """What performance_skipped_while_values_wrong reads of a check's spec."""
@@ -36,8 +37,9 @@ class Spec:
         self.id, self.kind, self.performance, self.required = id, id, performance, required
 
     def result(self, status, message, **kw):
-        return CheckResult(id=self.id, kind=self.kind, required=self.required,
-                           status=status, message=message, **kw)
+        return CheckResult(
+            id=self.id, kind=self.kind, required=self.required, status=status, message=message, **kw
+        )
 
 
 def wrong(spec):
@@ -49,7 +51,7 @@ def test_a_performance_check_is_skipped_while_the_values_are_wrong(measured):
     value, cost = Spec("examples", False), Spec("cost", True)
     mine = wrong(cost) if measured == "ran_into_it" else cost.result(Status.PASSED, "within")
     out = performance_skipped_while_values_wrong([value, cost], [wrong(value), mine])
-    assert out[0].status == Status.FAILED                 # the value check says it
+    assert out[0].status == Status.FAILED  # the value check says it
     assert out[1].status == Status.SKIPPED, out[1]
     assert out[1].details["values_wrong"] is True
     assert "the values are wrong" in out[1].message
@@ -60,7 +62,9 @@ def test_an_advisory_value_check_does_not_skip_a_performance_check():
     value, cost = Spec("examples", False, required=False), Spec("cost", True)
     out = performance_skipped_while_values_wrong([value, cost], [wrong(value), wrong(cost)])
     assert out[1].status == Status.FAILED and out[1].verdict == Verdict.WRONG_ANSWER
-    strict = performance_skipped_while_values_wrong([value, cost], [wrong(value), wrong(cost)], strict=True)
+    strict = performance_skipped_while_values_wrong(
+        [value, cost], [wrong(value), wrong(cost)], strict=True
+    )
     assert strict[1].status == Status.SKIPPED
 
 
@@ -73,6 +77,7 @@ def test_a_performance_check_found_wanting_stays_failed():
 
 # ------------------------------------------------------------------ one real grading
 
+
 @pytest.fixture(scope="module")
 def off_by_one(tmp_path_factory):
     task = load_bank().get("masked_row_sums")
@@ -84,11 +89,12 @@ def off_by_one(tmp_path_factory):
 def test_the_report_lists_checks_as_judge_show_does(off_by_one):
     task, report = off_by_one
     ran = [c.id for c in sorted(task.checks, key=lambda c: c.phase)]
-    assert ran != [c.id for c in task.checks]        # the task runs them in another order
+    assert ran != [c.id for c in task.checks]  # the task runs them in another order
     assert [c.id for c in report.checks] == [c.id for c in task.checks]
     from judge.catalog import show_text
+
     shown = show_text(task)
-    listed = shown[shown.index("Checks:"):]
+    listed = shown[shown.index("Checks:") :]
     places = [listed.index(f"  {c.id} (") for c in report.checks]
     assert places == sorted(places)
 

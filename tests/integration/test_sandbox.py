@@ -31,8 +31,6 @@ LIMITS = Limits(call_timeout_s=3, run_timeout_s=30, memory_mb=1024, output_bytes
 X = np.arange(4, dtype=np.float32)
 
 
-
-
 @pytest.fixture
 def make_worker():
     """Start workers on demand; close them all at the end of the test."""
@@ -43,6 +41,7 @@ def make_worker():
         w.start()
         workers.append(w)
         return w
+
     yield make
     for w in workers:
         w.close()
@@ -51,17 +50,28 @@ def make_worker():
 def load(worker: Worker, source: str, entrypoint: str = "solve") -> dict:
     path = Path(worker.scratch) / "learner.py"
     path.write_text(textwrap.dedent(source))
-    reply, _ = worker.request({"op": "load", "path": str(path), "display_name": "learner.py",
-                               "entrypoint": entrypoint, "probe": False})
+    reply, _ = worker.request(
+        {
+            "op": "load",
+            "path": str(path),
+            "display_name": "learner.py",
+            "entrypoint": entrypoint,
+            "probe": False,
+        }
+    )
     return reply
 
 
 def call(worker: Worker, *args, timeout=None, clock=None, **kwargs):
     """Call the loaded entrypoint; (reply header, decoded result or None)."""
     blobs: list[bytes] = []
-    header = {"op": "call", "args": [wire.encode(a, blobs) for a in args],
-              "kwargs": {k: wire.encode(v, blobs) for k, v in kwargs.items()},
-              "label": "example", "probe": False}
+    header = {
+        "op": "call",
+        "args": [wire.encode(a, blobs) for a in args],
+        "kwargs": {k: wire.encode(v, blobs) for k, v in kwargs.items()},
+        "label": "example",
+        "probe": False,
+    }
     reply, rblobs = worker.request(header, blobs, timeout=timeout, clock=clock)
     return reply, (wire.decode(reply["result"], rblobs) if reply.get("ok") else None)
 
@@ -87,9 +97,12 @@ def _my_children() -> list[int]:
 
 # ---------------------------------------------------------------- values and errors
 
+
 def test_values_cross_both_ways(make_worker):
     w = make_worker()
-    reply = load(w, """
+    reply = load(
+        w,
+        """
         import jax, jax.numpy as jnp, numpy as np
         helper = jax.jit(lambda v: v * 2)
 
@@ -98,7 +111,8 @@ def test_values_cross_both_ways(make_worker):
                      type(tree["a"]).__name__]
             return {"double": helper(x) * scale, "kinds": kinds,
                     "pair": (tree["a"] + 1, [tree["b"][0] + 1]), "none": None, "text": "hé"}
-    """)
+    """,
+    )
     assert reply["ok"], reply
     assert reply["params"] == ["x", "s", "n", "tree", "scale"]
     assert reply["jitted"] == ["helper"]
@@ -121,12 +135,27 @@ def test_probe_data_comes_with_calls_and_reports(make_worker):
     w = make_worker()
     path = Path(w.scratch) / "learner.py"
     path.write_text("import jax\n\n@jax.jit\ndef solve(x):\n    return x * 2\n")
-    reply, _ = w.request({"op": "load", "path": str(path), "display_name": "learner.py",
-                          "entrypoint": "solve", "probe": True})
+    reply, _ = w.request(
+        {
+            "op": "load",
+            "path": str(path),
+            "display_name": "learner.py",
+            "entrypoint": "solve",
+            "probe": True,
+        }
+    )
     assert reply["ok"] and reply["jitted"] == ["solve"]
     blobs: list[bytes] = []
-    reply, rblobs = w.request({"op": "call", "args": [wire.encode(X, blobs)], "kwargs": {},
-                               "label": "example", "probe": True}, blobs)
+    reply, rblobs = w.request(
+        {
+            "op": "call",
+            "args": [wire.encode(X, blobs)],
+            "kwargs": {},
+            "label": "example",
+            "probe": True,
+        },
+        blobs,
+    )
     assert reply["ok"] and isinstance(reply["traces"], list) and isinstance(reply["syncs"], list)
     np.testing.assert_array_equal(wire.decode(reply["result"], rblobs).array, X * 2)
     reply, _ = w.request({"op": "report", "label": "example"})
@@ -137,7 +166,9 @@ def test_probe_data_comes_with_calls_and_reports(make_worker):
 
 def test_learner_errors_show_only_learner_frames_and_the_loop_survives(make_worker):
     w = make_worker()
-    assert load(w, """
+    assert load(
+        w,
+        """
         import sys
 
         def helper(x):
@@ -151,7 +182,8 @@ def test_learner_errors_show_only_learner_frames_and_the_loop_survives(make_work
             if how == "interrupt":
                 raise KeyboardInterrupt
             return x + 1
-    """)["ok"]
+    """,
+    )["ok"]
     reply, _ = call(w, X, "raise")
     err = reply["error"]
     assert not reply["ok"] and err["category"] == "exception" and err["type"] == "ValueError"
@@ -160,7 +192,9 @@ def test_learner_errors_show_only_learner_frames_and_the_loop_survives(make_work
     assert 'File "learner.py", line 5, in helper' in err["traceback"]
     assert w.scratch not in err["traceback"] and "main.py" not in err["traceback"]
     reply, _ = call(w, X, "exit")
-    assert reply["error"]["category"] == "exit" and reply["error"]["message"] == "called sys.exit(2)"
+    assert (
+        reply["error"]["category"] == "exit" and reply["error"]["message"] == "called sys.exit(2)"
+    )
     reply, _ = call(w, X, "interrupt")
     assert reply["error"]["category"] == "exception"
     assert reply["error"]["type"] == "KeyboardInterrupt"
@@ -168,14 +202,20 @@ def test_learner_errors_show_only_learner_frames_and_the_loop_survives(make_work
     np.testing.assert_array_equal(value.array, X + 1)
 
 
-@pytest.mark.parametrize("source, words, line", [
-    ("x = 1\ndef solve(x):\n    return x +\n", "SyntaxError", 3),
-    ("import os\nimport not_a_module_anywhere\ndef solve(x):\n    return x\n",
-     "No module named 'not_a_module_anywhere'", 2),
-    ("def other(x):\n    return x\n", "learner.py defines no function named 'solve'", None),
-    ("solve = 3\n", "'solve' in learner.py is a int, not a function", None),
-    ("raise RuntimeError('no')\n", "RuntimeError: no", 1),
-])
+@pytest.mark.parametrize(
+    "source, words, line",
+    [
+        ("x = 1\ndef solve(x):\n    return x +\n", "SyntaxError", 3),
+        (
+            "import os\nimport not_a_module_anywhere\ndef solve(x):\n    return x\n",
+            "No module named 'not_a_module_anywhere'",
+            2,
+        ),
+        ("def other(x):\n    return x\n", "learner.py defines no function named 'solve'", None),
+        ("solve = 3\n", "'solve' in learner.py is a int, not a function", None),
+        ("raise RuntimeError('no')\n", "RuntimeError: no", 1),
+    ],
+)
 def test_invalid_submissions(make_worker, source, words, line):
     reply = load(make_worker(), source)
     assert not reply["ok"]
@@ -185,6 +225,7 @@ def test_invalid_submissions(make_worker, source, words, line):
 
 
 # ---------------------------------------------------------------- the channel
+
 
 def test_frames_need_the_token_and_the_sequence():
     token = os.urandom(wire.TOKEN_LEN)
@@ -220,8 +261,14 @@ def test_oversized_frames_are_refused_from_their_length_field(claim):
             os.write(w, wire.MAGIC + token + struct.pack("<II", 0, 0xFFFFFFF0))
         else:
             body = json.dumps({"blobs": 1}).encode()
-            os.write(w, wire.MAGIC + token + struct.pack("<II", 0, len(body)) + body
-                     + struct.pack("<Q", 1 << 40))
+            os.write(
+                w,
+                wire.MAGIC
+                + token
+                + struct.pack("<II", 0, len(body))
+                + body
+                + struct.pack("<Q", 1 << 40),
+            )
         with pytest.raises(wire.WireError, match="too large"):
             wire.read_frame(r, token, 0)
     finally:
@@ -256,11 +303,14 @@ def test_forged_frame_on_the_channel_is_a_protocol_failure(make_worker, token):
 
 # ---------------------------------------------------------------- the worker's world
 
+
 def test_judge_and_reference_cannot_be_imported(make_worker, tmp_path):
     (tmp_path / "reference").mkdir()
     (tmp_path / "reference" / "answer.py").write_text("X = 1\n")
     w = make_worker(hidden_paths=[str(tmp_path / "reference")])
-    assert load(w, """
+    assert load(
+        w,
+        """
         import sys
 
         def solve(x, roots):
@@ -273,18 +323,25 @@ def test_judge_and_reference_cannot_be_imported(make_worker, tmp_path):
                 except ImportError:
                     out[name] = "ImportError"
             return out
-    """)["ok"]
+    """,
+    )["ok"]
     _, found = call(w, X, [str(REPO), str(tmp_path)])
-    assert found == {"judge": "ImportError", "judge.sandbox": "ImportError",
-                     "reference": "ImportError", "reference.answer": "ImportError",
-                     "json": "imported"}
+    assert found == {
+        "judge": "ImportError",
+        "judge.sandbox": "ImportError",
+        "reference": "ImportError",
+        "reference.answer": "ImportError",
+        "json": "imported",
+    }
 
 
 @pytest.mark.parametrize("mode", MODES)
 def test_environment_is_scrubbed(make_worker, monkeypatch, mode):
     monkeypatch.setenv("JJ_SECRET", "leaked")
     w = make_worker(isolation=mode)
-    assert load(w, """
+    assert load(
+        w,
+        """
         import os, sys
 
         def solve(x):
@@ -293,16 +350,29 @@ def test_environment_is_scrubbed(make_worker, monkeypatch, mode):
                 env = dict(kv.decode().split("=", 1) for kv in f.read().split(b"\\0") if kv)
             return {"env": env, "cwd": os.getcwd(), "stdin": sys.stdin.read(),
                     "hash_randomization": sys.flags.hash_randomization, "path": sys.path}
-    """)["ok"]
+    """,
+    )["ok"]
     _, got = call(w, X)
     scratch = os.path.realpath(w.scratch)
     bwrap_adds = {"PWD"} if w.isolation == "bubblewrap" else set()  # from its --chdir
-    assert set(got["env"]) == {"PATH", "HOME", "TMPDIR", "LANG", "MALLOC_ARENA_MAX",
-                               "JAX_PLATFORMS", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE",
-                               "OPENBLAS_NUM_THREADS"} | bwrap_adds
+    assert (
+        set(got["env"])
+        == {
+            "PATH",
+            "HOME",
+            "TMPDIR",
+            "LANG",
+            "MALLOC_ARENA_MAX",
+            "JAX_PLATFORMS",
+            "PYTHONHASHSEED",
+            "PYTHONDONTWRITEBYTECODE",
+            "OPENBLAS_NUM_THREADS",
+        }
+        | bwrap_adds
+    )
     assert got["env"]["HOME"] == got["env"]["TMPDIR"] == w.home
     assert w.home == ("/tmp" if mode == "bubblewrap" else os.path.join(scratch, "tmp"))
-    assert os.path.realpath(got["cwd"]) == os.path.realpath(w.home)   # writable, private
+    assert os.path.realpath(got["cwd"]) == os.path.realpath(w.home)  # writable, private
     assert got["env"]["JAX_PLATFORMS"] == "cpu" and got["env"]["MALLOC_ARENA_MAX"] == "2"
     assert got["stdin"] == "" and got["hash_randomization"] == 0
     assert str(REPO) not in got["path"] and "" not in got["path"]
@@ -312,7 +382,9 @@ def test_environment_is_scrubbed(make_worker, monkeypatch, mode):
 def test_limits_and_channel_fds_in_the_worker(make_worker, mode):
     limits = Limits(call_timeout_s=3, run_timeout_s=7, memory_mb=700, file_size_bytes=1 << 20)
     w = make_worker(limits, isolation=mode)
-    assert load(w, """
+    assert load(
+        w,
+        """
         import ctypes, gc, json, os, resource, sys
 
         def solve(x):
@@ -335,7 +407,8 @@ def test_limits_and_channel_fds_in_the_worker(make_worker, mode):
                     "fds": [loop.cmd_fd, loop.reply_fd],
                     "originals_still_open": [same_pipe(cfg["cmd_fd"], loop.cmd_fd),
                                              same_pipe(cfg["reply_fd"], loop.reply_fd)]}
-    """)["ok"]
+    """,
+    )["ok"]
     _, got = call(w, X)
     cores = len(os.sched_getaffinity(0))
     assert got["as"][0] == got["as"][1] and (700 << 20) < got["as"][0] < (700 + 4096 << 20)
@@ -351,7 +424,9 @@ def test_limits_and_channel_fds_in_the_worker(make_worker, mode):
 @pytest.mark.parametrize("size, truncated", [(100, False), (10_000, True)])
 def test_output_is_captured_and_capped(make_worker, size, truncated):
     w = make_worker()
-    assert load(w, """
+    assert load(
+        w,
+        """
         import sys
         print("imported")
 
@@ -359,24 +434,28 @@ def test_output_is_captured_and_capped(make_worker, size, truncated):
             sys.stdout.write("o" * n)
             sys.stderr.write("e" * 10)
             return x
-    """)["ok"]
+    """,
+    )["ok"]
     reply, _ = call(w, X, size)
     assert reply["ok"]
     w.close()
     out = w.output()
-    expected = ("imported\n" + "o" * size)[:LIMITS.output_bytes]
+    expected = ("imported\n" + "o" * size)[: LIMITS.output_bytes]
     assert out == {"stdout": expected, "stderr": "e" * 10, "truncated": truncated}
 
 
 # ---------------------------------------------------------------- ending
 
+
 def test_close_is_idempotent_and_leaves_no_process(make_worker, monkeypatch):
     # a worker refuses to start processes (judge/worker/confine.py); this tests the
     # backstop behind that refusal, so it runs with it lifted
     monkeypatch.setenv("JUDGE_WORKER_PROCESSES", "allowed")
-    before = set(_my_children())     # other tests' helpers (a dask cluster, ...) may live on
+    before = set(_my_children())  # other tests' helpers (a dask cluster, ...) may live on
     w = make_worker()
-    assert load(w, """
+    assert load(
+        w,
+        """
         import os, time
 
         def solve(x):
@@ -385,7 +464,8 @@ def test_close_is_idempotent_and_leaves_no_process(make_worker, monkeypatch):
                 time.sleep(1000)
                 os._exit(0)
             return pid
-    """)["ok"]
+    """,
+    )["ok"]
     _, child = call(w, X)
     root = w.pid
     assert _alive(root) and _alive(child) if w.isolation == "process" else _alive(root)
@@ -425,7 +505,7 @@ def test_the_run_limit_bounds_a_call(make_worker):
     with pytest.raises(WorkerFailure) as info:
         call(w, X, clock=clock)
     assert info.value.kind == "timeout" and "6 s limit for the whole run" in info.value.message
-    assert 6 - 0.1 < time.monotonic() - t < 6 + 1.5     # sleeping is charged in full
+    assert 6 - 0.1 < time.monotonic() - t < 6 + 1.5  # sleeping is charged in full
     assert clock.left_s() == 0
 
 
@@ -450,7 +530,9 @@ def test_a_slow_start_is_a_start_timeout(make_worker):
 
 def test_death_by_sigxcpu_is_a_timeout(make_worker):
     w = make_worker()
-    assert load(w, "import os, signal\ndef solve(x):\n    os.kill(os.getpid(), signal.SIGXCPU)\n")["ok"]
+    assert load(w, "import os, signal\ndef solve(x):\n    os.kill(os.getpid(), signal.SIGXCPU)\n")[
+        "ok"
+    ]
     with pytest.raises(WorkerFailure) as info:
         call(w, X)
     assert info.value.kind == "timeout" and "CPU time" in info.value.message
@@ -458,12 +540,14 @@ def test_death_by_sigxcpu_is_a_timeout(make_worker):
 
 def test_the_judge_side_never_imports_jax():
     code = "import sys, judge.sandbox; print('jax' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=REPO, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
+    )
     assert out.stdout.strip() == "False"
 
 
 # ---------------------------------------------------------------- bubblewrap
+
 
 def test_auto_isolation_uses_bubblewrap_exactly_when_it_works():
     assert Worker(LIMITS).isolation == ("bubblewrap" if BWRAP else "process")
@@ -479,16 +563,19 @@ def test_the_network_is_cut(make_worker, mode):
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(1)
+
     def accept_once():
         try:
             server.accept()
         except OSError:
-            pass                 # closed by the test before anything connected
+            pass  # closed by the test before anything connected
 
     threading.Thread(target=accept_once, daemon=True).start()
     try:
         w = make_worker(isolation=mode)
-        assert load(w, """
+        assert load(
+            w,
+            """
             import socket
 
             def solve(x, port):
@@ -497,7 +584,8 @@ def test_the_network_is_cut(make_worker, mode):
                     return "connected"
                 except OSError as exc:
                     return type(exc).__name__
-        """)["ok"]
+        """,
+        )["ok"]
         _, got = call(w, X, server.getsockname()[1])
     finally:
         server.close()
@@ -513,7 +601,9 @@ def test_a_trusted_worker_hides_nothing(make_worker, tmp_path):
     results = {}
     for trusted in (False, True):
         w = make_worker(trusted=trusted, hidden_paths=hidden, isolation="bubblewrap")
-        assert load(w, """
+        assert load(
+            w,
+            """
             import os
 
             def solve(x, path):
@@ -521,12 +611,14 @@ def test_a_trusted_worker_hides_nothing(make_worker, tmp_path):
                     return os.listdir(path)
                 except OSError as exc:
                     return type(exc).__name__
-        """)["ok"]
+        """,
+        )["ok"]
         results[trusted] = call(w, X, hidden[0])[1]
     assert results[True] == ["answer.py"] and results[False] != ["answer.py"]
 
 
 # ---------------------------------------------------------------- lifetimes
+
 
 @pytest.mark.parametrize("mode", MODES)
 def test_a_worker_outlives_the_thread_that_started_it(mode):
@@ -583,8 +675,12 @@ def test_the_worker_dies_with_the_judge(mode, tmp_path):
     # a temp folder of its own: a judge started meanwhile by a test in another process
     # would otherwise remove the stale scratch before this test looks for it
     env = {**os.environ, "TMPDIR": str(tmp_path)}
-    judge = subprocess.Popen([sys.executable, "-c", _JUDGE.format(repo=str(REPO), mode=mode)],
-                             stdout=subprocess.PIPE, text=True, env=env)
+    judge = subprocess.Popen(
+        [sys.executable, "-c", _JUDGE.format(repo=str(REPO), mode=mode)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     tree: list[int] = []
     scratch = None
     try:
@@ -601,8 +697,12 @@ def test_the_worker_dies_with_the_judge(mode, tmp_path):
         root = os.path.dirname(scratch)
         assert os.path.isdir(root)
         assert os.path.dirname(root) == str(tmp_path)
-        subprocess.run([sys.executable, "-c", "from judge.sandbox import scratch_root; "
-                        "scratch_root()"], check=True, cwd=REPO, env=env)
+        subprocess.run(
+            [sys.executable, "-c", "from judge.sandbox import scratch_root; scratch_root()"],
+            check=True,
+            cwd=REPO,
+            env=env,
+        )
         assert not os.path.exists(root)
     finally:
         judge.kill()
@@ -631,6 +731,7 @@ def test_an_installed_judge_keeps_site_packages_on_the_worker_path(tmp_path):
 
 # ---------------------------------------------------------------- the worker's view
 
+
 @pytest.mark.parametrize("mode", MODES)
 def test_the_worker_sees_only_what_it_needs(make_worker, mode, tmp_path):
     """No bank (the repository's, the copy installed under site-packages, reached through
@@ -649,7 +750,9 @@ def test_the_worker_sees_only_what_it_needs(make_worker, mode, tmp_path):
         secrets.append(os.path.join(sp.replace("/lib/", "/lib64/"), "judge", "_bank", "tasks.yaml"))
     try:
         w = make_worker(isolation=mode)
-        assert load(w, """
+        assert load(
+            w,
+            """
             import os
 
             def solve(x, paths, sites):
@@ -667,7 +770,8 @@ def test_the_worker_sees_only_what_it_needs(make_worker, mode, tmp_path):
                     except OSError as exc:
                         listed[s] = type(exc).__name__
                 return {"secrets": out, "sites": listed}
-        """)["ok"]
+        """,
+        )["ok"]
         _, got = call(w, X, secrets, sites)
     finally:
         shutil.rmtree(sibling)
@@ -683,7 +787,9 @@ def test_the_worker_sees_only_what_it_needs(make_worker, mode, tmp_path):
 @needs_bwrap
 def test_bubblewrap_keeps_no_capability_and_cannot_remount(make_worker):
     w = make_worker(isolation="bubblewrap")
-    assert load(w, """
+    assert load(
+        w,
+        """
         import ctypes, os
 
         def solve(x):
@@ -697,7 +803,8 @@ def test_bubblewrap_keeps_no_capability_and_cannot_remount(make_worker):
             tried["new user ns"] = libc.unshare(0x10000000) == 0
             return {"uid": os.getuid(), "caps": status["CapEff"].strip(),
                     "bounding": status["CapBnd"].strip(), "tried": tried}
-    """)["ok"]
+    """,
+    )["ok"]
     _, got = call(w, X)
     assert got["caps"] == "0000000000000000" and got["bounding"] == "0000000000000000"
     if os.geteuid() == 0:
@@ -718,7 +825,9 @@ def test_process_mode_refuses_sockets_and_ipc(make_worker):
     server.listen(1)
     try:
         w = make_worker(isolation="process")
-        assert load(w, """
+        assert load(
+            w,
+            """
             import ctypes, socket
 
             def solve(x, path):
@@ -733,12 +842,13 @@ def test_process_mode_refuses_sockets_and_ipc(make_worker):
                 shm = ctypes.CDLL(None, use_errno=True).shmget(0, 4096, 0o1600)
                 out["shmget"] = shm if shm >= 0 else -ctypes.get_errno()
                 return out
-        """)["ok"]
+        """,
+        )["ok"]
         _, got = call(w, X, path)
     finally:
         server.close()
         shutil.rmtree(os.path.dirname(path))
-    assert got == {"udp": 1, "unix": 1, "shmget": -1}, got   # EPERM each
+    assert got == {"udp": 1, "unix": 1, "shmget": -1}, got  # EPERM each
     assert "seccomp: no sockets, no System V IPC" in w.layers
 
 
@@ -755,7 +865,9 @@ def test_process_mode_refuses_to_change_a_host_files_metadata(make_worker, tmp_p
     os.utime(target, (1_000_000_000, 1_000_000_000))
     before = target.stat()
     w = make_worker(isolation="process")
-    assert load(w, """
+    assert load(
+        w,
+        """
         import os
 
         def solve(x, path):
@@ -770,12 +882,16 @@ def test_process_mode_refuses_to_change_a_host_files_metadata(make_worker, tmp_p
                 except OSError as exc:
                     out[name] = exc.errno
             return out
-    """)["ok"]
+    """,
+    )["ok"]
     _, got = call(w, X, str(target))
-    assert set(got.values()) <= {1, 13}, got       # EPERM (seccomp), EACCES (Landlock, uid)
+    assert set(got.values()) <= {1, 13}, got  # EPERM (seccomp), EACCES (Landlock, uid)
     after = target.stat()
-    assert (after.st_mode, after.st_mtime, after.st_uid) == (before.st_mode, before.st_mtime,
-                                                             before.st_uid)
+    assert (after.st_mode, after.st_mtime, after.st_uid) == (
+        before.st_mode,
+        before.st_mtime,
+        before.st_uid,
+    )
     assert os.listxattr(target) == []
 
 
@@ -828,7 +944,7 @@ def test_judges_in_pid_namespaces_of_their_own_give_their_workers_different_uids
 
     monkeypatch.setattr(os, "getpid", lambda: 1)
     drawn = set()
-    for _ in range(8):                       # eight judges, each with its first worker
+    for _ in range(8):  # eight judges, each with its first worker
         monkeypatch.setattr(policy, "_uids_in_use", set())
         drawn.add(policy.take_uid())
     assert len(drawn) == 8
@@ -844,10 +960,14 @@ def test_a_python_installed_under_tmp_is_seen_through_bubblewraps_private_tmp(mo
     from judge.sandbox import policy
 
     monkeypatch.setattr(policy, "view", lambda: policy.View(read=("/usr", "/tmp/clone/.venv")))
-    monkeypatch.setattr(policy, "bubblewrap",
-                        lambda: policy.Bwrap(True, "", "/usr/bin/bwrap", False))
+    monkeypatch.setattr(
+        policy, "bubblewrap", lambda: policy.Bwrap(True, "", "/usr/bin/bwrap", False)
+    )
     argv = policy.bwrap_argv("/tmp/scratch", [], 1 << 20, ["/tmp/clone/.venv/bin/python3"])
-    tmpfs = next(i for i in range(len(argv) - 1) if argv[i:i + 2] == ["--tmpfs", "/tmp"])
-    venv = next(i for i in range(len(argv) - 2)
-                if argv[i:i + 3] == ["--ro-bind", "/tmp/clone/.venv", "/tmp/clone/.venv"])
+    tmpfs = next(i for i in range(len(argv) - 1) if argv[i : i + 2] == ["--tmpfs", "/tmp"])
+    venv = next(
+        i
+        for i in range(len(argv) - 2)
+        if argv[i : i + 3] == ["--ro-bind", "/tmp/clone/.venv", "/tmp/clone/.venv"]
+    )
     assert tmpfs < venv

@@ -19,7 +19,9 @@ def test_init_starts_a_bank_that_validate_accepts_and_new_can_fill(tmp_path):
     assert {p.name for p in bank.iterdir()} == {"tasks.yaml", "tasks", "reference"}
     assert load_bank(bank).course == "JAX: the hard parts # 2026"
     valid = judge("--bank", bank, "validate")
-    assert valid.returncode == 0 and "0 of 0 tasks valid" in valid.stdout, valid.stdout + valid.stderr
+    assert valid.returncode == 0 and "0 of 0 tasks valid" in valid.stdout, (
+        valid.stdout + valid.stderr
+    )
     assert judge("--bank", bank, "new", "double_it", "--step", "2").returncode == 0
     assert list(load_bank(bank).tasks) == ["double_it"]
     again = judge("init", bank)

@@ -11,7 +11,9 @@ def test_serve_is_not_imported_by_judge_run():
     import subprocess
     import sys
 
-    code = ("import sys, judge.cli; "
-            "sys.exit(any(m.startswith(('judge.serve', 'starlette', 'uvicorn', 'httpx')) "
-            "for m in sys.modules))")
+    code = (
+        "import sys, judge.cli; "
+        "sys.exit(any(m.startswith(('judge.serve', 'starlette', 'uvicorn', 'httpx')) "
+        "for m in sys.modules))"
+    )
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0

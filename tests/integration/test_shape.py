@@ -11,7 +11,9 @@ import sys
 
 
 def test_judge_run_does_not_load_the_batch_or_the_notebook_helpers():
-    code = ("import sys, judge.cli; print(sorted(m for m in sys.modules "
-            "if m.startswith(('judge.batch', 'judge.learner', 'distributed', 'IPython'))))")
+    code = (
+        "import sys, judge.cli; print(sorted(m for m in sys.modules "
+        "if m.startswith(('judge.batch', 'judge.learner', 'distributed', 'IPython'))))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -30,8 +30,12 @@ def submit(tmp_path: Path, body: str) -> Path:
 def test_a_fake_array_that_claims_the_right_layout_does_not_pass(tmp_path, isolation, monkeypatch):
     # an object from a module named jax..., with the reference's sharding as an
     # attribute and the right values: the worker reads layouts of jax's arrays only
-    monkeypatch.setenv("JUDGE_ISOLATION", isolation)    # what the learner's worker gets
-    report = grade(BANK.get("shard_rows"), submit(tmp_path, """
+    monkeypatch.setenv("JUDGE_ISOLATION", isolation)  # what the learner's worker gets
+    report = grade(
+        BANK.get("shard_rows"),
+        submit(
+            tmp_path,
+            """
         import jax
         import numpy as np
         from jax.sharding import NamedSharding, PartitionSpec as P
@@ -52,7 +56,9 @@ def test_a_fake_array_that_claims_the_right_layout_does_not_pass(tmp_path, isola
 
         def shard_rows(x):
             return Sharded(np.pad(x, ((0, -x.shape[0] % 8), (0, 0))))
-    """))
+    """,
+        ),
+    )
     sharding = next(c for c in report.checks if c.id == "sharding")
     assert report.verdict == Verdict.WRONG_ANSWER
     assert sharding.status == "failed", sharding.message

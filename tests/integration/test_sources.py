@@ -25,14 +25,19 @@ def folder(tmp_path):
     (tmp_path / "secret.txt").write_text(SECRET + "\n")
     return d
 
+
 BANK = TESTS / "trust_bank"
 
 SECRET = "the-secret-first-line-91c2"
 
 
 def _run(args, timeout=60):
-    return subprocess.run([sys.executable, "-m", "judge", "--bank", str(BANK), *args],
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "judge", "--bank", str(BANK), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 @pytest.mark.parametrize("kind", ["fifo", "zero", "secret"])
@@ -67,11 +72,15 @@ def test_judge_batch_grades_the_rest_and_marks_them_invalid(folder, tmp_path):
     os.mkfifo(folder / "bea" / "double.py")
     (folder / "cid" / "double.py").symlink_to("/dev/zero")
     (folder / "dan" / "double.py").symlink_to(tmp_path / "secret.txt")
-    out = _run(["batch", str(folder), "--out", str(tmp_path / "out"), "--isolation", "process"],
-               timeout=120)
+    out = _run(
+        ["batch", str(folder), "--out", str(tmp_path / "out"), "--isolation", "process"],
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
-    records = {r["learner"]: r for r in map(json.loads,
-                                             (tmp_path / "out" / "results.jsonl").read_text().splitlines())}
+    records = {
+        r["learner"]: r
+        for r in map(json.loads, (tmp_path / "out" / "results.jsonl").read_text().splitlines())
+    }
     assert records["ann"]["verdict"] == "accepted"
     for learner in ("bea", "cid", "dan"):
         assert records[learner]["verdict"] == "invalid_submission", records[learner]

@@ -38,8 +38,13 @@ def test_a_seed_draws_the_same_inputs_in_every_process(tmp_path):
         local.mkdir()
         (local / "local_module.py").write_text(constants)
         env = dict(os.environ, PYTHONPATH=str(root), PYTHONHASHSEED=str(i))
-        out = subprocess.run([sys.executable, str(script), str(local), "cache_independent_count",
-                              "tree_sgd"], env=env, capture_output=True, text=True, timeout=120)
+        out = subprocess.run(
+            [sys.executable, str(script), str(local), "cache_independent_count", "tree_sgd"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert out.returncode == 0, out.stderr
         digests.append(out.stdout)
     assert len(digests[0].splitlines()) == 2
@@ -56,17 +61,27 @@ def test_hypothesis_plugins_of_other_packages_do_not_run(tmp_path):
     dist = tmp_path / "spy_plugin-1.0.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: spy-plugin\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text("[hypothesis]\nspy = spy_plugin:_hypothesis_setup_hook\n")
+    (dist / "entry_points.txt").write_text(
+        "[hypothesis]\nspy = spy_plugin:_hypothesis_setup_hook\n"
+    )
     (tmp_path / "spy_plugin.py").write_text(
-        "import os\ndef _hypothesis_setup_hook():\n    open(os.environ['SPY'], 'w').close()\n")
+        "import os\ndef _hypothesis_setup_hook():\n    open(os.environ['SPY'], 'w').close()\n"
+    )
     marker = tmp_path / "plugin-ran"
     env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}", "SPY": str(marker)}
     env.pop("HYPOTHESIS_NO_PLUGINS", None)
     plain = subprocess.run([sys.executable, "-c", "import hypothesis"], env=env)
     assert plain.returncode == 0 and marker.exists(), "the spy plugin is not installed right"
     marker.unlink()
-    judged = subprocess.run([sys.executable, "-c", "from judge.specs import import_hypothesis, st\n"
-                             "import_hypothesis(); st.integers()\nimport os\n"
-                             "assert 'HYPOTHESIS_NO_PLUGINS' not in os.environ"], env=env)
+    judged = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from judge.specs import import_hypothesis, st\n"
+            "import_hypothesis(); st.integers()\nimport os\n"
+            "assert 'HYPOTHESIS_NO_PLUGINS' not in os.environ",
+        ],
+        env=env,
+    )
     assert judged.returncode == 0
     assert not marker.exists()

@@ -33,16 +33,24 @@ FIELDS = """
 """
 
 FILES = {
-    "tasks/double_it/known/plus_two.py":
-        "# expect: wrong_answer via property\ndef double_it(x):\n    return x + 2\n",
-    "tasks/double_it/known/fresh_lambda.py":
-        "# expect: inefficient via retrace\nimport jax\n\n"
-        "def double_it(x):\n    return jax.jit(lambda v: 2 * v)(x)\n",
+    "tasks/double_it/known/plus_two.py": "# expect: wrong_answer via property\ndef double_it(x):\n    return x + 2\n",
+    "tasks/double_it/known/fresh_lambda.py": "# expect: inefficient via retrace\nimport jax\n\n"
+    "def double_it(x):\n    return jax.jit(lambda v: 2 * v)(x)\n",
 }
 
-def make_bank(tmp_path: Path, *, expect="[2, 4]", budget="reference",
-              tolerance="{mode: elementwise}", drop=(), extra=None) -> Path:
-    fields = FIELDS.replace("EXPECT", expect).replace("BUDGET", budget).replace("TOLERANCE", tolerance)
+
+def make_bank(
+    tmp_path: Path,
+    *,
+    expect="[2, 4]",
+    budget="reference",
+    tolerance="{mode: elementwise}",
+    drop=(),
+    extra=None,
+) -> Path:
+    fields = (
+        FIELDS.replace("EXPECT", expect).replace("BUDGET", budget).replace("TOLERANCE", tolerance)
+    )
     return double_it_bank(tmp_path, fields, {**FILES, **(extra or {})}, drop=drop)
 
 
@@ -81,10 +89,13 @@ def test_reference_over_its_own_retrace_budget(tmp_path):
 
 @pytest.mark.slow
 def test_known_wrong_submission_that_passes(tmp_path):
-    liar = {"tasks/double_it/known/not_wrong.py":
-            "# expect: wrong_answer\nimport jax.numpy as jnp\n\ndef double_it(x):\n    return x * 2\n"}
+    liar = {
+        "tasks/double_it/known/not_wrong.py": "# expect: wrong_answer\nimport jax.numpy as jnp\n\ndef double_it(x):\n    return x * 2\n"
+    }
     report, items = validate(make_bank(tmp_path, extra=liar))
-    assert "labelled 'wrong_answer' but got: verdict accepted" in failed(items, "known:not_wrong.py")
+    assert "labelled 'wrong_answer' but got: verdict accepted" in failed(
+        items, "known:not_wrong.py"
+    )
 
 
 @pytest.mark.slow
@@ -95,18 +106,23 @@ def test_required_check_without_teeth(tmp_path):
 
 @pytest.mark.slow
 def test_tolerance_that_lets_float16_through(tmp_path):
-    report, items = validate(make_bank(tmp_path, tolerance="{mode: elementwise, rtol: 0.01, atol: 0.01}"))
+    report, items = validate(
+        make_bank(tmp_path, tolerance="{mode: elementwise, rtol: 0.01, atol: 0.01}")
+    )
     assert "float16" in failed(items, "tolerance") and "tighten" in items["tolerance"].message
 
 
 @pytest.mark.slow
 def test_a_known_submission_that_raised_shows_the_exception(tmp_path):
-    typo = {"tasks/double_it/known/typo.py":
-            "# expect: wrong_answer via property\nimport jax.numpy as jnp\n\n"
-            "def double_it(x):\n    return jnp.multiplyy(x, 3)\n"}
+    typo = {
+        "tasks/double_it/known/typo.py": "# expect: wrong_answer via property\nimport jax.numpy as jnp\n\n"
+        "def double_it(x):\n    return jnp.multiplyy(x, 3)\n"
+    }
     report, items = validate(make_bank(tmp_path, extra=typo))
     message = failed(items, "known:typo.py")
-    assert "labelled 'wrong_answer; property failed/error' but got: verdict runtime_error" in message
+    assert (
+        "labelled 'wrong_answer; property failed/error' but got: verdict runtime_error" in message
+    )
     assert "raised:" in message and "multiplyy" in message
 
 
@@ -132,7 +148,8 @@ def test_a_tolerance_that_rejects_a_more_accurate_answer(tmp_path):
     (tmp_path / "reference").mkdir()
     (tmp_path / "reference" / "normalize.py").write_text(
         "import jax\nimport jax.numpy as jnp\n\n@jax.jit\ndef normalize(x):\n"
-        "    return (x - jnp.mean(x)) / (jnp.std(x) + 1e-6)\n")
+        "    return (x - jnp.mean(x)) / (jnp.std(x) + 1e-6)\n"
+    )
     v = TaskValidation(load_bank(tmp_path).get("normalize"))
     v.oracle.start()
     try:
@@ -150,14 +167,15 @@ def test_dodge_labels_are_read_and_a_misspelt_one_is_refused(tmp_path):
     """Each known submission's '# dodge:' classes, with the kinds of check that caught
     it, go into the task's `dodges` item (what the bank-wide rule reads); a class the
     judge does not know is an unreadable label, named."""
-    extra = {"tasks/double_it/known/fresh_lambda.py":
-             "# expect: inefficient via retrace\n# dodge: ahead_of_time\nimport jax\n\n"
-             "def double_it(x):\n    return jax.jit(lambda v: 2 * v)(x)\n",
-             "tasks/double_it/known/typo.py":
-             "# expect: wrong_answer via property\n# dodge: loop_flop\n"
-             "def double_it(x):\n    return x + 3\n"}
+    extra = {
+        "tasks/double_it/known/fresh_lambda.py": "# expect: inefficient via retrace\n# dodge: ahead_of_time\nimport jax\n\n"
+        "def double_it(x):\n    return jax.jit(lambda v: 2 * v)(x)\n",
+        "tasks/double_it/known/typo.py": "# expect: wrong_answer via property\n# dodge: loop_flop\n"
+        "def double_it(x):\n    return x + 3\n",
+    }
     report, items = validate(make_bank(tmp_path, extra=extra))
     assert items["dodges"].details["dodges"] == [
-        {"file": "fresh_lambda.py", "classes": ["ahead_of_time"], "caught_by": ["retrace"]}]
+        {"file": "fresh_lambda.py", "classes": ["ahead_of_time"], "caught_by": ["retrace"]}
+    ]
     assert "did you mean 'loop_flops'" in failed(items, "known:typo.py:dodge")
     assert report.verdict == "judge_error"

@@ -34,14 +34,14 @@ def test_a_worker_that_cannot_serve_the_task_is_closed_by_the_grading(task, tmp_
     try:
         with pytest.raises(ValueError, match="other limits"):
             Grading(task, submission, worker=worker)
-        assert worker.closed            # handed over: the caller has nothing to close
+        assert worker.closed  # handed over: the caller has nothing to close
     finally:
         worker.close()
 
 
 def test_the_bytes_handed_in_are_the_bytes_graded(task, tmp_path):
     submission = tmp_path / "double.py"
-    submission.write_text("def double(x):\n    return x * 3\n")    # changed since it was read
+    submission.write_text("def double(x):\n    return x * 3\n")  # changed since it was read
     report = Grading(task, submission, source_bytes=RIGHT.encode()).run()
     assert report.verdict == Verdict.ACCEPTED, [c.message for c in report.checks]
 

@@ -24,8 +24,12 @@ def test_judge_run_writes_each_format(fmt):
     assert proc.returncode == 1, proc.stderr
     if fmt == "junit":
         assert junit_problems(proc.stdout) == []
-        assert ET.fromstring(proc.stdout.encode()).find("testsuite/properties/property[@name='verdict']"
-                                                       ).get("value") == "wrong_answer"
+        assert (
+            ET.fromstring(proc.stdout.encode())
+            .find("testsuite/properties/property[@name='verdict']")
+            .get("value")
+            == "wrong_answer"
+        )
     else:
         doc = json.loads(proc.stdout)
         assert (exercism_problems if fmt == "exercism" else gradescope_problems)(doc) == []
@@ -40,9 +44,13 @@ def test_the_script_drawing_shows_lengths_8_16_32_8_as_three_programs_and_a_cach
     graded = grade(load_bank().get(TASK), ROOT / "examples" / f"{TASK}.py", examples=5)
     retrace = next(c for c in graded.checks if c.id == "retrace")
     marks = script_marks(retrace.details)
-    assert [m.label for m in marks[:4]] == [f"x_a float32[{n}], x_b float32[{n}]" for n in (8, 16, 32, 8)]
+    assert [m.label for m in marks[:4]] == [
+        f"x_a float32[{n}], x_b float32[{n}]" for n in (8, 16, 32, 8)
+    ]
     assert [m.state for m in marks[:4]] == ["traced", "traced", "traced", "cached"]
     assert marks[3].same_as == 1 and {p for m in marks for p, _ in m.programs} == {1, 2, 3}
-    assert script_caption(marks).startswith("8 scripted calls: 3 programs; 3 traced, 5 served from the cache")
+    assert script_caption(marks).startswith(
+        "8 scripted calls: 3 programs; 3 traced, 5 served from the cache"
+    )
     drawing = script_drawing(retrace.details)
     assert drawing.count('<g class="call') == 8 and drawing.count('data-state="cached"') == 5

@@ -13,7 +13,7 @@ import pytest
 from helpers import ROOT, run_judge
 from helpers.isolation_modes import MODES
 
-ROUTES = '''
+ROUTES = """
 import jax, jax.numpy as jnp
 jax.devices()
 from judge.worker.xla_records import pin_dumps
@@ -23,14 +23,19 @@ jax.jit(lambda a: jnp.sum(a) * 3, compiler_options=elsewhere)(jnp.ones(3))
 jax.jit(lambda a: jnp.sum(a) * 4).lower(jnp.ones(3)).compile(elsewhere)
 from jax._src import api
 api.jit(lambda a: jnp.sum(a) * 5, compiler_options={"xla_dump_hlo_module_re": "nothing"})(jnp.ones(3))
-'''
+"""
 
 
 def test_dump_options_of_every_route_are_overridden(tmp_path):
     watched, elsewhere = tmp_path / "watched", tmp_path / "elsewhere"
     env = dict(os.environ, XLA_FLAGS=f"--xla_dump_to={watched}", PYTHONPATH=str(ROOT))
-    done = subprocess.run([sys.executable, "-c", ROUTES.replace("ELSEWHERE", repr(str(elsewhere)))],
-                          env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", ROUTES.replace("ELSEWHERE", repr(str(elsewhere)))],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     records = [n for n in os.listdir(watched) if n.endswith(".before_optimizations.txt")]
     assert sum("lambda" in n for n in records) == 3, records
@@ -41,8 +46,17 @@ def test_dump_options_of_every_route_are_overridden(tmp_path):
 @pytest.mark.parametrize("mode", MODES)
 def test_a_jit_dumping_elsewhere_under_blinded_instruments_is_tampering(mode):
     known = ROOT / "tasks" / "cache_independent_count" / "known" / "review_blind_all_instruments.py"
-    proc = run_judge("run", "cache_independent_count", known, "--format", "json",
-                     "--isolation", mode, "--examples", "30")
+    proc = run_judge(
+        "run",
+        "cache_independent_count",
+        known,
+        "--format",
+        "json",
+        "--isolation",
+        mode,
+        "--examples",
+        "30",
+    )
     assert proc.returncode == 1, (proc.returncode, proc.stderr[-2000:])
     report = json.loads(proc.stdout)
     assert report["verdict"] == "runtime_error"

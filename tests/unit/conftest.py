@@ -14,8 +14,10 @@ class StartsAProcess(AssertionError):
 
 
 def _refuse(*args, **kwargs):
-    raise StartsAProcess("the unit tier starts no process (a worker, `judge`, python): this "
-                         "test belongs in tests/integration (tests/README.md)")
+    raise StartsAProcess(
+        "the unit tier starts no process (a worker, `judge`, python): this "
+        "test belongs in tests/integration (tests/README.md)"
+    )
 
 
 # module scope: set up before the module's own module-scoped fixtures (autouse first),

@@ -42,15 +42,18 @@ def test_unknown_task_names_closest():
     assert "cache_independent_count" in str(err.value)
 
 
-@pytest.mark.parametrize("change, field, words", [
-    (("title: Add one", "titel: Add one"), "titel", "did you mean 'title'"),
-    (("step: 1", "step: one"), "step", "expected an integer"),
-    (("dtype: float32", "dtype: float33"), "args.x", "unknown dtype 'float33'"),
-    (("shape: [n]", "shape: [k]"), "args.x", "name from dims"),
-    (("kind: property}", "kind: proprety}"), "checks[0]", "did you mean 'property'"),
-    (("type: array", "type: arry"), "args.x", "did you mean 'array'"),
-    (("n: [0, 4]", "n: [4, 0]"), "dims", "low <= high"),
-])
+@pytest.mark.parametrize(
+    "change, field, words",
+    [
+        (("title: Add one", "titel: Add one"), "titel", "did you mean 'title'"),
+        (("step: 1", "step: one"), "step", "expected an integer"),
+        (("dtype: float32", "dtype: float33"), "args.x", "unknown dtype 'float33'"),
+        (("shape: [n]", "shape: [k]"), "args.x", "name from dims"),
+        (("kind: property}", "kind: proprety}"), "checks[0]", "did you mean 'property'"),
+        (("type: array", "type: arry"), "args.x", "did you mean 'array'"),
+        (("n: [0, 4]", "n: [4, 0]"), "dims", "low <= high"),
+    ],
+)
 def test_malformed_fields_name_file_task_and_field(tmp_path, change, field, words):
     bank = write_bank(tmp_path, MINIMAL.replace(*change))
     with pytest.raises(BankError) as err:
@@ -78,13 +81,18 @@ def test_duplicate_ids_and_bad_identifiers(tmp_path):
 
 
 def test_retrace_budget_must_be_number_or_reference(tmp_path):
-    text = MINIMAL + """
+    text = (
+        MINIMAL
+        + """
     scripts:
       s:
         - {args: {x: {$random: {shape: [2]}}}}
 """.replace("\n    ", "\n    ")
-    text = text.replace("checks:\n      - {id: property, kind: property}",
-                        "checks:\n      - {id: r, kind: retrace, script: s, budget: refrence}")
+    )
+    text = text.replace(
+        "checks:\n      - {id: property, kind: property}",
+        "checks:\n      - {id: r, kind: retrace, script: s, budget: refrence}",
+    )
     with pytest.raises(BankError, match="expected a number or 'reference', got 'refrence'"):
         load_bank(write_bank(tmp_path, text))
 
@@ -98,6 +106,7 @@ def test_copied_bank_is_self_contained(tmp_path):
 
 
 # ---------------------------------------------------------------- sizes a bank may ask for
+
 
 def _bomb(levels: int = 8) -> str:
     """A billion laughs: each level ten aliases of the one before."""
@@ -118,7 +127,9 @@ def test_an_alias_bomb_is_refused_while_parsing(tmp_path):
 
 
 def test_an_alias_that_contains_itself_is_refused(tmp_path):
-    root = write_bank(tmp_path, MINIMAL.replace("    checks:", "    tags: &loop [*loop]\n    checks:"))
+    root = write_bank(
+        tmp_path, MINIMAL.replace("    checks:", "    tags: &loop [*loop]\n    checks:")
+    )
     with pytest.raises(BankError, match="alias|anchor"):
         load_bank(root)
 
@@ -131,13 +142,18 @@ def test_nesting_too_deep_is_refused(tmp_path):
     assert info.value.task == "add_one"
 
 
-@pytest.mark.parametrize("change, field, words", [
-    ("dims: {n: [0, 4]}", "dims.n", "at most 65536"),
-    ("shape: [n]", "args.x.shape", "elements"),
-])
+@pytest.mark.parametrize(
+    "change, field, words",
+    [
+        ("dims: {n: [0, 4]}", "dims.n", "at most 65536"),
+        ("shape: [n]", "args.x.shape", "elements"),
+    ],
+)
 def test_sizes_the_judge_would_allocate_are_capped(tmp_path, change, field, words):
-    huge = {"dims: {n: [0, 4]}": "dims: {n: [0, 1000000000]}",
-            "shape: [n]": "shape: [n, 4096, 4096]"}[change]
+    huge = {
+        "dims: {n: [0, 4]}": "dims: {n: [0, 1000000000]}",
+        "shape: [n]": "shape: [n, 4096, 4096]",
+    }[change]
     root = write_bank(tmp_path, MINIMAL.replace(change, huge))
     with pytest.raises(BankError) as info:
         load_bank(root)
@@ -146,7 +162,10 @@ def test_sizes_the_judge_would_allocate_are_capped(tmp_path, change, field, word
 
 
 def test_a_random_literal_of_a_billion_elements_is_refused(tmp_path):
-    text = MINIMAL.replace("    checks:", "    examples:\n      - {args: {x: {$random: {shape: [1000000000]}}}}\n    checks:")
+    text = MINIMAL.replace(
+        "    checks:",
+        "    examples:\n      - {args: {x: {$random: {shape: [1000000000]}}}}\n    checks:",
+    )
     root = write_bank(tmp_path, text)
     with pytest.raises(BankError, match="elements") as info:
         load_bank(root)
@@ -172,10 +191,13 @@ def test_a_task_may_allow_host_syncs_or_declare_its_own_check(tmp_path):
     allowed = MINIMAL.replace("    step: 1\n", "    step: 1\n    host_syncs: allowed\n")
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    assert [c.kind for c in load_bank(write_bank(tmp_path / "a", allowed)).get("add_one").checks] \
-        == ["property"]
-    own = MINIMAL.replace("      - {id: property, kind: property}\n",
-                          "      - {id: property, kind: property}\n      - {id: mine, kind: sync}\n")
+    assert [
+        c.kind for c in load_bank(write_bank(tmp_path / "a", allowed)).get("add_one").checks
+    ] == ["property"]
+    own = MINIMAL.replace(
+        "      - {id: property, kind: property}\n",
+        "      - {id: property, kind: property}\n      - {id: mine, kind: sync}\n",
+    )
     checks = load_bank(write_bank(tmp_path / "b", own)).get("add_one").checks
     assert [c.id for c in checks] == ["property", "mine"]
 

@@ -45,12 +45,20 @@ def test_a_path_beneath_opens_and_nothing_else_does(tree, resolver):
     inner = beneath.open_beneath(fd, "a/b/f", os.O_RDONLY)
     assert os.read(inner, 100) == b"learner's"
     os.close(inner)
-    for rel in ("a/to_host", "a/to_host/secret", "a/to_secret", "a/up/a", "../mine",
-                "a/../a", str(host / "secret"), "/"):
+    for rel in (
+        "a/to_host",
+        "a/to_host/secret",
+        "a/to_secret",
+        "a/up/a",
+        "../mine",
+        "a/../a",
+        str(host / "secret"),
+        "/",
+    ):
         with pytest.raises(OSError):
             os.close(beneath.open_beneath(fd, rel, os.O_RDONLY))
     with pytest.raises(OSError):
-        beneath.open_dir(str(mine / "a" / "to_host"))     # a link at the top, either
+        beneath.open_dir(str(mine / "a" / "to_host"))  # a link at the top, either
 
 
 def test_magic_links_under_proc_are_not_followed(resolver):
@@ -81,10 +89,6 @@ def test_removal_of_a_name_in_a_folder(tree):
             beneath.remove_in(fd, name)
 
 
-
-
-
-
 def test_a_folder_moved_during_a_walk_is_left_not_searched_for(tmp_path):
     """Going back up through '..' must reach the very folder walked down from."""
     (tmp_path / "a" / "b").mkdir(parents=True)
@@ -103,8 +107,6 @@ def test_tree_bytes_counts_no_byte_behind_a_link(tree, tmp_path):
     (host / "big").write_bytes(b"x" * (1 << 20))
     size, entries = beneath.tree_bytes(fd, 100)
     assert entries == 6 and size < (1 << 20)
-
-
 
 
 def test_a_compile_log_prunes_only_in_its_own_folder(tmp_path):

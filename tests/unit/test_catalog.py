@@ -10,16 +10,24 @@ from helpers.banks import MINIMAL, write_bank
 
 
 def test_code_spans_keep_their_stars_and_emphasis_outside_them_goes():
-    out = render_markdown("Apply `x <- 0.5 * tanh(x) + 0.25 * x` **exactly** `n` times, *not* `n**2`.")
+    out = render_markdown(
+        "Apply `x <- 0.5 * tanh(x) + 0.25 * x` **exactly** `n` times, *not* `n**2`."
+    )
     assert out == "Apply `x <- 0.5 * tanh(x) + 0.25 * x` exactly `n` times, not `n**2`.\n"
 
 
 def test_a_list_item_keeps_its_continuation_lines_and_hangs_them():
-    text = ("- `x` is a float32 array with values in\n[-10, 10]; `n` is an int.\n"
-            "- second\n\nAfter.\n")
+    text = (
+        "- `x` is a float32 array with values in\n[-10, 10]; `n` is an int.\n- second\n\nAfter.\n"
+    )
     out = render_markdown(text, width=40).splitlines()
-    assert out == ["- `x` is a float32 array with values in", "  [-10, 10]; `n` is an int.",
-                   "- second", "", "After."]
+    assert out == [
+        "- `x` is a float32 array with values in",
+        "  [-10, 10]; `n` is an int.",
+        "- second",
+        "",
+        "After.",
+    ]
 
 
 def test_headings_and_code_blocks():

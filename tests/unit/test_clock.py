@@ -13,7 +13,7 @@ from judge.sandbox import RunClock
 from judge.sandbox.clock import Meter
 from judge.sandbox.procs import Sample
 
-S = 1_000_000_000   # ns
+S = 1_000_000_000  # ns
 
 
 def sample(cpu_s: float, **threads) -> Sample:
@@ -46,7 +46,7 @@ def test_threads_pinned_to_one_cpu_queue_for_it_at_their_own_charge():
 
 def test_waiting_for_a_cpu_others_hold_is_not_charged():
     m = Meter(sample(0, a=(0, 0)), now=0.0, n_cores=2)
-    m.update(sample(0.1, a=(S // 10, 9 * S // 10)), now=1.0)     # load 10: a tenth of a core
+    m.update(sample(0.1, a=(S // 10, 9 * S // 10)), now=1.0)  # load 10: a tenth of a core
     assert m.charged_s == pytest.approx(0.1)
 
 
@@ -77,7 +77,7 @@ def test_the_run_clock_adds_up_and_bounds_by_cpu():
     assert clock.left_s() == 10
     clock.add(4.0, 2.0)
     assert clock.left_s() == pytest.approx(6.0)
-    clock.add(0.5, 17.0)          # 19 of its 20 CPU-seconds: half a second on two cores
+    clock.add(0.5, 17.0)  # 19 of its 20 CPU-seconds: half a second on two cores
     assert clock.left_s() == pytest.approx(0.5)
 
 
@@ -85,10 +85,10 @@ def test_what_the_run_spent_is_what_its_limit_weighs():
     # a request's cost is the difference of two readings, the larger of the two measures
     clock = RunClock(10, n_cores=2)
     assert clock.spent_s() == 0
-    clock.add(3.0, 1.0)           # charged 3 s, 1 CPU-second: the charged time
+    clock.add(3.0, 1.0)  # charged 3 s, 1 CPU-second: the charged time
     assert clock.spent_s() == pytest.approx(3.0)
     before = clock.spent_s()
-    clock.add(0.5, 9.0)           # 10 CPU-seconds on 2 cores: 5 s, more than 3.5 charged
+    clock.add(0.5, 9.0)  # 10 CPU-seconds on 2 cores: 5 s, more than 3.5 charged
     assert clock.spent_s() - before == pytest.approx(2.0)
     assert clock.spent_s() + clock.left_s() == pytest.approx(10)
 
@@ -96,5 +96,3 @@ def test_what_the_run_spent_is_what_its_limit_weighs():
 # ---------------------------------------------------------------- a real worker beside load
 
 _SPIN = "import os, time\nos.nice(0)\nwhile True:\n    pass\n"
-
-

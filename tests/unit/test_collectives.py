@@ -83,8 +83,13 @@ ENTRY %main (x: f32[8], w: f32[4]) -> f32[8] {
 def test_collectives_are_counted_per_kind_once_per_trip_and_the_larger_branch():
     tally = Tally.of({"hlo": HLO})
     assert tally.num_partitions == 8
-    assert tally.counts == {"all-reduce": 3, "all-gather": 1, "reduce-scatter": 0,
-                            "collective-permute": 7, "all-to-all": 0}
+    assert tally.counts == {
+        "all-reduce": 3,
+        "all-gather": 1,
+        "reduce-scatter": 0,
+        "collective-permute": 7,
+        "all-to-all": 0,
+    }
     # bytes per device: 7 permutes of 32, the gathered 256 (not the operand too), the
     # branch's two all-reduces of 16, a merged all-reduce of 16 + 4
     assert tally.bytes == 7 * 32 + 256 + 2 * 16 + 20
@@ -94,9 +99,12 @@ def test_each_collective_says_what_it_carries_and_where_it_came_from():
     sites = {s.kind: s for s in collective_sites(read_hlo(HLO))}
     permute = sites["collective-permute"]
     assert permute.times == 7 and permute.fixed_trips
-    assert permute.sources == ["x"]          # through the loop, the fusion, to the argument
-    assert (permute.operation, permute.file.rsplit("/", 1)[-1], permute.line) == \
-        ("lax.ppermute", "submission.py", 12)
+    assert permute.sources == ["x"]  # through the loop, the fusion, to the argument
+    assert (permute.operation, permute.file.rsplit("/", 1)[-1], permute.line) == (
+        "lax.ppermute",
+        "submission.py",
+        12,
+    )
     gather = sites["all-gather"]
     assert (gather.sources, gather.operation, gather.bytes_each) == (["x"], "jax.reshard", 256)
 
@@ -108,5 +116,3 @@ def test_a_loop_without_a_fixed_trip_count_is_counted_once_and_says_so():
 
 
 # ---------------------------------------------------------------- grading by what is sent
-
-

@@ -18,13 +18,16 @@ def killed(sig: int) -> int:
     return sig
 
 
-@pytest.mark.parametrize("status, wrapped, expected", [
-    (exited(0), False, (None, 0)),
-    (exited(3), False, (None, 3)),
-    (killed(signal.SIGSEGV), False, (signal.SIGSEGV, None)),
-    (exited(128 + signal.SIGKILL), True, (signal.SIGKILL, None)),   # bwrap's way of saying it
-    (exited(128 + signal.SIGKILL), False, (None, 128 + signal.SIGKILL)),
-])
+@pytest.mark.parametrize(
+    "status, wrapped, expected",
+    [
+        (exited(0), False, (None, 0)),
+        (exited(3), False, (None, 3)),
+        (killed(signal.SIGSEGV), False, (signal.SIGSEGV, None)),
+        (exited(128 + signal.SIGKILL), True, (signal.SIGKILL, None)),  # bwrap's way of saying it
+        (exited(128 + signal.SIGKILL), False, (None, 128 + signal.SIGKILL)),
+    ],
+)
 def test_signal_and_code(status, wrapped, expected):
     assert signal_and_code(status, wrapped) == expected
 
@@ -65,11 +68,14 @@ def test_a_death_before_any_learner_code_is_for_the_judges_log():
     assert f.detail["stderr"].endswith("ImportError: no numpy") and len(f.detail["stderr"]) == 2000
 
 
-@pytest.mark.parametrize("scope, words", [
-    ("call", "your code ran longer than the 2.5 s limit for one call"),
-    ("load", "importing your file took longer than the 2.5 s limit"),
-    ("run", "your code ran longer than the 2.5 s limit for the whole run"),
-])
+@pytest.mark.parametrize(
+    "scope, words",
+    [
+        ("call", "your code ran longer than the 2.5 s limit for one call"),
+        ("load", "importing your file took longer than the 2.5 s limit"),
+        ("run", "your code ran longer than the 2.5 s limit for the whole run"),
+    ],
+)
 def test_time_is_worded_by_scope(scope, words):
     f = explain("call", None, "time", Facts(limit_s=2.5, scope=scope, charged_s=2.5, wall_s=2.6))
     assert f.kind == "timeout" and f.message == words
@@ -78,15 +84,19 @@ def test_time_is_worded_by_scope(scope, words):
 
 def test_a_busy_machine_is_mentioned_when_the_clock_ran_long():
     f = explain("call", None, "time", Facts(limit_s=2.5, charged_s=2.5, wall_s=15.8))
-    assert f.message == ("your code ran longer than the 2.5 s limit for one call (the machine "
-                         "was busy: that took 15.8 s on the clock, of which 2.5 s count)")
+    assert f.message == (
+        "your code ran longer than the 2.5 s limit for one call (the machine "
+        "was busy: that took 15.8 s on the clock, of which 2.5 s count)"
+    )
 
 
 def test_cpu_time_says_how_much_and_why():
     f = explain("call", None, "cpu", Facts(limit_s=10, cores=2, cpu_s=20.4))
     assert f.kind == "timeout"
-    assert f.message == ("your code used 20.4 s of CPU time (all its threads together), more "
-                         "than 20 s: the 10 s limit for one call on each of 2 cores")
+    assert f.message == (
+        "your code used 20.4 s of CPU time (all its threads together), more "
+        "than 20 s: the 10 s limit for one call on each of 2 cores"
+    )
 
 
 def test_the_wall_backstop_is_the_judges_fault():
@@ -95,11 +105,14 @@ def test_the_wall_backstop_is_the_judges_fault():
     assert "not your fault" in f.message and "0.4 s of its 2.5 s" in f.message
 
 
-@pytest.mark.parametrize("reason, kind, words", [
-    ("memory", "memory", "your code used more than the 512 MB memory limit"),
-    ("processes", "processes", "more than 256 processes and threads at once"),
-    ("disk", "disk", "more than the 64 MB its scratch space"),
-])
+@pytest.mark.parametrize(
+    "reason, kind, words",
+    [
+        ("memory", "memory", "your code used more than the 512 MB memory limit"),
+        ("processes", "processes", "more than 256 processes and threads at once"),
+        ("disk", "disk", "more than the 64 MB its scratch space"),
+    ],
+)
 def test_limits_the_watch_enforces(reason, kind, words):
     f = explain("call", exited(0), reason, Facts(memory_mb=512, peak_mb=600))
     assert f.kind == kind and words in f.message

@@ -52,22 +52,26 @@ def scan_rows(a, b, c):
 def while_rows(a, b, c):
     def step(s):
         return s[0] + 1, s[1].at[s[0]].set((a[s[0]] @ b) @ c)
-    return lax.while_loop(lambda s: s[0] < a.shape[0], step,
-                          (0, jnp.zeros((a.shape[0], c.shape[1]))))[1]
+
+    return lax.while_loop(
+        lambda s: s[0] < a.shape[0], step, (0, jnp.zeros((a.shape[0], c.shape[1])))
+    )[1]
 
 
 def nested_rows(a, b, c):
-    def outer(i, o):     # a @ b one element at a time: 64 x 64 dot products of 8
+    def outer(i, o):  # a @ b one element at a time: 64 x 64 dot products of 8
         return lax.fori_loop(0, b.shape[1], lambda j, o: o.at[i, j].set(a[i] @ b[:, j]), o)
+
     return lax.fori_loop(0, a.shape[0], outer, jnp.zeros((a.shape[0], b.shape[1]))) @ c
 
 
 def traced_bound(a, b, c):
     bound = a.shape[0] + (0 * a[0, 0]).astype(jnp.int32)
+
     def step(s):
         return s[0] + 1, s[1].at[s[0]].set((a[s[0]] @ b) @ c)
-    return lax.while_loop(lambda s: s[0] < bound, step,
-                          (0, jnp.zeros((a.shape[0], c.shape[1]))))[1]
+
+    return lax.while_loop(lambda s: s[0] < bound, step, (0, jnp.zeros((a.shape[0], c.shape[1]))))[1]
 
 
 def one_trip(a, b, c):
@@ -81,6 +85,7 @@ def work_of(fn):
 
 # ---------------------------------------------------------------- loops in the HLO
 
+
 @pytest.mark.parametrize("fn", [fori_rows, scan_rows, while_rows])
 def test_a_loop_body_counts_once_per_trip_where_xla_knows_the_trip_count(fn):
     done, xla = work_of(fn)
@@ -93,9 +98,17 @@ def test_nested_loops_multiply_through():
     done, xla = work_of(nested_rows)
     # 64 x 64 trips of an 8-long dot product (16 flops), then the 64 x 64 x 2 product
     assert done.flops >= 64 * 64 * 16 + 16_384 and xla < 17_000
-    one_row = work_of(lambda a, b, c: lax.fori_loop(
-        0, b.shape[1], lambda j, o: o.at[0, j].set(a[0] @ b[:, j]),
-        jnp.zeros((a.shape[0], b.shape[1]))) @ c)[0]
+    one_row = work_of(
+        lambda a, b, c: (
+            lax.fori_loop(
+                0,
+                b.shape[1],
+                lambda j, o: o.at[0, j].set(a[0] @ b[:, j]),
+                jnp.zeros((a.shape[0], b.shape[1])),
+            )
+            @ c
+        )
+    )[0]
     assert done.flops - 16_384 > 60 * (one_row.flops - 16_384)
 
 
@@ -111,6 +124,7 @@ def test_a_loop_of_one_trip_costs_its_body_once():
 
 
 # ---------------------------------------------------------------- the instruments' figures
+
 
 def instrument_of(kind: str):
     _load_kinds()
@@ -203,22 +217,33 @@ def judged(kind, mine, theirs, scripts=COST_SCRIPTS, **fields):
 
 @pytest.mark.parametrize("fn", [fori_rows, scan_rows, while_rows])
 def test_cost_counts_every_trip_and_says_what_xla_counted(fn):
-    result = judged("cost", measure("cost", fn, [A, B, C]), measure("cost", right, [A, B, C]),
-                    factor=1.1)
+    result = judged(
+        "cost", measure("cost", fn, [A, B, C]), measure("cost", right, [A, B, C]), factor=1.1
+    )
     assert result.status == Status.FAILED and result.verdict == Verdict.INEFFICIENT
-    assert "20.0 times the reference's 4,096" in result.message \
+    assert (
+        "20.0 times the reference's 4,096" in result.message
         or "20.2 times the reference's 4,096" in result.message
+    )
     assert "counts each loop body once per trip: XLA's own cost analysis" in result.message
 
 
 def test_cost_fails_closed_on_an_unknown_trip_count_against_a_reference_without_one():
-    result = judged("cost", measure("cost", traced_bound, [A, B, C]),
-                    measure("cost", right, [A, B, C]), factor=1.1)
+    result = judged(
+        "cost",
+        measure("cost", traced_bound, [A, B, C]),
+        measure("cost", right, [A, B, C]),
+        factor=1.1,
+    )
     assert result.status == Status.FAILED and result.verdict == Verdict.INEFFICIENT
     assert "whose trip count XLA does not know" in result.message
     # the reference has such a loop too: compared with bodies once, as XLA counts them
-    both = judged("cost", measure("cost", traced_bound, [A, B, C]),
-                  measure("cost", traced_bound, [A, B, C]), factor=1.1)
+    both = judged(
+        "cost",
+        measure("cost", traced_bound, [A, B, C]),
+        measure("cost", traced_bound, [A, B, C]),
+        factor=1.1,
+    )
     assert both.status == Status.PASSED, both.message
 
 
@@ -265,26 +290,37 @@ def test_jaxpr_fails_a_host_callback_by_default_naming_it_and_its_line(tmp_path,
     assert result.status == Status.FAILED and result.verdict == Verdict.INEFFICIENT, result.message
     assert "calls back into Python on the host" in result.message
     assert " at line " in result.message
-    assert judged("jaxpr", theirs, theirs, JAXPR_SCRIPTS, budget="no_growth").status \
-        == Status.PASSED
+    assert (
+        judged("jaxpr", theirs, theirs, JAXPR_SCRIPTS, budget="no_growth").status == Status.PASSED
+    )
 
 
 def test_jaxpr_lets_a_debug_print_through_and_keeps_a_tasks_own_forbid_words(tmp_path):
     module, path = learner_module(tmp_path, CALLBACKS)
     theirs = measure("jaxpr", module.right, [A, B, C], source_file=path)
     printed = measure("jaxpr", module.printed, [A, B, C], source_file=path)
-    assert judged("jaxpr", printed, theirs, JAXPR_SCRIPTS, budget="no_growth").status \
-        == Status.PASSED
+    assert (
+        judged("jaxpr", printed, theirs, JAXPR_SCRIPTS, budget="no_growth").status == Status.PASSED
+    )
     pure = measure("jaxpr", module.pure, [A, B, C], source_file=path)
-    worded = judged("jaxpr", pure, theirs, JAXPR_SCRIPTS, budget="no_growth",
-                    forbid={"pure_callback": "the loop runs in NumPy on the host"})
+    worded = judged(
+        "jaxpr",
+        pure,
+        theirs,
+        JAXPR_SCRIPTS,
+        budget="no_growth",
+        forbid={"pure_callback": "the loop runs in NumPy on the host"},
+    )
     assert "which this task rules out" in worded.message
     assert "the loop runs in NumPy on the host" in worded.message
     assert "calls back into Python" not in worded.message
 
 
 def test_residuals_fail_a_forward_pass_computed_on_the_host(tmp_path):
-    module, path = learner_module(tmp_path, CALLBACKS + """
+    module, path = learner_module(
+        tmp_path,
+        CALLBACKS
+        + """
 
 @jax.custom_vjp
 def layer(w, x):
@@ -311,23 +347,24 @@ def stack(w, x):
 
 def plain_stack(w, x):
     return jnp.tanh(w @ jnp.tanh(w @ x))
-""")
+""",
+    )
     w, x = jnp.eye(4) * 0.5, jnp.ones(4)
     options = check("residuals", {"s": [{"w": 0, "x": 0}]}).options(None)
     mine = measure("residuals", module.stack, [w, x], options, source_file=path)
     theirs = measure("residuals", module.plain_stack, [w, x], options, source_file=path)
     result = judged("residuals", mine, theirs, {"s": [{"w": 0, "x": 0}]})
     assert result.status == Status.FAILED and "jax.pure_callback at line" in result.message
-    assert mine["count"] <= theirs["count"]          # it saves less: the dodge itself
+    assert mine["count"] <= theirs["count"]  # it saves less: the dodge itself
     assert judged("residuals", theirs, theirs, {"s": [{"w": 0, "x": 0}]}).status == Status.PASSED
 
 
 def test_collectives_fail_a_host_callback_as_a_gather_through_the_host(tmp_path):
     module, path = learner_module(tmp_path, CALLBACKS)
-    mine = measure("collectives", module.pure, [A, B, C], {"max_chars": 1 << 22},
-                   source_file=path)
-    theirs = measure("collectives", module.right, [A, B, C], {"max_chars": 1 << 22},
-                     source_file=path)
+    mine = measure("collectives", module.pure, [A, B, C], {"max_chars": 1 << 22}, source_file=path)
+    theirs = measure(
+        "collectives", module.right, [A, B, C], {"max_chars": 1 << 22}, source_file=path
+    )
     result = judged("collectives", mine, theirs)
     assert result.status == Status.FAILED and "jax.pure_callback at line" in result.message
     assert "gathers every device's part to the host" in result.message
@@ -335,6 +372,7 @@ def test_collectives_fail_a_host_callback_as_a_gather_through_the_host(tmp_path)
 
 
 # ---------------------------------------------------------------- labels and validate
+
 
 def test_dodge_labels_parse_and_a_misspelt_class_is_named(tmp_path):
     assert parse_dodges("loop_flops, host_callback") == ("loop_flops", "host_callback")
@@ -351,39 +389,78 @@ def test_dodge_labels_parse_and_a_misspelt_class_is_named(tmp_path):
 
 def _validated(task, dodges):
     report = Report(task=task.id, submission="", seed=0, judge_version="t", strict=False)
-    report.checks = [CheckResult(id="dodges", kind="validate", required=False, status="passed",
-                                 message="", details={"dodges": dodges})]
+    report.checks = [
+        CheckResult(
+            id="dodges",
+            kind="validate",
+            required=False,
+            status="passed",
+            message="",
+            details={"dodges": dodges},
+        )
+    ]
     return report
 
 
 def test_validate_requires_each_kind_to_reject_every_class_it_declares_bank_wide():
     tasks = [BANK.get("chain_matmul"), BANK.get("pairwise_sq_dists")]
     assert CHECK_KINDS["cost"].DODGES == ("loop_flops", "host_callback", "trace_switch")
-    assert CHECK_KINDS["jaxpr"].DODGES == CHECK_KINDS["collectives"].DODGES \
+    assert (
+        CHECK_KINDS["jaxpr"].DODGES
+        == CHECK_KINDS["collectives"].DODGES
         == ("host_callback", "trace_switch")
+    )
     assert CHECK_KINDS["residuals"].DODGES == ("host_callback",)
-    caught = [_validated(tasks[0], [{"file": "fori_loop_rows.py", "classes": ["loop_flops"],
-                                     "caught_by": ["cost"]}]),
-              _validated(tasks[1], [{"file": "pure_callback_loops.py",
-                                     "classes": ["host_callback"], "caught_by": ["jaxpr"]}])]
+    caught = [
+        _validated(
+            tasks[0],
+            [{"file": "fori_loop_rows.py", "classes": ["loop_flops"], "caught_by": ["cost"]}],
+        ),
+        _validated(
+            tasks[1],
+            [
+                {
+                    "file": "pure_callback_loops.py",
+                    "classes": ["host_callback"],
+                    "caught_by": ["jaxpr"],
+                }
+            ],
+        ),
+    ]
     # the classes of the kinds every task has too (the default host_sync, a retrace check;
     # sync counts a learner's custom call, so it declares host_callback too)
     caught[0].checks[0].details["dodges"].append(
-        {"file": "s.py", "classes": ["thread_sync", "host_compute", "ahead_of_time", "host_callback"],
-         "caught_by": ["sync", "retrace"]})
-    caught[0].checks[0].details["dodges"].append(     # issue 20's trace switch (executed)
-        {"file": "t.py", "classes": ["trace_switch"], "caught_by": ["cost", "jaxpr"]})
+        {
+            "file": "s.py",
+            "classes": ["thread_sync", "host_compute", "ahead_of_time", "host_callback"],
+            "caught_by": ["sync", "retrace"],
+        }
+    )
+    caught[0].checks[0].details["dodges"].append(  # issue 20's trace switch (executed)
+        {"file": "t.py", "classes": ["trace_switch"], "caught_by": ["cost", "jaxpr"]}
+    )
     report = dodge_coverage(tasks, caught)
     bad = {c.id: c.message for c in report.checks if c.status != "passed"}
     # no host_callback submission is rejected by a cost check: named, kind and class
     assert report.verdict == Verdict.JUDGE_ERROR and list(bad) == ["dodge:cost:host_callback"]
     assert "'# dodge: host_callback' is rejected by a cost check" in bad["dodge:cost:host_callback"]
     caught[0].checks[0].details["dodges"].append(
-        {"file": "x.py", "classes": ["host_callback"], "caught_by": ["cost"]})
+        {"file": "x.py", "classes": ["host_callback"], "caught_by": ["cost"]}
+    )
     assert dodge_coverage(tasks, caught).verdict == Verdict.ACCEPTED
     # a submission labelled with a class but caught by another kind proves nothing here
-    none = [_validated(tasks[1], [{"file": "p.py", "classes": ["host_callback", "loop_flops"],
-                                   "caught_by": ["property"]}])]
+    none = [
+        _validated(
+            tasks[1],
+            [
+                {
+                    "file": "p.py",
+                    "classes": ["host_callback", "loop_flops"],
+                    "caught_by": ["property"],
+                }
+            ],
+        )
+    ]
     assert dodge_coverage(tasks[1:], none).verdict == Verdict.JUDGE_ERROR
 
 
@@ -392,9 +469,14 @@ def test_any_other_custom_call_the_reference_does_not_make_is_named_not_counted_
     # lapack (inv(a) then a solve) reads as cheaper than a plain dot
     def through_lapack(a, b, c):
         return jnp.linalg.solve(jnp.eye(a.shape[0]) * 2, 2 * a) @ (b @ c)
+
     sq = jnp.eye(64, 8) + 0.5
-    result = judged("cost", measure("cost", through_lapack, [sq, B, C]),
-                    measure("cost", right, [sq, B, C]), factor=10.0)
+    result = judged(
+        "cost",
+        measure("cost", through_lapack, [sq, B, C]),
+        measure("cost", right, [sq, B, C]),
+        factor=10.0,
+    )
     assert result.status == Status.FAILED and result.verdict == Verdict.INEFFICIENT
     assert "hands work to code XLA cannot see into" in result.message
     assert "a custom call to `lapack_" in result.message

@@ -32,6 +32,10 @@ def test_writers_render_the_golden_reports_as_pinned(request):
 
 def test_golden_cases_cover_every_learner_verdict():
     verdicts = {(r["learner"], r["task"]): r["verdict"] for r in golden_reports()}
-    assert set(verdicts.values()) == {"accepted", "wrong_answer", "inefficient",
-                                      "invalid_submission"}
-    assert verdicts[("eve", "cache_independent_count")] == "accepted"   # advisory failed
+    assert set(verdicts.values()) == {
+        "accepted",
+        "wrong_answer",
+        "inefficient",
+        "invalid_submission",
+    }
+    assert verdicts[("eve", "cache_independent_count")] == "accepted"  # advisory failed

@@ -21,15 +21,20 @@ def test_a_numpy_array_changed_in_place_is_named_with_the_element():
     x = a.args[0]
     x -= x[0]
     message = a.changed()
-    assert message.startswith("your function changed its argument `x` (a NumPy array) in place: "
-                              "x[0] was 2.0 before the call and 0.0 after")
+    assert message.startswith(
+        "your function changed its argument `x` (a NumPy array) in place: "
+        "x[0] was 2.0 before the call and 0.0 after"
+    )
     assert "x -= x[0]" in message
 
 
-@pytest.mark.parametrize("mutate, words", [
-    (lambda v: v.sort(), "x[0] was 3.0 before the call and 1.0 after"),
-    (lambda v: v.append(1.0), "it had 3 items and has 4 after"),
-])
+@pytest.mark.parametrize(
+    "mutate, words",
+    [
+        (lambda v: v.sort(), "x[0] was 3.0 before the call and 1.0 after"),
+        (lambda v: v.append(1.0), "it had 3 items and has 4 after"),
+    ],
+)
 def test_a_list_changed_in_place(mutate, words):
     a = arguments([3.0, 1.0, 2.0])
     mutate(a.args[0])
@@ -37,19 +42,22 @@ def test_a_list_changed_in_place(mutate, words):
 
 
 def test_a_dict_losing_a_key_and_an_array_inside_a_tuple():
-    a = arguments({"w": Leaf(np.ones(2, np.float32), "numpy"), "b": 1.0},
-                  (Leaf(np.zeros(3), "numpy"),))
+    a = arguments(
+        {"w": Leaf(np.ones(2, np.float32), "numpy"), "b": 1.0}, (Leaf(np.zeros(3), "numpy"),)
+    )
     a.args[0].pop("b")
     assert "`x` (a dict) in place: its keys were ['w', 'b'] and are ['w'] after" in a.changed()
     b = arguments((Leaf(np.zeros(3), "numpy"),), names=("pair",))
     b.args[0][0][2] = 7.0
-    assert "`pair[0]` (a NumPy array) in place: pair[0][2] was 0.0 before the call and 7.0 after" \
+    assert (
+        "`pair[0]` (a NumPy array) in place: pair[0][2] was 0.0 before the call and 7.0 after"
         in b.changed()
+    )
 
 
 def test_untouched_arguments_and_rebinding_are_fine():
     a = arguments(Leaf(np.array([1.0, np.nan]), "numpy"), [1.0, float("nan")])
     x, y = a.args
-    x = x - 1.0          # a new array: the caller's is untouched
+    x = x - 1.0  # a new array: the caller's is untouched
     y = sorted(y)
     assert a.changed() is None

@@ -35,7 +35,7 @@ def installed():
 
 def test_nothing_changed_right_after_installing(installed):
     instruments, probe, *_ = installed
-    jax.jit(lambda v: v + 1)(np.ones(3, np.float32))     # the instruments at work
+    jax.jit(lambda v: v + 1)(np.ones(3, np.float32))  # the instruments at work
     assert instruments.changes() == []
 
 
@@ -69,7 +69,7 @@ def test_the_worker_holding_another_probe(installed):
 
 def test_the_sync_counter_undone(installed):
     instruments, _, counter, _ = installed
-    counter.close()                 # what a learner finding it through gc can do
+    counter.close()  # what a learner finding it through gc can do
     found = "; ".join(instruments.changes())
     assert "the judge's sync counter was undone (ArrayImpl.__float__" in found
     assert "buffer-protocol hook" in found or "more" in found
@@ -81,12 +81,15 @@ def test_the_sync_counter_paused_for_good(installed):
     instruments = installed[0]
     syncs._thread.paused += 1
     try:
-        assert "the judge's sync counter was switched off (its thread state)" in instruments.changes()
+        assert (
+            "the judge's sync counter was switched off (its thread state)" in instruments.changes()
+        )
     finally:
         syncs._thread.paused -= 1
 
 
 # ---------------------------------------------------------------- XLA's count, from outside
+
 
 def test_the_compile_log_counts_created_records_and_sees_deletions(tmp_path):
     folder = tmp_path / "xla"
@@ -98,7 +101,7 @@ def test_the_compile_log_counts_created_records_and_sees_deletions(tmp_path):
         (folder / f"module_000{i}.jit_g{MARK}").write_text("HloModule")
         (folder / f"module_000{i}.jit_g.debug_options").write_text("")
     assert log.count() == 3 and log.problem is None
-    (folder / f"module_0001.jit_g{MARK}").unlink()    # deleting a record hides nothing
+    (folder / f"module_0001.jit_g{MARK}").unlink()  # deleting a record hides nothing
     assert log.count() == 3 and "were deleted" in log.problem
     log.close()
 
@@ -129,13 +132,13 @@ def test_the_compile_log_is_watched_through_its_descriptor_not_its_name(tmp_path
     assert log.count() == 0 and "moved or removed" in log.problem
     log.close()
     with pytest.raises(OSError):
-        CompileLog(str(folder))          # never opened through a link
+        CompileLog(str(folder))  # never opened through a link
 
 
 def _grading_watching(folder):
     from judge.tamper import InstrumentsWatch
 
-    watch = InstrumentsWatch()        # a grading's, its worker's log already watched
+    watch = InstrumentsWatch()  # a grading's, its worker's log already watched
     watch.log = CompileLog(folder)
     return watch
 
@@ -154,8 +157,10 @@ def test_a_blinded_probe_is_caught_by_xlas_count(tmp_path):
     assert grading.found == []
     (folder / f"module_0001.jit_f{MARK}").write_text("HloModule")
     grading.check(CallOutcome(True, compiles_seen=1))
-    assert grading.found == ["XLA compiled 2 programs in your worker where the judge's probe "
-                                "saw 1 (the probe was blinded)"]
+    assert grading.found == [
+        "XLA compiled 2 programs in your worker where the judge's probe "
+        "saw 1 (the probe was blinded)"
+    ]
     grading.log.close()
 
 
@@ -166,7 +171,7 @@ def test_records_rewritten_to_hide_compiles_are_caught_whatever_total_the_worker
 
     folder = tmp_path / "xla"
     folder.mkdir()
-    (folder / f"module_0000.jit_load{MARK}").write_text("HloModule")   # while importing
+    (folder / f"module_0000.jit_load{MARK}").write_text("HloModule")  # while importing
     grading = _grading_watching(folder)
     (folder / f"module_0001.jit_f{MARK}").write_text("HloModule")
     grading.check(CallOutcome(True, compiles_seen=10**9, compiles_reported=1))
@@ -174,8 +179,10 @@ def test_records_rewritten_to_hide_compiles_are_caught_whatever_total_the_worker
     for i in (2, 3):
         (folder / f"module_000{i}.jit_f{MARK}").write_text("HloModule")
     grading.check(CallOutcome(True, compiles_seen=10**9))
-    assert grading.found == ["XLA compiled 3 programs in your worker during its calls, where "
-                                "the probe's records of them show 1 (the records were rewritten)"]
+    assert grading.found == [
+        "XLA compiled 3 programs in your worker during its calls, where "
+        "the probe's records of them show 1 (the records were rewritten)"
+    ]
     grading.log.close()
 
 
@@ -184,13 +191,24 @@ def test_a_tampered_grading_earns_no_performance_points():
     from judge.scoring import score
 
     def check(id, kind, status, points, **kw):
-        return CheckResult(id=id, kind=kind, required=True, status=status, message="",
-                           details={"points": points}, **kw)
-    checks = [check("property", "property", "passed", 2), check("retrace", "retrace", "passed", 1),
-              check("instruments", "instruments", "error", 0, verdict="runtime_error")]
+        return CheckResult(
+            id=id,
+            kind=kind,
+            required=True,
+            status=status,
+            message="",
+            details={"points": points},
+            **kw,
+        )
+
+    checks = [
+        check("property", "property", "passed", 2),
+        check("retrace", "retrace", "passed", 1),
+        check("instruments", "instruments", "error", 0, verdict="runtime_error"),
+    ]
     report = Report(task="t", submission="s", seed=1, judge_version="x", checks=checks)
     result = score(report)
-    assert (result.earned, result.maximum) == (2, 3)     # the values' points; no retrace point
+    assert (result.earned, result.maximum) == (2, 3)  # the values' points; no retrace point
     clean = Report(task="t", submission="s", seed=1, judge_version="x", checks=checks[:2])
     assert (score(clean).earned, score(clean).maximum) == (3, 3)
 
@@ -218,12 +236,13 @@ def test_a_measurement_rewritten_into_another_form_is_the_learners_tampering(mon
     assert rewritten.verdict == Verdict.RUNTIME_ERROR
     assert "not of the form the judge's instrument gives" in rewritten.message
     assert finish(dict(reference)).status == "passed"
-    assert finish({"flops": 1.0}).verdict == Verdict.RUNTIME_ERROR      # fields missing
+    assert finish({"flops": 1.0}).verdict == Verdict.RUNTIME_ERROR  # fields missing
 
     def broken(grading, calls):
         raise ZeroDivisionError
+
     monkeypatch.setattr(check, "judge", broken)
-    with pytest.raises(ZeroDivisionError):     # the instrument's own form, misread: a bug
+    with pytest.raises(ZeroDivisionError):  # the instrument's own form, misread: a bug
         finish(dict(reference, flops=7.0))
 
 
@@ -237,15 +256,26 @@ def test_records_of_another_shape_are_dropped_and_said_not_kept():
     session = Session.__new__(Session)
     session.trusted = False
     result = wire.encode(2.0, [])
-    out = session._outcome({"ok": True, "result": result, "traces": [{}] * 1_000_000,
-                            "syncs": [{"kind": 3}]}, [], "call")
+    out = session._outcome(
+        {"ok": True, "result": result, "traces": [{}] * 1_000_000, "syncs": [{"kind": 3}]},
+        [],
+        "call",
+    )
     assert out.traces == [] and out.syncs == [] and out.compiles_reported == 0
     assert any("traces and compiles was rewritten" in t for t in out.tampered)
     assert any("host syncs was rewritten" in t for t in out.tampered)
-    event = {"group": "f", "origin": "learner", "stage": "compile", "signature": "f32[3]",
-             "reason": None, "line": 4, "seconds": 0.01}
-    honest = session._outcome({"ok": True, "result": result, "traces": [event], "syncs": []},
-                              [], "call")
+    event = {
+        "group": "f",
+        "origin": "learner",
+        "stage": "compile",
+        "signature": "f32[3]",
+        "reason": None,
+        "line": 4,
+        "seconds": 0.01,
+    }
+    honest = session._outcome(
+        {"ok": True, "result": result, "traces": [event], "syncs": []}, [], "call"
+    )
     assert honest.ok and honest.value == 2.0
     assert honest.traces == [event] and honest.tampered == [] and honest.compiles_reported == 1
 
@@ -269,7 +299,9 @@ def test_xlas_complaints_about_the_judges_dump_are_not_the_learners_output():
 
     session = Session.__new__(Session)
     session.worker = None
-    noise = ("E1201 14:37:15.828444    7847 dump.cc:266] Could not write XLA debug data to "
-             "/tmp/w/tmp/.jj-xla/module_0040.jit_f.cpu_after_optimizations.txt: OUT_OF_RANGE\n")
+    noise = (
+        "E1201 14:37:15.828444    7847 dump.cc:266] Could not write XLA debug data to "
+        "/tmp/w/tmp/.jj-xla/module_0040.jit_f.cpu_after_optimizations.txt: OUT_OF_RANGE\n"
+    )
     session._outputs = [{"stdout": "", "stderr": f"mine\n{noise}also mine\n", "truncated": False}]
     assert session.output()["stderr"] == "mine\nalso mine\n"

@@ -43,12 +43,12 @@ def test_a_python_loop_grows_the_program_and_a_scan_does_not():
     a = jnp.float32(0.5)
     loop = [measure(ema_loop, jnp.ones(t), a)[0]["equations"] for t in (8, 64)]
     scan = [measure(ema_scan, jnp.ones(t), a)[0]["equations"] for t in (8, 64)]
-    assert loop[1] - loop[0] >= 56 * 3          # a few equations per step
+    assert loop[1] - loop[0] >= 56 * 3  # a few equations per step
     assert scan[0] == scan[1]
 
 
 def test_an_unrolled_scan_counts_its_copies():
-    def unrolled(x):                    # fori_loop(unroll=True): a scan of `length` copies
+    def unrolled(x):  # fori_loop(unroll=True): a scan of `length` copies
         return lax.fori_loop(0, x.shape[0], lambda t, y: y.at[t].set(y[t] * 2), x, unroll=True)
 
     def by_four(x):
@@ -66,10 +66,11 @@ def test_equations_inside_nested_programs_are_counted():
     @jax.custom_vjp
     def sine(x):
         return jnp.sin(x)
+
     sine.defvjp(lambda x: (jnp.sin(x), x), lambda x, g: (g * jnp.cos(x),))
 
     def nested(x):
-        x = jax.nn.relu(x)                                     # custom_jvp around a jit
+        x = jax.nn.relu(x)  # custom_jvp around a jit
         x = lax.cond(x[0] > 0, lambda v: v * 2, lambda v: v - 1, x)
         x = lax.while_loop(lambda s: s[0] < 3, lambda s: (s[0] + 1, s[1] * 2), (0, x))[1]
         x = jax.checkpoint(lambda v: jnp.tanh(v) * 3)(x)
@@ -77,8 +78,20 @@ def test_equations_inside_nested_programs_are_counted():
 
     figures, kept = measure(jax.jit(nested), jnp.ones(3))
     prims = figures["primitives"]
-    for name in ("jit", "custom_jvp_call", "max", "cond", "sub", "while", "lt", "remat2",
-                 "tanh", "custom_vjp_call", "sin", "reduce_sum"):
+    for name in (
+        "jit",
+        "custom_jvp_call",
+        "max",
+        "cond",
+        "sub",
+        "while",
+        "lt",
+        "remat2",
+        "tanh",
+        "custom_vjp_call",
+        "sin",
+        "reduce_sum",
+    ):
         assert prims.get(name), name
     assert figures["equations"] == sum(prims.values())
     assert figures["equations"] > 20
@@ -87,7 +100,8 @@ def test_equations_inside_nested_programs_are_counted():
 
 def test_equations_are_traced_to_the_learners_lines(tmp_path):
     source = tmp_path / "submission.py"
-    source.write_text(textwrap.dedent("""
+    source.write_text(
+        textwrap.dedent("""
         import jax.numpy as jnp
 
         def f(x):
@@ -95,7 +109,8 @@ def test_equations_are_traced_to_the_learners_lines(tmp_path):
             for _ in range(5):
                 y = y * 2 + 1
             return jnp.sum(y)
-    """))
+    """)
+    )
     namespace: dict = {}
     exec(compile(source.read_text(), str(source), "exec"), namespace)
     figures, _ = measure(namespace["f"], jnp.ones(3), source_file=str(source))
@@ -106,7 +121,7 @@ def test_equations_are_traced_to_the_learners_lines(tmp_path):
 
 def test_the_traced_programs_value_is_kept_and_python_numbers_stay_static():
     def repeat(x, n):
-        for _ in range(n):          # needs a concrete n
+        for _ in range(n):  # needs a concrete n
             x = x + 1
         return {"out": x, "n": n}
 
@@ -116,6 +131,7 @@ def test_the_traced_programs_value_is_kept_and_python_numbers_stay_static():
 
 
 # ---------------------------------------------------------------- verdicts on figures
+
 
 def test_linear_growth_fails_with_sizes_the_primitive_and_the_line():
     c = check(budget="no_growth", size="x.shape[0]", size_name="T")
@@ -165,20 +181,29 @@ def test_number_and_reference_budgets():
 
 def test_forbidden_and_required_primitives():
     with_while = check(forbid=["while"], cause="a while_loop where a scan is asked for").judge(
-        None, calls([3, 3, 3, 3], prims=lambda n: {"while": 1, "add": 2}, first_line={"while": 9}))
+        None, calls([3, 3, 3, 3], prims=lambda n: {"while": 1, "add": 2}, first_line={"while": 9})
+    )
     assert with_while.status == Status.FAILED
-    assert "uses `while` (1 time at size=0, first from line 9 of your file: " \
-           "`y = a * x[t] + y`; the reference's: none)" in with_while.message
+    assert (
+        "uses `while` (1 time at size=0, first from line 9 of your file: "
+        "`y = a * x[t] + y`; the reference's: none)" in with_while.message
+    )
     assert with_while.message.endswith("Usual cause: a while_loop where a scan is asked for.")
     needs_scan = check(require=["scan"])
     # the empty call (size 0) may do without it
-    assert needs_scan.judge(None, calls([0, 3, 3, 3], prims=lambda n: {"scan": 1} if n else {})) \
-        .status == Status.PASSED
+    assert (
+        needs_scan.judge(None, calls([0, 3, 3, 3], prims=lambda n: {"scan": 1} if n else {})).status
+        == Status.PASSED
+    )
     missing = needs_scan.judge(None, calls([3, 3, 3, 3], prims=lambda n: {"mul": 2}))
-    assert "no `scan` (the reference's: 1), which this task requires (yours has: `mul` x2)" \
+    assert (
+        "no `scan` (the reference's: 1), which this task requires (yours has: `mul` x2)"
         in missing.message
-    reasons = check(forbid={"pure_callback": "the loop runs in Python on the host"},
-                    require={"scan": "a loop written in Python"})
+    )
+    reasons = check(
+        forbid={"pure_callback": "the loop runs in Python on the host"},
+        require={"scan": "a loop written in Python"},
+    )
     figures = calls([3, 3, 3, 3], prims=lambda n: {"pure_callback": 1})
     both = reasons.judge(None, figures).message.split("\n")
     assert both[1] == "Usual cause: the loop runs in Python on the host."
@@ -186,14 +211,23 @@ def test_forbidden_and_required_primitives():
     assert reasons.forbid == ["pure_callback"] and reasons.require == ["scan"]
 
 
-@pytest.mark.parametrize("fields, words", [
-    ({"budget": "no_grow"}, "expected no_growth, reference or a number"),
-    ({}, "needs a budget"),
-    ({"budget": "no_growth", "size": "y.shape[0]"}, "expected ARG, len(ARG) or ARG.shape[AXIS]"),
-    ({"budget": "no_growth", "forbid": "while"}, "expected a list or a mapping"),
-    ({"budget": "no_growth", "forbid": {"while": 3}}, "a mapping of each name to the usual cause"),
-    ({"budget": "no_growth", "per_doubling": -1}, "at least 0"),
-])
+@pytest.mark.parametrize(
+    "fields, words",
+    [
+        ({"budget": "no_grow"}, "expected no_growth, reference or a number"),
+        ({}, "needs a budget"),
+        (
+            {"budget": "no_growth", "size": "y.shape[0]"},
+            "expected ARG, len(ARG) or ARG.shape[AXIS]",
+        ),
+        ({"budget": "no_growth", "forbid": "while"}, "expected a list or a mapping"),
+        (
+            {"budget": "no_growth", "forbid": {"while": 3}},
+            "a mapping of each name to the usual cause",
+        ),
+        ({"budget": "no_growth", "per_doubling": -1}, "at least 0"),
+    ],
+)
 def test_bad_fields_are_named(fields, words):
     with pytest.raises(BankError, match=re.escape(words)):
         check(**fields)
@@ -208,8 +242,15 @@ def test_sizes_of_calls():
         if expr:
             data["size"] = expr
         return parse_check(FieldReader(data, Path("t.yaml"), "t", "c"), scripts).size_of(args)
-    assert [size(e) for e in (None, "x", "x.shape[1]", "x.shape[4]", "len(ws)", "k")] == \
-        [5, 15, 5, 0, 4, 7]
+
+    assert [size(e) for e in (None, "x", "x.shape[1]", "x.shape[4]", "len(ws)", "k")] == [
+        5,
+        15,
+        5,
+        0,
+        4,
+        7,
+    ]
 
 
 # ---------------------------------------------------------------- end to end
@@ -233,5 +274,3 @@ tasks:
       - {id: program, kind: jaxpr, script: lengths, budget: no_growth, size: "x.shape[0]",
          size_name: T, forbid: [pure_callback]}
 """
-
-

@@ -21,22 +21,28 @@ def test_the_instrument_counts_the_dtypes_of_every_computed_value():
 
     with jax.enable_x64(True):
         figures, kept = measure(mean64, jnp.ones(3, jnp.float32))
-    assert figures["dtypes"] == {"float64": 3, "float32": 1}   # convert, sum, div; the cast back
+    assert figures["dtypes"] == {"float64": 3, "float32": 1}  # convert, sum, div; the cast back
     assert float(kept) == 1.0
     plain, _ = measure(lambda x: jnp.mean(x), jnp.ones(3, jnp.int32))
     assert "float64" not in plain["dtypes"] and plain["dtypes"]["float32"] >= 1
 
 
 def test_a_forbidden_dtype_fails_with_where_it_comes_from():
-    c = check(budget="reference", slack=4, forbid_dtypes=["float64"],
-              cause="a loop unrolled into the program")
+    c = check(
+        budget="reference",
+        slack=4,
+        forbid_dtypes=["float64"],
+        cause="a loop unrolled into the program",
+    )
     used = calls([4, 4, 4, 4], refs=[4] * 4, first_line={"dtype:float64": 9})
     for call in used:
         call.mine["dtypes"] = {"float64": 3, "float32": 1}
     result = c.judge(None, used)
     assert result.status == Status.FAILED and result.verdict == Verdict.INEFFICIENT
-    assert "your program computes in float64 (3 values at size=0, first from line 9 of " \
-           "your file: `y = a * x[t] + y`)" in result.message
+    assert (
+        "your program computes in float64 (3 values at size=0, first from line 9 of "
+        "your file: `y = a * x[t] + y`)" in result.message
+    )
     # the kind knows why float64 appears; the task's cause is about something else
     assert "Usual cause: 64-bit mode turned on (jax_enable_x64)" in result.message
     assert "a loop unrolled" not in result.message

@@ -63,7 +63,7 @@ def bank_with(tmp_path: Path, key_fields: str = "", body: str = BANK):
 def test_a_key_is_its_seed_as_jax_stores_it():
     leaf = key_leaf(42)
     assert leaf.kind == "key" and leaf.array.dtype == np.uint32
-    assert leaf.array.tolist() == [0, 42]      # what jax.random.key_data(jax.random.key(42)) gives
+    assert leaf.array.tolist() == [0, 42]  # what jax.random.key_data(jax.random.key(42)) gives
     assert render(leaf) == "jax.random.key(42)"
     assert display(leaf) == {"kind": "key", "key": "jax.random.key(42)"}
 
@@ -89,11 +89,14 @@ def test_drawn_keys_are_seeded_and_within_the_declared_seeds(tmp_path):
     assert all(hi == 0 and 5 <= lo <= 9 for hi, lo in first)
 
 
-@pytest.mark.parametrize("fields, body, words", [
-    (", values: [-1, 3]", BANK, "seeds are integers"),
-    ("", BANK.replace("{$key: 42}", "{$key: -2}"), "a key's seed"),
-    ("", BANK.replace("{$key: 42}", "{$key: 42, dtype: uint32}"), "dtype"),
-])
+@pytest.mark.parametrize(
+    "fields, body, words",
+    [
+        (", values: [-1, 3]", BANK, "seeds are integers"),
+        ("", BANK.replace("{$key: 42}", "{$key: -2}"), "a key's seed"),
+        ("", BANK.replace("{$key: 42}", "{$key: 42, dtype: uint32}"), "dtype"),
+    ],
+)
 def test_bad_keys_are_named(tmp_path, fields, body, words):
     with pytest.raises(BankError, match=words):
         bank_with(tmp_path, fields, body)

@@ -44,27 +44,35 @@ def check(kind, scripts, **fields):
 
 # ---------------------------------------------------------------- donation
 
+
 def update(p, g, lr):
     return jax.tree.map(lambda a, b: a - lr * b, p, g)
 
 
 def fresh_params():
     shapes = {"w": (3, 4), "b": (4,), "empty": (0,), "scale": ()}
-    return ({k: jax.device_put(np.ones(s, np.float32)) for k, s in shapes.items()},
-            {k: jax.device_put(np.ones(s, np.float32)) for k, s in shapes.items()})
+    return (
+        {k: jax.device_put(np.ones(s, np.float32)) for k, s in shapes.items()},
+        {k: jax.device_put(np.ones(s, np.float32)) for k, s in shapes.items()},
+    )
 
 
 def donation_of(fn):
     p, g = fresh_params()
-    figures, kept = measure("donation", fn, [p, g, jnp.float32(0.1)],
-                            {"argument": 0, "name": "params"})
+    figures, kept = measure(
+        "donation", fn, [p, g, jnp.float32(0.1)], {"argument": 0, "name": "params"}
+    )
     return {l["path"]: (l["deleted"], l["reused"]) for l in figures["leaves"]}, figures, kept
 
 
 def test_donated_leaves_zero_size_included_are_deleted_and_reused():
     leaves, figures, kept = donation_of(jax.jit(update, donate_argnums=0))
-    assert leaves == {"params['w']": (True, True), "params['b']": (True, True),
-                      "params['empty']": (True, True), "params['scale']": (True, True)}
+    assert leaves == {
+        "params['w']": (True, True),
+        "params['b']": (True, True),
+        "params['empty']": (True, True),
+        "params['scale']": (True, True),
+    }
     assert figures["warnings"] == []
     assert np.allclose(np.asarray(kept["w"]), 0.9)
 
@@ -81,19 +89,22 @@ def test_deleting_the_inputs_by_hand_is_not_donation():
         for leaf in jax.tree.leaves(p):
             leaf.delete()
         return out
+
     leaves, _, _ = donation_of(cheat)
     assert set(leaves.values()) == {(True, False)}
 
 
 def test_a_buffer_jax_cannot_use_stays_alive_and_grads_donated_too_are_the_learners_business():
-    to_half = jax.jit(lambda p, g, lr: jax.tree.map(lambda a: a.astype(jnp.float16), update(p, g, lr)),
-                      donate_argnums=0)
+    to_half = jax.jit(
+        lambda p, g, lr: jax.tree.map(lambda a: a.astype(jnp.float16), update(p, g, lr)),
+        donate_argnums=0,
+    )
     leaves, _, _ = donation_of(to_half)
     assert leaves["params['w']"] == (False, False)
     both, figures, _ = donation_of(jax.jit(update, donate_argnums=(0, 1)))
     assert set(both.values()) == {(True, True)}
     assert figures["warnings"] and "donated buffers were not usable" in figures["warnings"][0]
-    assert figures["others_donated"] == []      # grads: not usable, so left alive
+    assert figures["others_donated"] == []  # grads: not usable, so left alive
     wrong, figures, _ = donation_of(jax.jit(update, donate_argnums=1))
     assert set(wrong.values()) == {(False, False)} and figures["others_donated"] == [1]
 
@@ -102,23 +113,35 @@ DONATION_SCRIPTS = {"s": [{"params": {}, "grads": {}, "lr": 0.1}]}
 
 
 def donation_call(leaves, ref_leaves=None, warnings=()):
-    mine = {"leaves": [{"path": f"params[{k!r}]", "shape": [3], "dtype": "float32",
-                        "deleted": d, "reused": r} for k, (d, r) in leaves.items()],
-            "warnings": list(warnings)}
-    ref = {"leaves": [dict(l, deleted=True, reused=True) for l in mine["leaves"]],
-           "warnings": []}
+    mine = {
+        "leaves": [
+            {"path": f"params[{k!r}]", "shape": [3], "dtype": "float32", "deleted": d, "reused": r}
+            for k, (d, r) in leaves.items()
+        ],
+        "warnings": list(warnings),
+    }
+    ref = {"leaves": [dict(l, deleted=True, reused=True) for l in mine["leaves"]], "warnings": []}
     return Measured(1, {}, "params dict of 2 (float32), ...", mine, ref)
 
 
 def test_donation_verdicts_name_each_leaf_and_why():
     c = check("donation", DONATION_SCRIPTS, argument="params")
-    ok = c.judge(None, [donation_call({"w": (True, True), "b": (True, True)},
-                                      warnings=["Some donated buffers were not usable: f32[3]"])])
+    ok = c.judge(
+        None,
+        [
+            donation_call(
+                {"w": (True, True), "b": (True, True)},
+                warnings=["Some donated buffers were not usable: f32[3]"],
+            )
+        ],
+    )
     assert ok.status == Status.PASSED and "harmless" in ok.message
     bad = c.judge(None, [donation_call({"w": (True, True), "b": (False, False)})])
     assert bad.status == Status.FAILED and bad.verdict == Verdict.INEFFICIENT
-    assert "1 of the 2 leaves of `params` were not donated (the reference donates 2 of 2)" \
+    assert (
+        "1 of the 2 leaves of `params` were not donated (the reference donates 2 of 2)"
         in bad.message
+    )
     assert "params['b'] float32[3]: still alive: a new buffer was allocated" in bad.message
     assert "donate_argnums" in bad.message
     by_hand = c.judge(None, [donation_call({"w": (True, False)})])
@@ -126,13 +149,16 @@ def test_donation_verdicts_name_each_leaf_and_why():
     grads = donation_call({"w": (False, False)})
     grads.mine["others_donated"] = [1]
     grads.args.update(params={}, grads={}, lr=0.1)
-    assert "the results went into the buffers of `grads`, donated instead" in \
-        c.judge(None, [grads]).message
+    assert (
+        "the results went into the buffers of `grads`, donated instead"
+        in c.judge(None, [grads]).message
+    )
     with pytest.raises(BankError, match="'param' is not an argument"):
         check("donation", DONATION_SCRIPTS, argument="param")
 
 
 # ---------------------------------------------------------------- residuals
+
 
 def layer(w, h):
     return jnp.tanh(w @ h)
@@ -170,8 +196,9 @@ def test_residuals_agree_with_jaxs_own_accounting(fn):
 
     ws, x = [jnp.full((16, 16), 0.1 + i) for i in range(4)], jnp.ones(16)
     figures, kept = measure("residuals", fn, [ws, x])
-    private = [(a, src) for a, src in saved_residuals(fn, ws, x)
-               if not src.startswith("from the argument")]
+    private = [
+        (a, src) for a, src in saved_residuals(fn, ws, x) if not src.startswith("from the argument")
+    ]
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         jax.ad_checkpoint.print_saved_residuals(fn, ws, x)
@@ -183,7 +210,7 @@ def test_residuals_agree_with_jaxs_own_accounting(fn):
 
 def test_remat_on_each_layer_saves_fewer_and_the_whole_stack_fewest():
     counts = {f.__name__: residuals_of(f)[0]["count"] for f in (plain, per_layer, whole)}
-    assert counts == {"plain": 8, "per_layer": 3, "whole": 0}   # four layers, d = 16
+    assert counts == {"plain": 8, "per_layer": 3, "whole": 0}  # four layers, d = 16
     figures, _ = residuals_of(plain)
     assert figures["bytes"] == 8 * 16 * 4
     assert figures["largest"][0]["from"] == "tanh"
@@ -191,12 +218,18 @@ def test_remat_on_each_layer_saves_fewer_and_the_whole_stack_fewest():
 
 def test_residuals_are_traced_to_the_learners_lines(tmp_path):
     source = tmp_path / "submission.py"
-    source.write_text("import jax.numpy as jnp\n\ndef f(ws, x):\n    h = x\n    for w in ws:\n"
-                      "        h = jnp.tanh(w @ h)\n    return jnp.sum(h)\n")
+    source.write_text(
+        "import jax.numpy as jnp\n\ndef f(ws, x):\n    h = x\n    for w in ws:\n"
+        "        h = jnp.tanh(w @ h)\n    return jnp.sum(h)\n"
+    )
     namespace: dict = {}
     exec(compile(source.read_text(), str(source), "exec"), namespace)
-    figures, _ = measure("residuals", jax.jit(namespace["f"]),
-                         [[jnp.eye(3)] * 2, jnp.ones(3)], source_file=str(source))
+    figures, _ = measure(
+        "residuals",
+        jax.jit(namespace["f"]),
+        [[jnp.eye(3)] * 2, jnp.ones(3)],
+        source_file=str(source),
+    )
     assert {r["line"] for r in figures["largest"]} == {6}
     assert figures["largest"][0]["code"] == "h = jnp.tanh(w @ h)"
 
@@ -205,12 +238,30 @@ RES_SCRIPTS = {"s": [{"ws": [], "x": 0}]}
 
 
 def residual_call(count, size, ref_count=5, ref_size=320):
-    mine = {"count": count, "bytes": size, "arguments_saved": 7,
-            "largest": [{"shape": [16], "dtype": "float32", "bytes": 64, "from": "tanh",
-                         "line": 6, "code": "h = jnp.tanh(w @ h)"}] * min(count, 5),
-            "callbacks": {}}
-    return Measured(1, {}, "ws list of 6 (float32), x float32[16]", mine,
-                    {"count": ref_count, "bytes": ref_size, "largest": [], "callbacks": {}})
+    mine = {
+        "count": count,
+        "bytes": size,
+        "arguments_saved": 7,
+        "largest": [
+            {
+                "shape": [16],
+                "dtype": "float32",
+                "bytes": 64,
+                "from": "tanh",
+                "line": 6,
+                "code": "h = jnp.tanh(w @ h)",
+            }
+        ]
+        * min(count, 5),
+        "callbacks": {},
+    }
+    return Measured(
+        1,
+        {},
+        "ws list of 6 (float32), x float32[16]",
+        mine,
+        {"count": ref_count, "bytes": ref_size, "largest": [], "callbacks": {}},
+    )
 
 
 def test_residual_verdicts_weigh_count_and_bytes_against_the_reference():
@@ -218,17 +269,22 @@ def test_residual_verdicts_weigh_count_and_bytes_against_the_reference():
     assert c.judge(None, [residual_call(6, 384)]).status == Status.PASSED
     many = c.judge(None, [residual_call(12, 768)])
     assert many.status == Status.FAILED and many.verdict == Verdict.INEFFICIENT
-    assert ("saves 12 values (768 bytes) for the backward pass beyond its arguments; the "
-            "reference saves 5 (320 bytes), and the budget is the reference's plus a slack "
-            "of 1 value and 64 bytes") in many.message
-    assert "float32[16] (64 bytes) from `tanh` at line 6 of your file: `h = jnp.tanh(w @ h)`" \
+    assert (
+        "saves 12 values (768 bytes) for the backward pass beyond its arguments; the "
+        "reference saves 5 (320 bytes), and the budget is the reference's plus a slack "
+        "of 1 value and 64 bytes"
+    ) in many.message
+    assert (
+        "float32[16] (64 bytes) from `tanh` at line 6 of your file: `h = jnp.tanh(w @ h)`"
         in many.message
+    )
     assert "jax.checkpoint" in many.message
-    big = c.judge(None, [residual_call(2, 6528)])          # few values, but large ones
+    big = c.judge(None, [residual_call(2, 6528)])  # few values, but large ones
     assert big.status == Status.FAILED
 
 
 # ---------------------------------------------------------------- cost
+
 
 def test_cost_counts_the_flops_of_each_association():
     a, b, c = jnp.ones((64, 8)), jnp.ones((8, 64)), jnp.ones((64, 2))
@@ -243,21 +299,31 @@ COST_SCRIPTS = {"s": [{"a": 0, "b": 0, "c": 0}]}
 
 
 def cost_call(flops, ref_flops, hlo="", ref_hlo=""):
-    return Measured(1, {}, "a float32[64, 8], b float32[8, 64], c float32[64, 2]",
-                    {"flops": flops, "bytes": 37888.0, "hlo": hlo, "too_large": 0,
-                     "source": "submission.py"},
-                    {"flops": ref_flops, "bytes": 5248.0, "hlo": ref_hlo, "too_large": 0,
-                     "source": "reference.py"})
+    return Measured(
+        1,
+        {},
+        "a float32[64, 8], b float32[8, 64], c float32[64, 2]",
+        {"flops": flops, "bytes": 37888.0, "hlo": hlo, "too_large": 0, "source": "submission.py"},
+        {
+            "flops": ref_flops,
+            "bytes": 5248.0,
+            "hlo": ref_hlo,
+            "too_large": 0,
+            "source": "reference.py",
+        },
+    )
 
 
 def test_cost_verdicts_give_both_figures_and_the_cause():
-    c = check("cost", COST_SCRIPTS, factor=1.1, cause="the product is associated the "
-              "expensive way round")
+    c = check(
+        "cost", COST_SCRIPTS, factor=1.1, cause="the product is associated the expensive way round"
+    )
     assert c.judge(None, [cost_call(4400.0, 4096.0)]).status == Status.PASSED
     over = c.judge(None, [cost_call(81920.0, 4096.0)])
     assert over.status == Status.FAILED and over.verdict == Verdict.INEFFICIENT
-    assert ("does 81,920 flops, 20.0 times the reference's 4,096 (budget: 1.1 x the "
-            "reference's, 4,506)") in over.message
+    assert (
+        "does 81,920 flops, 20.0 times the reference's 4,096 (budget: 1.1 x the reference's, 4,506)"
+    ) in over.message
     assert "reads and writes 37,888 bytes (the reference's: 5,248)" in over.message
     assert over.message.endswith("Usual cause: the product is associated the expensive way round.")
     with pytest.raises(BankError, match="at least 1.0"):
@@ -304,9 +370,9 @@ tasks:
 
 REFERENCES = {
     "chain": "def chain(a, b, c):\n    n, k = a.shape\n    m, p = c.shape\n"
-             "    return (a @ b) @ c if n * k * m + n * m * p <= k * m * p + n * k * p else a @ (b @ c)\n",
+    "    return (a @ b) @ c if n * k * m + n * m * p <= k * m * p + n * k * p else a @ (b @ c)\n",
     "sgd": "import jax\n\n@jax.jit\ndef _step(p, g):\n    return jax.tree.map(lambda a, b: a - 0.1 * b, p, g)\n\n"
-           "_donating = jax.jit(_step, donate_argnums=0)\n\ndef sgd(p, g):\n    return _donating(p, g)\n",
+    "_donating = jax.jit(_step, donate_argnums=0)\n\ndef sgd(p, g):\n    return _donating(p, g)\n",
 }
 
 
@@ -317,5 +383,3 @@ def test_no_cost_figure_is_unmeasurable_never_the_learners_failure():
     bound = dict(bound, cost_analysis=lambda compiled: None)
     with pytest.raises(_Unmeasurable, match="gives no flops"):
         measure_cost(MeasureContext(lambda a: a, None, bound), [jnp.ones(3)], {}, {})
-
-

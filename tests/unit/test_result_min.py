@@ -22,19 +22,22 @@ def arr(values):
 def test_an_element_below_the_minimum_fails_even_within_tolerance():
     expected = arr([[0.0, 58.8]])
     got = arr([[-7.6e-6, 58.8]])
-    assert compare(got, expected, spec(), LOOSE, {}) is None           # no minimum: close enough
+    assert compare(got, expected, spec(), LOOSE, {}) is None  # no minimum: close enough
     problem = compare(got, expected, spec(min=0), LOOSE, {})
     assert problem.kind == "range"
-    assert problem.message == ("1 of 2 elements are below the smallest allowed value, 0; "
-                               "first at index (0, 0): -0.0000076")
+    assert problem.message == (
+        "1 of 2 elements are below the smallest allowed value, 0; first at index (0, 0): -0.0000076"
+    )
     assert compare(arr([[0.0, 58.8]]), expected, spec(min=0), LOOSE, {}) is None
-    assert compare(arr([[-0.0, 58.8]]), expected, spec(min=0), LOOSE, {}) is None   # -0.0 is 0
+    assert compare(arr([[-0.0, 58.8]]), expected, spec(min=0), LOOSE, {}) is None  # -0.0 is 0
 
 
 def test_scalars_and_nan_and_a_bad_field():
-    assert "below the smallest allowed value, 1" in compare(
-        0.5, 0.5, ResultSpec(type="scalar", min=1.0), LOOSE, {}).message
+    assert (
+        "below the smallest allowed value, 1"
+        in compare(0.5, 0.5, ResultSpec(type="scalar", min=1.0), LOOSE, {}).message
+    )
     nan = compare(arr([np.nan]), arr([0.0]), spec(min=0), LOOSE, {})
-    assert nan.kind == "value"                  # a NaN is a wrong value, not a small one
+    assert nan.kind == "value"  # a NaN is a wrong value, not a small one
     with pytest.raises(BankError, match="min"):
         spec(min="zero")

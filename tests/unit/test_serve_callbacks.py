@@ -72,14 +72,23 @@ def resolver(monkeypatch):
             found = answers.pop(0) if len(answers) > 1 else answers[0]
             return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (a, port)) for a in found]
         return REAL_GETADDRINFO(host, port, *args, **kwargs)
+
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
     return names, asked
 
 
 def _owed(tmp_path, url: str):
     store = Store(tmp_path / "s.sqlite").open()
-    added = store.add(key="k", task="t", seed=1, strict=False, filename="submission.py",
-                      source=b"x", client="loopback", callback_url=url)
+    added = store.add(
+        key="k",
+        task="t",
+        seed=1,
+        strict=False,
+        filename="submission.py",
+        source=b"x",
+        client="loopback",
+        callback_url=url,
+    )
     store.start(added.id)
     store.finish(added.id, {"task": "t", "verdict": "accepted", "checks": []})
     return store, added.id
@@ -115,7 +124,7 @@ def test_a_name_resolving_to_this_machine_gets_nothing(tmp_path, receivers, reso
     assert got == []
     assert states[0]["state"] == "failed"
     assert "resolves to a loopback address (127.0.0.1)" in states[0]["last_error"]
-    assert asked                                            # resolved when it was sent
+    assert asked  # resolved when it was sent
 
 
 def test_the_address_checked_is_the_address_called(tmp_path, receivers, resolver):
@@ -123,7 +132,7 @@ def test_the_address_checked_is_the_address_called(tmp_path, receivers, resolver
 
     port, got = receivers
     names, asked = resolver
-    names["site.example"] = [["127.0.0.2"], ["127.0.0.1"]]   # allowed, then rebound
+    names["site.example"] = [["127.0.0.2"], ["127.0.0.1"]]  # allowed, then rebound
     store, sub_id = _owed(tmp_path, f"http://site.example:{port}/graded")
     sender = _send(store, targets=CallbackTargets(["127.0.0.2"]))
     try:
@@ -133,11 +142,10 @@ def test_the_address_checked_is_the_address_called(tmp_path, receivers, resolver
     assert states[0]["state"] == "delivered", states
     assert [(where, host) for where, host, _ in got] == [("127.0.0.2", f"site.example:{port}")]
     assert json.loads(got[0][2])["verdict"] == "accepted"
-    assert asked == ["site.example"]                        # resolved once
+    assert asked == ["site.example"]  # resolved once
 
 
-def test_a_name_with_one_private_address_among_others_is_refused(tmp_path, receivers,
-                                                                  resolver):
+def test_a_name_with_one_private_address_among_others_is_refused(tmp_path, receivers, resolver):
     from judge.serve.doors import CallbackTargets
 
     port, got = receivers
@@ -157,7 +165,7 @@ def test_redirects_are_not_followed(tmp_path, receivers):
     from judge.serve.doors import CallbackTargets
 
     port, got = receivers
-    store, sub_id = _owed(tmp_path, f"http://127.0.0.2:{port}/redirect")   # to 127.0.0.1
+    store, sub_id = _owed(tmp_path, f"http://127.0.0.2:{port}/redirect")  # to 127.0.0.1
     sender = _send(store, targets=CallbackTargets(["127.0.0.2/32"]))
     try:
         states = _settled(store, sub_id)
@@ -167,14 +175,29 @@ def test_redirects_are_not_followed(tmp_path, receivers):
     assert states[0]["state"] == "failed" and "307" in states[0]["last_error"]
 
 
-@pytest.mark.parametrize("address, kind", [
-    ("127.0.0.1", "loopback"), ("::1", "loopback"), ("::ffff:127.0.0.1", "loopback"),
-    ("0.0.0.0", "unspecified"), ("::", "unspecified"), ("10.0.0.1", "private"),
-    ("192.168.1.1", "private"), ("172.16.0.1", "private"), ("fd00::1", "private"),
-    ("169.254.169.254", "link-local"), ("fe80::1", "link-local"),
-    ("224.0.0.1", "multicast"), ("ff02::1", "multicast"), ("240.0.0.1", "reserved"),
-    ("::ffff:10.0.0.1", "private"), ("2002:7f00:1::", "loopback"),
-    ("64:ff9b::a9fe:a9fe", "link-local"), ("100.64.0.1", "non-public")])
+@pytest.mark.parametrize(
+    "address, kind",
+    [
+        ("127.0.0.1", "loopback"),
+        ("::1", "loopback"),
+        ("::ffff:127.0.0.1", "loopback"),
+        ("0.0.0.0", "unspecified"),
+        ("::", "unspecified"),
+        ("10.0.0.1", "private"),
+        ("192.168.1.1", "private"),
+        ("172.16.0.1", "private"),
+        ("fd00::1", "private"),
+        ("169.254.169.254", "link-local"),
+        ("fe80::1", "link-local"),
+        ("224.0.0.1", "multicast"),
+        ("ff02::1", "multicast"),
+        ("240.0.0.1", "reserved"),
+        ("::ffff:10.0.0.1", "private"),
+        ("2002:7f00:1::", "loopback"),
+        ("64:ff9b::a9fe:a9fe", "link-local"),
+        ("100.64.0.1", "non-public"),
+    ],
+)
 def test_every_kind_of_non_public_address_is_named(address, kind):
     from judge.serve.doors import address_kind
 

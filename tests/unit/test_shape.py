@@ -38,8 +38,10 @@ def imports_of(path: Path) -> set[str]:
 
 def graph() -> dict[str, set[str]]:
     modules = {module_name(p): p for p in PACKAGE.rglob("*.py")}
-    return {name: {m for m in imports_of(path) if m in modules and m != name}
-            for name, path in modules.items()}
+    return {
+        name: {m for m in imports_of(path) if m in modules and m != name}
+        for name, path in modules.items()
+    }
 
 
 def test_nothing_imports_the_cli():
@@ -52,8 +54,10 @@ KNOWN_PAIRS: set = set()
 
 def test_no_two_modules_import_each_other():
     g = graph()
-    pairs = {tuple(sorted((a, b))) for a, deps in g.items() for b in deps
-             if a in g.get(b, ()) and not (a.startswith(b + ".") or b.startswith(a + "."))}
+    pairs = {
+        tuple(sorted((a, b)))
+        for a, deps in g.items()
+        for b in deps
+        if a in g.get(b, ()) and not (a.startswith(b + ".") or b.startswith(a + "."))
+    }
     assert sorted(pairs - KNOWN_PAIRS) == []
-
-

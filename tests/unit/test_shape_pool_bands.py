@@ -14,7 +14,7 @@ def sizes(pool, name):
 
 @pytest.mark.parametrize("high", [8, 16, 32, 64, 300])
 def test_every_run_of_a_quarter_of_the_range_holds_a_pool_size(high):
-    run = 2 * -(-high // 8) - 1        # the guarantee the module states
+    run = 2 * -(-high // 8) - 1  # the guarantee the module states
     for seed in SEEDS:
         have = set(sizes(shape_pool([Dim("n", 0, high)], seed, 8), "n"))
         for start in range(0, high - run + 2):
@@ -53,9 +53,18 @@ def test_edges_come_first_and_the_pool_is_the_same_for_a_seed():
     assert pool[:3] == [{"n": 0, "m": 0}, {"n": 1, "m": 1}, {"n": 64, "m": 64}]
     assert pool == shape_pool(dims, 11, 8)
     assert pool != shape_pool(dims, 12, 8)
-    assert len(pool) == len({tuple(sorted(a.items())) for a in pool})   # no shape twice
+    assert len(pool) == len({tuple(sorted(a.items())) for a in pool})  # no shape twice
 
 
 def test_bands_double_below_the_linear_width_then_stay_even():
-    assert size_bands(2, 63, 64) == [(2, 3), (4, 7), (8, 15), (16, 23), (24, 31), (32, 39),
-                                     (40, 47), (48, 55), (56, 63)]
+    assert size_bands(2, 63, 64) == [
+        (2, 3),
+        (4, 7),
+        (8, 15),
+        (16, 23),
+        (24, 31),
+        (32, 39),
+        (40, 47),
+        (48, 55),
+        (56, 63),
+    ]

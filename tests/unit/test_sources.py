@@ -39,13 +39,22 @@ def test_a_link_inside_its_folder_is_followed(folder):
     assert read_submission(folder / "link.py") == b"X = 1\n"
 
 
-@pytest.mark.parametrize("make, words", [
-    (lambda d: os.mkfifo(d / "sub.py"), "a named pipe (FIFO)"),
-    (lambda d: (d / "sub.py").symlink_to("/dev/zero"), "a symbolic link to a file outside its folder"),
-    (lambda d: (d / "sub.py").symlink_to(d.parent / "secret.txt"), "outside its folder"),
-    (lambda d: (d / "sub.py").mkdir(), "a folder"),
-    (lambda d: (d / "sub.py").write_bytes(b"#" * (9 << 20)), "a submission may be at most 8 MB"),
-])
+@pytest.mark.parametrize(
+    "make, words",
+    [
+        (lambda d: os.mkfifo(d / "sub.py"), "a named pipe (FIFO)"),
+        (
+            lambda d: (d / "sub.py").symlink_to("/dev/zero"),
+            "a symbolic link to a file outside its folder",
+        ),
+        (lambda d: (d / "sub.py").symlink_to(d.parent / "secret.txt"), "outside its folder"),
+        (lambda d: (d / "sub.py").mkdir(), "a folder"),
+        (
+            lambda d: (d / "sub.py").write_bytes(b"#" * (9 << 20)),
+            "a submission may be at most 8 MB",
+        ),
+    ],
+)
 def test_anything_else_is_refused_in_words(folder, make, words):
     make(folder)
     with pytest.raises(SubmissionRefused) as info:
@@ -58,5 +67,3 @@ def test_a_device_inside_the_folder_is_still_not_a_file(folder):
     (folder / "zero.py").symlink_to("/dev/zero")
     with pytest.raises(SubmissionRefused, match="character device"):
         read_submission(folder / "zero.py", within="/")
-
-

@@ -15,8 +15,15 @@ def spec(raw, dims=None, name="x"):
 def test_bounds_a_float32_cannot_hold_are_narrowed_inside_them():
     # 0.9 is no float32: the nearest float32 inside [0.1, 0.9] is the bound (hypothesis
     # refuses 0.9 itself); float32(0.9) rounds down, float32(0.1) rounds up
-    inputs = Inputs({"rate": spec({"type": "scalar", "kind": "jax", "dtype": "float32",
-                                   "values": [0.1, 0.9]}, name="rate")}, {})
+    inputs = Inputs(
+        {
+            "rate": spec(
+                {"type": "scalar", "kind": "jax", "dtype": "float32", "values": [0.1, 0.9]},
+                name="rate",
+            )
+        },
+        {},
+    )
     seen = []
 
     @settings(max_examples=80, database=None, derandomize=True)
@@ -25,6 +32,7 @@ def test_bounds_a_float32_cannot_hold_are_narrowed_inside_them():
         value = float(args["rate"].array)
         assert 0.1 <= value <= 0.9
         seen.append(value)
+
     check()
     assert max(seen) == float(np.float32(0.9)) < 0.9
     assert min(seen) == float(np.float32(0.1)) > 0.1
@@ -47,8 +55,14 @@ def _depth_and_width(s):
     return 1 + max([d for d, _ in below], default=0), max([len(kids)] + [w for _, w in below])
 
 
-PYTREE = {"type": "pytree", "containers": ["dict", "list", "tuple"], "depth": 2,
-          "width": [0, 3], "rank": [0, 3], "size": [0, 3]}
+PYTREE = {
+    "type": "pytree",
+    "containers": ["dict", "list", "tuple"],
+    "depth": 2,
+    "width": [0, 3],
+    "rank": [0, 3],
+    "size": [0, 3],
+}
 
 
 def test_a_pytree_pool_starts_with_every_empty_container_and_stays_in_bounds():
@@ -58,18 +72,21 @@ def test_a_pytree_pool_starts_with_every_empty_container_and_stays_in_bounds():
     assert trees[:3] == [{}, [], ()]
     assert [_structure(t) for t in trees[3:5]] == [
         ("dict", (("w", (1,)),)),
-        ("tuple", ((0,), ("dict", (("w", ("list", ())), ("b", ())))))]   # empty, zero-size, rank 0
-    assert _depth_and_width(_structure(trees[5])) == (3, 3)                 # the largest
+        ("tuple", ((0,), ("dict", (("w", ("list", ())), ("b", ()))))),
+    ]  # empty, zero-size, rank 0
+    assert _depth_and_width(_structure(trees[5])) == (3, 3)  # the largest
     kinds = set()
     for t in trees:
         depth, width = _depth_and_width(_structure(t))
         assert depth <= 3 and width <= 3
         kinds.add(type(t))
         leaves = [l for l in _leaves(t)]
-        assert all(l.array.dtype == np.float32 and l.array.ndim <= 3 and
-                   all(d <= 3 for d in l.array.shape) for l in leaves)
+        assert all(
+            l.array.dtype == np.float32 and l.array.ndim <= 3 and all(d <= 3 for d in l.array.shape)
+            for l in leaves
+        )
     assert kinds == {dict, list, tuple}
-    assert inputs.pool(5, 12) == pool                                       # seeded
+    assert inputs.pool(5, 12) == pool  # seeded
 
 
 def _leaves(tree):
@@ -95,6 +112,7 @@ def test_drawn_pytrees_keep_their_structure_and_every_leafs_spread():
         for leaf in params.values():
             flat = leaf.array.reshape(-1)
             assert flat.size < 2 or flat.max() - flat.min() >= 2.0
+
     check()
     assert len(structures) > 3
 
@@ -114,10 +132,17 @@ def test_a_value_range_may_be_a_dimension_negated_or_offset():
     from judge.specs import Dim
 
     dims = {"n": Dim("n", 0, 6), "k": Dim("k", 0, 4)}
-    inputs = Inputs({
-        "x": spec({"type": "array", "shape": ["n"]}, dims),
-        "idx": spec({"type": "array", "dtype": "int32", "shape": ["k"],
-                     "values": ["-n - 3", "n+3"]}, dims, name="idx")}, dims)
+    inputs = Inputs(
+        {
+            "x": spec({"type": "array", "shape": ["n"]}, dims),
+            "idx": spec(
+                {"type": "array", "dtype": "int32", "shape": ["k"], "values": ["-n - 3", "n+3"]},
+                dims,
+                name="idx",
+            ),
+        },
+        dims,
+    )
     seen = set()
 
     @settings(max_examples=150, database=None, derandomize=True)
@@ -127,8 +152,9 @@ def test_a_value_range_may_be_a_dimension_negated_or_offset():
         idx = args["idx"].array
         assert ((idx >= -n - 3) & (idx <= n + 3)).all()
         seen.update((n, int(i)) for i in idx)
+
     check()
-    assert (0, -3) in seen and (0, 3) in seen          # n = 0 still has indices to ignore
+    assert (0, -3) in seen and (0, 3) in seen  # n = 0 still has indices to ignore
     assert any(i == -n - 3 for n, i in seen if n) and any(i == n + 3 for n, i in seen if n)
 
 
@@ -139,5 +165,7 @@ def test_a_bad_dimension_bound_is_named():
     from judge.specs import Dim
 
     with pytest.raises(BankError, match="n \\+ 3, -n - 3"):
-        spec({"type": "array", "dtype": "int32", "shape": [2], "values": ["2n", 3]},
-             {"n": Dim("n", 0, 3)})
+        spec(
+            {"type": "array", "dtype": "int32", "shape": [2], "values": ["2n", 3]},
+            {"n": Dim("n", 0, 3)},
+        )

@@ -3,7 +3,6 @@
 Here: the tests that start no process; tests/integration/test_specs.py has those that
 grade in a worker."""
 
-
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 
@@ -24,16 +23,22 @@ def test_pool_starts_with_edges_and_is_bounded():
     dims = [Dim("n", 0, 64), Dim("m", 0, 64)]
     pool = shape_pool(dims, seed=1, size=8)
     assert pool[0] == {"n": 0, "m": 0} and pool[1] == {"n": 1, "m": 1}
-    assert pool[2] == {"n": 64, "m": 64} and len(pool) <= 8 + 9   # 8, and one per band of n
-    assert any(p["n"] == 0 and p["m"] > 0 for p in pool)   # lengths vary independently
+    assert pool[2] == {"n": 64, "m": 64} and len(pool) <= 8 + 9  # 8, and one per band of n
+    assert any(p["n"] == 0 and p["m"] > 0 for p in pool)  # lengths vary independently
     assert any(p["m"] == 0 and p["n"] > 0 for p in pool)
-    assert shape_pool(dims, seed=1, size=8) == pool         # seeded
+    assert shape_pool(dims, seed=1, size=8) == pool  # seeded
 
 
 def test_generated_arrays_follow_the_pool_and_the_value_range():
     dims = {"n": Dim("n", 0, 64)}
-    inputs = Inputs({"x": spec({"type": "array", "dtype": "float32", "shape": ["n"],
-                                "values": [-100, 100]}, dims)}, dims)
+    inputs = Inputs(
+        {
+            "x": spec(
+                {"type": "array", "dtype": "float32", "shape": ["n"], "values": [-100, 100]}, dims
+            )
+        },
+        dims,
+    )
     pool = inputs.pool(3, 6)
     lengths = {p["n"] for p in pool}
     seen = set()
@@ -46,6 +51,7 @@ def test_generated_arrays_follow_the_pool_and_the_value_range():
         assert x.array.shape[0] in lengths
         assert np.all(np.abs(x.array) <= 100)
         seen.add(x.array.shape[0])
+
     check()
     assert len(seen) > 1 and seen <= lengths
 
@@ -63,9 +69,15 @@ def test_edge_cases_are_empty_one_and_max():
 
 def test_value_range_may_name_a_dimension():
     dims = {"b": Dim("b", 0, 3), "t": Dim("t", 0, 5)}
-    inputs = Inputs({"v": spec({"type": "array", "dtype": "float32", "shape": ["b", "t"]}, dims),
-                     "lengths": spec({"type": "array", "dtype": "int32", "shape": ["b"],
-                                      "values": [0, "t"]}, dims)}, dims)
+    inputs = Inputs(
+        {
+            "v": spec({"type": "array", "dtype": "float32", "shape": ["b", "t"]}, dims),
+            "lengths": spec(
+                {"type": "array", "dtype": "int32", "shape": ["b"], "values": [0, "t"]}, dims
+            ),
+        },
+        dims,
+    )
 
     @settings(max_examples=40, database=None, deadline=None, suppress_health_check=LOAD_CHECKS)
     @given(inputs.strategy(inputs.pool(1, 6)))
@@ -73,20 +85,29 @@ def test_value_range_may_name_a_dimension():
         t = args["v"].array.shape[1]
         assert args["lengths"].array.shape[0] == args["v"].array.shape[0]
         assert np.all((args["lengths"].array >= 0) & (args["lengths"].array <= t))
+
     check()
 
 
 def test_one_of_scalars_and_containers():
-    s = spec({"type": "one_of", "options": [
-        {"type": "float"}, {"type": "int"},
-        {"type": "scalar", "kind": "numpy", "dtype": "float32"},
-        {"type": "scalar", "kind": "jax", "dtype": "float32"}]})
+    s = spec(
+        {
+            "type": "one_of",
+            "options": [
+                {"type": "float"},
+                {"type": "int"},
+                {"type": "scalar", "kind": "numpy", "dtype": "float32"},
+                {"type": "scalar", "kind": "jax", "dtype": "float32"},
+            ],
+        }
+    )
     kinds = set()
 
     @settings(max_examples=80, database=None, deadline=None, suppress_health_check=LOAD_CHECKS)
     @given(s.strategy({}, {}))
     def check(v):
         kinds.add(v.kind if isinstance(v, Leaf) else type(v).__name__)
+
     check()
     assert kinds == {"float", "int", "npscalar", "jax"}
 
@@ -102,17 +123,25 @@ def test_tree_like_shares_structure():
     @given(inputs.strategy(pool))
     def check(args):
         from judge.values import leaves
+
         a = [l.array.shape for l in leaves(args["x"])]
         b = [l.array.shape for l in leaves(args["g"])]
         assert a == b
+
     check()
 
 
 def test_bfloat16_and_free_rank():
-    s = spec({"type": "array", "dtype": ["bfloat16", "float16"], "shape": {"rank": [0, 2], "size": [0, 3]}})
+    s = spec(
+        {
+            "type": "array",
+            "dtype": ["bfloat16", "float16"],
+            "shape": {"rank": [0, 2], "size": [0, 3]},
+        }
+    )
     inputs = Inputs({"x": s}, {})
     pool = inputs.pool(5, 6)
-    assert pool[0]["x.shape"] == []     # rank 0 first
+    assert pool[0]["x.shape"] == []  # rank 0 first
     dtypes = set()
 
     @settings(max_examples=40, database=None, deadline=None, suppress_health_check=LOAD_CHECKS)
@@ -120,15 +149,22 @@ def test_bfloat16_and_free_rank():
     def check(args):
         dtypes.add(args["x"].array.dtype.name)
         assert args["x"].array.ndim <= 2
+
     check()
     assert dtypes == {"bfloat16", "float16"}
 
 
 def tree_inputs(key_orders=True):
-    params = spec({"type": "tree", "depth": 2, "keys": [0, 3], "rank": 2, "size": 4,
-                   "key_orders": key_orders})
-    grads = parse_spec(FieldReader({"type": "tree", "like": "x", "key_orders": key_orders},
-                                   "t.yaml", "t", "args.g"), {}, "g")
+    params = spec(
+        {"type": "tree", "depth": 2, "keys": [0, 3], "rank": 2, "size": 4, "key_orders": key_orders}
+    )
+    grads = parse_spec(
+        FieldReader(
+            {"type": "tree", "like": "x", "key_orders": key_orders}, "t.yaml", "t", "args.g"
+        ),
+        {},
+        "g",
+    )
     return Inputs({"x": params, "g": grads}, {})
 
 
@@ -147,8 +183,10 @@ def test_tree_edges_include_an_empty_nested_dict_and_odd_leaves():
 
 def test_unreached_edges_are_named():
     inputs = tree_inputs()
-    leafy = {"x": {"w": Leaf(np.ones((2, 4), np.float32), "jax")},
-             "g": {"w": Leaf(-np.ones((2, 4), np.float32), "jax")}}
+    leafy = {
+        "x": {"w": Leaf(np.ones((2, 4), np.float32), "jax")},
+        "g": {"w": Leaf(-np.ones((2, 4), np.float32), "jax")},
+    }
     missing = inputs.unreached([leafy])
     assert "an empty nested dict" in missing["x"] and "an empty tree" in missing["x"]
     assert "keys in another order" in missing["g"]
@@ -164,6 +202,7 @@ def test_tree_key_orders_vary_per_argument():
     def check(args):
         assert {k: None for k in args["x"]}.keys() == {k: None for k in args["g"]}.keys()
         orders.add(list(args["x"]) == list(args["g"]))
+
     check()
     assert orders == {True, False}
     # at the edges, the tree shaped like another lists its keys the other way round
@@ -173,19 +212,44 @@ def test_tree_key_orders_vary_per_argument():
 
 def test_edge_cases_reach_value_ends_and_every_option():
     dims = {"n": Dim("n", 0, 32)}
-    inputs = Inputs({"x": spec({"type": "array", "shape": ["n"], "values": [-2, 2]}, dims),
-                     "degree": parse_spec(FieldReader({"type": "int", "values": [0, 12]}, "t.yaml",
-                                                      "t", "args.degree"), dims, "degree"),
-                     "s": parse_spec(FieldReader({"type": "one_of", "options": [
-                         {"type": "float"}, {"type": "int"},
-                         {"type": "scalar", "kind": "numpy"}]}, "t.yaml", "t", "args.s"), dims, "s")},
-                    dims)
+    inputs = Inputs(
+        {
+            "x": spec({"type": "array", "shape": ["n"], "values": [-2, 2]}, dims),
+            "degree": parse_spec(
+                FieldReader({"type": "int", "values": [0, 12]}, "t.yaml", "t", "args.degree"),
+                dims,
+                "degree",
+            ),
+            "s": parse_spec(
+                FieldReader(
+                    {
+                        "type": "one_of",
+                        "options": [
+                            {"type": "float"},
+                            {"type": "int"},
+                            {"type": "scalar", "kind": "numpy"},
+                        ],
+                    },
+                    "t.yaml",
+                    "t",
+                    "args.s",
+                ),
+                dims,
+                "s",
+            ),
+        },
+        dims,
+    )
     edges = inputs.edge_cases(inputs.pool(0, 6), 0)
     top = [e for e in edges if e["x"].array.shape == (32,)]
-    assert top and all(e["degree"] == 12 and e["x"].array.min() == -2 and e["x"].array.max() == 2
-                       for e in top)
-    assert {type(e["s"]).__name__ if not isinstance(e["s"], Leaf) else "leaf" for e in edges} == \
-        {"float", "int", "leaf"}
+    assert top and all(
+        e["degree"] == 12 and e["x"].array.min() == -2 and e["x"].array.max() == 2 for e in top
+    )
+    assert {type(e["s"]).__name__ if not isinstance(e["s"], Leaf) else "leaf" for e in edges} == {
+        "float",
+        "int",
+        "leaf",
+    }
     assert inputs.unreached(edges) == {}
 
 
@@ -193,7 +257,8 @@ def test_a_bool_array_is_described_without_a_number_range():
     dims = {"n": Dim("n", 0, 8)}
     mask = spec({"type": "array", "dtype": "bool", "shape": ["n"]}, dims)
     assert mask.describe() == "jax bool[n]"
-    mixed = spec({"type": "array", "dtype": ["bool", "float32"], "shape": ["n"],
-                  "values": [-1, 1]}, dims)
+    mixed = spec(
+        {"type": "array", "dtype": ["bool", "float32"], "shape": ["n"], "values": [-1, 1]}, dims
+    )
     assert mixed.describe().startswith("jax bool|float32[n] in [-1")
     assert mixed.describe().endswith("(bool: True or False)")

@@ -9,9 +9,26 @@ import judge.specs as face
 
 ROOT = pathlib.Path(face.__file__).parent
 # every name judge/ and tests/ imported from the one-file judge/specs.py
-USED_BEFORE = ["Dim", "Inputs", "MAX_ELEMENTS", "MAX_RANK", "MeshSpec", "Spec", "data_leaves",
-               "draw_size", "import_hypothesis", "key_leaf", "parse_dims", "parse_spec",
-               "place_call", "place_on_mesh", "sample_values", "shape_pool", "st", "_arguments"]
+USED_BEFORE = [
+    "Dim",
+    "Inputs",
+    "MAX_ELEMENTS",
+    "MAX_RANK",
+    "MeshSpec",
+    "Spec",
+    "data_leaves",
+    "draw_size",
+    "import_hypothesis",
+    "key_leaf",
+    "parse_dims",
+    "parse_spec",
+    "place_call",
+    "place_on_mesh",
+    "sample_values",
+    "shape_pool",
+    "st",
+    "_arguments",
+]
 
 
 def test_the_face_is_a_package_over_internal_modules():
@@ -28,12 +45,24 @@ def test_every_name_imported_before_is_still_there():
 
 def test_the_strategy_of_an_argument_list_has_a_public_name():
     assert face.arguments_strategy is face._arguments
-    assert face.arguments_strategy() is face.arguments_strategy()   # made once
+    assert face.arguments_strategy() is face.arguments_strategy()  # made once
 
 
 def test_every_spec_type_registers_through_the_face():
-    assert set(face.SPEC_TYPES) >= {"array", "scalar", "key", "float", "int", "bool", "list",
-                                     "tuple", "dict", "one_of", "tree", "pytree"}
+    assert set(face.SPEC_TYPES) >= {
+        "array",
+        "scalar",
+        "key",
+        "float",
+        "int",
+        "bool",
+        "list",
+        "tuple",
+        "dict",
+        "one_of",
+        "tree",
+        "pytree",
+    }
 
 
 def test_internal_modules_never_import_the_face():

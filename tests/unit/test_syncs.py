@@ -51,39 +51,49 @@ def syncs_of(counter, fn, *args):
 X = jnp.arange(1.0, 5.0)
 
 
-@pytest.mark.parametrize("name, kind, marker, category", [
-    ("pull_float", "float()", "float", "pull"),
-    ("pull_int", "int()", "int", "pull"),
-    ("pull_bool", "bool()", "bool", "pull"),
-    ("pull_item", ".item()", "item", "pull"),
-    ("pull_tolist", ".tolist()", "tolist", "pull"),
-    ("pull_asarray", "np.asarray", "asarray", "pull"),
-    ("pull_array", "np.array", "array", "pull"),
-    ("pull_print", "print/str", "print", "pull"),
-    ("pull_format", "format()", "format", "pull"),
-    ("pull_device_get", "device_get", "device_get", "pull"),  # one call, two leaves
-    ("pull_index", "index()", "index", "pull"),
-    ("wait_block", ".block_until_ready()", "block", "wait"),
-])
+@pytest.mark.parametrize(
+    "name, kind, marker, category",
+    [
+        ("pull_float", "float()", "float", "pull"),
+        ("pull_int", "int()", "int", "pull"),
+        ("pull_bool", "bool()", "bool", "pull"),
+        ("pull_item", ".item()", "item", "pull"),
+        ("pull_tolist", ".tolist()", "tolist", "pull"),
+        ("pull_asarray", "np.asarray", "asarray", "pull"),
+        ("pull_array", "np.array", "array", "pull"),
+        ("pull_print", "print/str", "print", "pull"),
+        ("pull_format", "format()", "format", "pull"),
+        ("pull_device_get", "device_get", "device_get", "pull"),  # one call, two leaves
+        ("pull_index", "index()", "index", "pull"),
+        ("wait_block", ".block_until_ready()", "block", "wait"),
+    ],
+)
 def test_each_kind_is_seen_once_with_its_line(learner, counter, name, kind, marker, category):
     (record,) = syncs_of(counter, getattr(learner, name), X)
     line = line_of(marker)
-    assert record == {"kind": kind, "category": category, "line": line,
-                      "code": LEARNER.read_text().splitlines()[line - 1].strip()}
+    assert record == {
+        "kind": kind,
+        "category": category,
+        "line": line,
+        "code": LEARNER.read_text().splitlines()[line - 1].strip(),
+    }
 
 
-@pytest.mark.parametrize("name, kind, marker", [
-    ("numpy_where", "np.where", "np_where"),
-    ("numpy_tanh", "np.tanh", "np_tanh"),
-    ("numpy_maximum", "np.maximum", "np_maximum"),
-    ("numpy_copy", "np.copy", "np_copy"),
-    ("numpy_add_zero", "np.add", "np_add"),
-    ("numpy_concatenate", "np.concatenate", "np_concatenate"),
-    ("numpy_add_reduce", "np.add.reduce", "np_add_reduce"),
-    ("buffer_memoryview", "buffer protocol", "memoryview"),
-    ("buffer_setitem", "buffer protocol", "setitem"),
-    ("numpy_dlpack", "__dlpack__ (np.from_dlpack)", "dlpack"),
-])
+@pytest.mark.parametrize(
+    "name, kind, marker",
+    [
+        ("numpy_where", "np.where", "np_where"),
+        ("numpy_tanh", "np.tanh", "np_tanh"),
+        ("numpy_maximum", "np.maximum", "np_maximum"),
+        ("numpy_copy", "np.copy", "np_copy"),
+        ("numpy_add_zero", "np.add", "np_add"),
+        ("numpy_concatenate", "np.concatenate", "np_concatenate"),
+        ("numpy_add_reduce", "np.add.reduce", "np_add_reduce"),
+        ("buffer_memoryview", "buffer protocol", "memoryview"),
+        ("buffer_setitem", "buffer protocol", "setitem"),
+        ("numpy_dlpack", "__dlpack__ (np.from_dlpack)", "dlpack"),
+    ],
+)
 def test_numpy_reading_a_jax_array_counts_once_by_name(learner, counter, name, kind, marker):
     """numpy's C paths read a CPU jax array through the buffer protocol, without running
     any Python: the most common slip of all (np. typed for jnp.) must still count, named
@@ -99,7 +109,7 @@ def test_numpy_functions_keep_their_results(learner, counter):
     counter.end()
     assert isinstance(where, np.ndarray) and where.tolist() == [0.0, 0.0, 3.0, 4.0]
     assert np.allclose(tanh, np.tanh(np.arange(1.0, 5.0))) and both.shape == (8,)
-    assert type(np.ones(4) + X).__name__ == "ArrayImpl"   # a binop still defers to jax
+    assert type(np.ones(4) + X).__name__ == "ArrayImpl"  # a binop still defers to jax
 
 
 @pytest.mark.parametrize("name", ["numpy_metadata_only", "numpy_sum_delegates"])
@@ -185,22 +195,38 @@ def test_eager_debug_callback_and_io_callback(learner, counter):
     records = syncs_of(counter, learner.eager_callbacks, X)
     assert [(r["kind"], r["line"]) for r in records] == [
         ("jax.debug.callback", line_of("debug_callback")),
-        ("io_callback", line_of("io_callback"))]
+        ("io_callback", line_of("io_callback")),
+    ]
 
 
 def test_close_restores_every_patched_attribute():
-    originals = (vars(ARRAY)["__float__"], vars(ARRAY)["_value"], np.asarray, np.tanh,
-                 jax.device_get, jax.debug.print, jax.pure_callback)
+    originals = (
+        vars(ARRAY)["__float__"],
+        vars(ARRAY)["_value"],
+        np.asarray,
+        np.tanh,
+        jax.device_get,
+        jax.debug.print,
+        jax.pure_callback,
+    )
     counter = SyncCounter(str(LEARNER))
     assert np.asarray is not originals[2] and np.tanh is not originals[3]
     counter.close()
-    assert (vars(ARRAY)["__float__"], vars(ARRAY)["_value"], np.asarray, np.tanh,
-            jax.device_get, jax.debug.print, jax.pure_callback) == originals
+    assert (
+        vars(ARRAY)["__float__"],
+        vars(ARRAY)["_value"],
+        np.asarray,
+        np.tanh,
+        jax.device_get,
+        jax.debug.print,
+        jax.pure_callback,
+    ) == originals
     assert "__array_function__" not in vars(ARRAY)
     assert bytes(memoryview(X))
 
 
 # ---- other threads: a pull is the learner's whatever thread makes it during the call
+
 
 def _thread_records(counter, fn, *args):
     return [(r["kind"], r["line"]) for r in syncs_of(counter, fn, *args)]
@@ -230,7 +256,8 @@ def test_a_low_level_thread_counts(learner, counter):
 
 def test_a_thread_running_learner_code_names_its_own_line(learner, counter):
     assert _thread_records(counter, learner.thread_target_of_mine, X) == [
-        ("float() on thread 'mine'", line_of("thread_body"))]
+        ("float() on thread 'mine'", line_of("thread_body"))
+    ]
 
 
 def test_a_thread_that_reads_nothing_counts_nothing(learner, counter):
@@ -239,6 +266,7 @@ def test_a_thread_that_reads_nothing_counts_nothing(learner, counter):
 
 def test_pulls_on_other_threads_count_only_during_a_call(learner, counter):
     import concurrent.futures
+
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         pool.submit(bool, X[0] > 0).result()
     counter.begin()
@@ -263,10 +291,17 @@ def test_close_restores_the_thread_wrappers():
     import _thread
     import concurrent.futures.thread as pool
     import threading
-    originals = (vars(threading.Thread)["start"], vars(pool.ThreadPoolExecutor)["submit"],
-                 _thread.start_new_thread)
+
+    originals = (
+        vars(threading.Thread)["start"],
+        vars(pool.ThreadPoolExecutor)["submit"],
+        _thread.start_new_thread,
+    )
     counter = SyncCounter(str(LEARNER))
     assert vars(threading.Thread)["start"] is not originals[0]
     counter.close()
-    assert (vars(threading.Thread)["start"], vars(pool.ThreadPoolExecutor)["submit"],
-            _thread.start_new_thread) == originals
+    assert (
+        vars(threading.Thread)["start"],
+        vars(pool.ThreadPoolExecutor)["submit"],
+        _thread.start_new_thread,
+    ) == originals

@@ -31,17 +31,24 @@ FIELDS = """
       - {id: retrace, kind: retrace, script: lens, budget: BUDGET}
 """
 FILES = {
-    "tasks/double_it/known/plus_two.py":
-        "# expect: wrong_answer via property\ndef double_it(x):\n    return x + 2\n",
-    "tasks/double_it/known/fresh_lambda.py":
-        "# expect: inefficient via retrace\nimport jax\n\n"
-        "def double_it(x):\n    return jax.jit(lambda v: 2 * v)(x)\n",
+    "tasks/double_it/known/plus_two.py": "# expect: wrong_answer via property\ndef double_it(x):\n    return x + 2\n",
+    "tasks/double_it/known/fresh_lambda.py": "# expect: inefficient via retrace\nimport jax\n\n"
+    "def double_it(x):\n    return jax.jit(lambda v: 2 * v)(x)\n",
 }
 
 
-def make_bank(tmp_path: Path, *, expect="[2, 4]", budget="reference",
-              tolerance="{mode: elementwise}", drop=(), extra=None) -> Path:
-    fields = FIELDS.replace("EXPECT", expect).replace("BUDGET", budget).replace("TOLERANCE", tolerance)
+def make_bank(
+    tmp_path: Path,
+    *,
+    expect="[2, 4]",
+    budget="reference",
+    tolerance="{mode: elementwise}",
+    drop=(),
+    extra=None,
+) -> Path:
+    fields = (
+        FIELDS.replace("EXPECT", expect).replace("BUDGET", budget).replace("TOLERANCE", tolerance)
+    )
     return double_it_bank(tmp_path, fields, {**FILES, **(extra or {})}, drop=drop)
 
 
@@ -89,9 +96,12 @@ def test_placeholders_left_by_judge_new_are_refused(tmp_path):
     v.placeholders()
     (found,) = v.items
     assert found.status == "failed"
-    for left in ("title 'TODO: a one-line title'", "tags: [todo]",
-                 "statement.md line 7: TODO: the idea this task practises",
-                 "returns_zeros.py line 2: # why: TODO"):
+    for left in (
+        "title 'TODO: a one-line title'",
+        "tags: [todo]",
+        "statement.md line 7: TODO: the idea this task practises",
+        "returns_zeros.py line 2: # why: TODO",
+    ):
         assert left in found.message, (left, found.message)
 
 
@@ -101,14 +111,16 @@ def test_a_written_task_has_no_placeholders(tmp_path):
     assert [(i.id, i.status) for i in v.items] == [("placeholders", "passed")]
 
 
-@pytest.mark.parametrize("tried, rejected, ok", [(21, 1, False), (21, 10, False), (21, 11, True),
-                                                 (23, 14, True), (6, 6, True)])
+@pytest.mark.parametrize(
+    "tried, rejected, ok",
+    [(21, 1, False), (21, 10, False), (21, 11, True), (23, 14, True), (6, 6, True)],
+)
 def test_the_float16_trap_must_spring_on_most_inputs(tried, rejected, ok):
     from judge.validate import float16_item
 
     result = float16_item(tried, rejected)
     assert (result.status == "passed") == ok
     if not ok:
-        assert f"pass on {tried - rejected} of {tried} inputs (it must reject most)" in result.message
-
-
+        assert (
+            f"pass on {tried - rejected} of {tried} inputs (it must reject most)" in result.message
+        )

@@ -21,7 +21,7 @@ def test_the_version_is_pyprojects_read_from_the_package_metadata():
 def test_no_module_of_the_judge_writes_a_version_of_its_own():
     for path in (ROOT / "judge").rglob("*.py"):
         text = path.read_text()
-        assert "__version__ = \"" not in text and "__version__ = '" not in text, path
+        assert '__version__ = "' not in text and "__version__ = '" not in text, path
 
 
 def test_reports_carry_that_version():

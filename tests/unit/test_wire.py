@@ -8,11 +8,18 @@ import pytest
 
 from judge.worker import wire
 
-ARRAYS = [np.float32(3), np.zeros((0,), np.float32), np.arange(6.0).reshape(2, 3),
-          np.asfortranarray(np.arange(6.0).reshape(2, 3)), np.array([True, False]),
-          np.ones((2, 3, 4), np.int8), np.array([1 + 2j], np.complex64),
-          np.array([1.5, np.nan], ml_dtypes.bfloat16), np.arange(5, dtype=np.uint32),
-          np.ones((1,) * 10, np.float16)]
+ARRAYS = [
+    np.float32(3),
+    np.zeros((0,), np.float32),
+    np.arange(6.0).reshape(2, 3),
+    np.asfortranarray(np.arange(6.0).reshape(2, 3)),
+    np.array([True, False]),
+    np.ones((2, 3, 4), np.int8),
+    np.array([1 + 2j], np.complex64),
+    np.array([1.5, np.nan], ml_dtypes.bfloat16),
+    np.arange(5, dtype=np.uint32),
+    np.ones((1,) * 10, np.float16),
+]
 
 
 @pytest.mark.parametrize("arr", ARRAYS, ids=lambda a: f"{np.asarray(a).dtype}{np.shape(a)}")
@@ -26,8 +33,10 @@ def test_arrays_round_trip_exactly(arr):
 
 def test_value_trees_round_trip():
     blobs = []
-    value = {"a": (1, 2.5, float("inf")), "b": [wire.Leaf(np.ones(2, np.float32), "jax", True),
-                                               None, "text", np.float32(2)]}
+    value = {
+        "a": (1, 2.5, float("inf")),
+        "b": [wire.Leaf(np.ones(2, np.float32), "jax", True), None, "text", np.float32(2)],
+    }
     back = wire.decode(wire.encode(value, blobs), blobs)
     assert back["a"] == (1, 2.5, float("inf")) and back["b"][1:3] == [None, "text"]
     leaf = back["b"][0]
@@ -35,13 +44,16 @@ def test_value_trees_round_trip():
     assert back["b"][3].kind == "npscalar"
 
 
-@pytest.mark.parametrize("forge", [
-    lambda d: d.replace(b"(3,)", b"(99999999999,)"),         # a huge claimed shape
-    lambda d: d.replace(b"'<f4'", b"'|O8'"),                  # an object array
-    lambda d: d[:-4],                                         # bytes missing
-    lambda d: b"\x93NUMPY\x09\x00" + d[8:],                   # unknown version
-    lambda d: d.replace(b"'fortran_order'", b"'fortran_orderx'"),
-])
+@pytest.mark.parametrize(
+    "forge",
+    [
+        lambda d: d.replace(b"(3,)", b"(99999999999,)"),  # a huge claimed shape
+        lambda d: d.replace(b"'<f4'", b"'|O8'"),  # an object array
+        lambda d: d[:-4],  # bytes missing
+        lambda d: b"\x93NUMPY\x09\x00" + d[8:],  # unknown version
+        lambda d: d.replace(b"'fortran_order'", b"'fortran_orderx'"),
+    ],
+)
 def test_forged_npy_is_refused_before_allocating(forge):
     name, data = wire.array_to_npy(np.ones(3, np.float32))
     with pytest.raises(wire.WireError):
@@ -49,8 +61,13 @@ def test_forged_npy_is_refused_before_allocating(forge):
 
 
 def test_decode_refuses_malformed_nodes():
-    for node in ({"t": "array", "i": 5, "dtype": "float32", "kind": "jax"}, {"t": "int", "v": "1"},
-                 {"t": "dict", "k": [1], "v": [{"t": "none"}]}, {"t": "nope"}, [1]):
+    for node in (
+        {"t": "array", "i": 5, "dtype": "float32", "kind": "jax"},
+        {"t": "int", "v": "1"},
+        {"t": "dict", "k": [1], "v": [{"t": "none"}]},
+        {"t": "nope"},
+        [1],
+    ):
         with pytest.raises(wire.WireError):
             wire.decode(node, [])
 
@@ -65,6 +82,7 @@ def test_parsing_from_threads_at_once():
                 wire.npy_to_array(data, name)
         except Exception as exc:  # noqa: BLE001 - any failure is the finding
             errors.append(exc)
+
     threads = [threading.Thread(target=work) for _ in range(4)]
     for t in threads:
         t.start()

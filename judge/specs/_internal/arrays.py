@@ -46,7 +46,7 @@ class ArraySpec(Spec):
     def __init__(self, r, dims, name):
         self.min_spread = float(r.number("min_spread", 0.0, low=0))
         self.partition = _partition(r)
-        self.layout: dict | None = None      # set by bind_mesh for a sharded argument
+        self.layout: dict | None = None  # set by bind_mesh for a sharded argument
         self.kind = r.get("kind", str, "jax")
         if self.kind not in ("jax", "numpy"):
             r.fail("must be 'jax' or 'numpy'", "kind")
@@ -67,32 +67,49 @@ class ArraySpec(Spec):
             if rank[1] > MAX_RANK:
                 sr.fail(f"at most rank {MAX_RANK}, got {rank[1]}", "rank")
             if size[1] > MAX_DIM or size[1] ** rank[1] > MAX_ELEMENTS:
-                sr.fail(f"size {size[1]} at rank {rank[1]} is up to {size[1] ** rank[1]:,} "
-                        f"elements; an array has at most {MAX_ELEMENTS:,}", "size")
-            self.free = FreeShape(f"{name}.shape", int(rank[0]), int(rank[1]), int(size[0]), int(size[1]))
+                sr.fail(
+                    f"size {size[1]} at rank {rank[1]} is up to {size[1] ** rank[1]:,} "
+                    f"elements; an array has at most {MAX_ELEMENTS:,}",
+                    "size",
+                )
+            self.free = FreeShape(
+                f"{name}.shape", int(rank[0]), int(rank[1]), int(size[0]), int(size[1])
+            )
             self.shape: list = []
         else:
             for d in raw:
-                if not ((isinstance(d, int) and not isinstance(d, bool) and d >= 0) or
-                        (isinstance(d, str) and d in dims)):
-                    r.fail(f"each entry is a size or a name from dims ({', '.join(dims) or 'none declared'}), got {d!r}", "shape")
+                if not (
+                    (isinstance(d, int) and not isinstance(d, bool) and d >= 0)
+                    or (isinstance(d, str) and d in dims)
+                ):
+                    r.fail(
+                        f"each entry is a size or a name from dims ({', '.join(dims) or 'none declared'}), got {d!r}",
+                        "shape",
+                    )
             largest = math.prod(dims[d].hi if isinstance(d, str) else d for d in raw)
             if len(raw) > MAX_RANK or largest > MAX_ELEMENTS:
-                r.fail(f"is up to {largest:,} elements at its largest; an array has at most "
-                       f"{MAX_ELEMENTS:,} (and rank {MAX_RANK})", "shape")
+                r.fail(
+                    f"is up to {largest:,} elements at its largest; an array has at most "
+                    f"{MAX_ELEMENTS:,} (and rank {MAX_RANK})",
+                    "shape",
+                )
             self.shape = list(raw)
         self.axis_dims = {i: dims[d] for i, d in enumerate(self.shape) if isinstance(d, str)}
 
     def default_data(self) -> bool:
         # integers bounded by a dimension (lengths in [0, T]) are counts, not data
         counts = all(dtype_from_name(n).kind in "iub" for n in self.dtypes) and any(
-            isinstance(b, str) for b in self.values)
+            isinstance(b, str) for b in self.values
+        )
         return not counts
 
     def matches(self, value) -> bool:
-        return (isinstance(value, Leaf) and value.kind == self.kind
-                and value.array.dtype.name in self.dtypes
-                and (self.free is not None or value.array.ndim == len(self.shape)))
+        return (
+            isinstance(value, Leaf)
+            and value.kind == self.kind
+            and value.array.dtype.name in self.dtypes
+            and (self.free is not None or value.array.ndim == len(self.shape))
+        )
 
     def edges(self):
         out = [f"dtype {d}" for d in self.dtypes] if len(self.dtypes) > 1 else []
@@ -158,7 +175,9 @@ class ArraySpec(Spec):
     def sample(self, assign, drawn, rng, edge=None):
         dtype = dtype_from_name(self.dtypes[int(rng.integers(0, len(self.dtypes)))])
         lo, hi = self._bounds(assign)
-        values = _at_ends(sample_values(dtype, self.concrete_shape(assign), lo, hi, rng), lo, hi, edge)
+        values = _at_ends(
+            sample_values(dtype, self.concrete_shape(assign), lo, hi, rng), lo, hi, edge
+        )
         if self.min_spread and not _spread_enough(values, self.min_spread):
             values.reshape(-1)[[0, -1]] = np.asarray([lo, hi], dtype)
         return Leaf(values, self.kind, sharding=self.layout)
@@ -221,13 +240,17 @@ class TypedScalarSpec(Spec):
         return _placed(value, self.layout, fail)
 
     def matches(self, value) -> bool:
-        return (isinstance(value, Leaf) and value.array.ndim == 0
-                and value.kind == ("npscalar" if self.kind == "numpy" else "jax")
-                and value.array.dtype.name in self.dtypes)
+        return (
+            isinstance(value, Leaf)
+            and value.array.ndim == 0
+            and value.kind == ("npscalar" if self.kind == "numpy" else "jax")
+            and value.array.dtype.name in self.dtypes
+        )
 
     def edges(self):
-        return ([f"dtype {d}" for d in self.dtypes] if len(self.dtypes) > 1 else []) + \
-            _value_edges(self.values)
+        return ([f"dtype {d}" for d in self.dtypes] if len(self.dtypes) > 1 else []) + _value_edges(
+            self.values
+        )
 
     def reached(self, value):
         if not isinstance(value, Leaf):
@@ -247,8 +270,10 @@ class TypedScalarSpec(Spec):
         return self._leaf(_at_ends(values, lo, hi, edge))
 
     def describe(self):
-        return (f"{'NumPy' if self.kind == 'numpy' else 'JAX'} {'|'.join(self.dtypes)} scalar"
-                + _placement_words(self.layout))
+        return (
+            f"{'NumPy' if self.kind == 'numpy' else 'JAX'} {'|'.join(self.dtypes)} scalar"
+            + _placement_words(self.layout)
+        )
 
 
 def key_leaf(seed: int) -> Leaf:
@@ -263,13 +288,15 @@ class KeySpec(Spec):
     """A typed PRNG key, ``jax.random.key(seed)``, its seed drawn from ``values``."""
 
     FIELDS = Spec.FIELDS + ("values",)
-    DATA = False          # a key's bits are no scale for a tolerance
+    DATA = False  # a key's bits are no scale for a tolerance
 
     def __init__(self, r, dims, name):
         super().__init__(r, dims, name)
         self.values = _range(r, "values", [0, 2**31 - 1], {})
-        if not (0 <= self.values[0] <= self.values[1] < 2**32
-                and all(isinstance(v, int) for v in self.values)):
+        if not (
+            0 <= self.values[0] <= self.values[1] < 2**32
+            and all(isinstance(v, int) for v in self.values)
+        ):
             r.fail("seeds are integers with 0 <= low <= high < 2**32", "values")
 
     def strategy(self, assign, drawn):
@@ -285,5 +312,3 @@ class KeySpec(Spec):
 
     def describe(self):
         return "a JAX random key (jax.random.key(seed))"
-
-

@@ -37,7 +37,9 @@ class _Container(Spec):
         return [e for c in self._children() for e in _prefixed(self._label(c), c.edges())]
 
     def reached(self, value):
-        return {e for c, v in self._parts(value) or [] for e in _prefixed(self._label(c), c.reached(v))}
+        return {
+            e for c, v in self._parts(value) or [] for e in _prefixed(self._label(c), c.reached(v))
+        }
 
     def variables(self):
         return [v for c in self._children() for v in c.variables()]
@@ -47,7 +49,9 @@ class _Container(Spec):
             c.bind_mesh(mesh, r, steps)
 
     def dims_used(self):
-        return set().union(*(c.dims_used() for c in self._children())) if self._children() else set()
+        return (
+            set().union(*(c.dims_used() for c in self._children())) if self._children() else set()
+        )
 
 
 @spec_type("list")
@@ -89,7 +93,11 @@ class ListSpec(_Container):
         return [f"length {n}" for n in self._length_edges()] + super().edges()
 
     def reached(self, value):
-        return ({f"length {len(value)}"} | super().reached(value)) if isinstance(value, list) else set()
+        return (
+            ({f"length {len(value)}"} | super().reached(value))
+            if isinstance(value, list)
+            else set()
+        )
 
     def dims_used(self):
         return super().dims_used() | ({self.length} if isinstance(self.length, str) else set())
@@ -98,8 +106,9 @@ class ListSpec(_Container):
         return assign[self.length] if isinstance(self.length, str) else self.length
 
     def strategy(self, assign, drawn):
-        lists = st.lists(self.items.strategy(assign, drawn), min_size=self._n(assign),
-                         max_size=self._n(assign))
+        lists = st.lists(
+            self.items.strategy(assign, drawn), min_size=self._n(assign), max_size=self._n(assign)
+        )
         if self.min_spread:
             lists = lists.filter(functools.partial(_spread_enough, spread=self.min_spread))
         return lists
@@ -107,8 +116,15 @@ class ListSpec(_Container):
     def sample(self, assign, drawn, rng, edge=None):
         n = self._n(assign)
         # the first item at the low end and the last at the high end, like an array's
-        out = [self.items.sample(assign, drawn, rng, edge and edge.at(
-            "low" if i == 0 and n > 1 else "high" if i == n - 1 else None)) for i in range(n)]
+        out = [
+            self.items.sample(
+                assign,
+                drawn,
+                rng,
+                edge and edge.at("low" if i == 0 and n > 1 else "high" if i == n - 1 else None),
+            )
+            for i in range(n)
+        ]
         if self.min_spread and len(out) >= 2 and not _spread_enough(out, self.min_spread):
             out[0], out[-1] = out[0] - self.min_spread, out[-1] + self.min_spread
         return out
@@ -129,16 +145,21 @@ class TupleSpec(_Container):
     def __init__(self, r, dims, name):
         super().__init__(r, dims, name)
         raw = r.get("items", list)
-        self.items = [parse_spec(r.reader_at(f"{r.path}.items[{i}]", it), dims, f"{name}[{i}]")
-                      for i, it in enumerate(raw)]
+        self.items = [
+            parse_spec(r.reader_at(f"{r.path}.items[{i}]", it), dims, f"{name}[{i}]")
+            for i, it in enumerate(raw)
+        ]
         self.container = tuple if r.get("as", str, "tuple") == "tuple" else list
 
     def _children(self):
         return self.items
 
     def matches(self, value) -> bool:
-        return isinstance(value, self.container) and len(value) == len(self.items) and all(
-            s.matches(v) for s, v in zip(self.items, value))
+        return (
+            isinstance(value, self.container)
+            and len(value) == len(self.items)
+            and all(s.matches(v) for s, v in zip(self.items, value))
+        )
 
     def _parts(self, value):
         # an example may write a tuple as a list: its items still pair by position
@@ -180,8 +201,11 @@ class DictSpec(_Container):
         return list(self.fields.values())
 
     def matches(self, value) -> bool:
-        return isinstance(value, dict) and set(value) == set(self.fields) and all(
-            self.fields[k].matches(v) for k, v in value.items())
+        return (
+            isinstance(value, dict)
+            and set(value) == set(self.fields)
+            and all(self.fields[k].matches(v) for k, v in value.items())
+        )
 
     def _parts(self, value):
         fits = isinstance(value, dict) and set(value) == set(self.fields)
@@ -191,7 +215,9 @@ class DictSpec(_Container):
         return f"key {next(k for k, s in self.fields.items() if s is child)!r}"
 
     def edges(self):
-        return super().edges() + (["keys in another order"] if self.key_orders and len(self.fields) > 1 else [])
+        return super().edges() + (
+            ["keys in another order"] if self.key_orders and len(self.fields) > 1 else []
+        )
 
     def reached(self, value):
         found = super().reached(value)
@@ -214,8 +240,9 @@ class DictSpec(_Container):
     def place(self, value, fail):
         if not isinstance(value, dict):
             return value
-        return {k: self.fields[k].place(v, fail) if k in self.fields else v
-                for k, v in value.items()}
+        return {
+            k: self.fields[k].place(v, fail) if k in self.fields else v for k, v in value.items()
+        }
 
     def describe(self):
         return "dict(" + ", ".join(f"{k}: {s.describe()}" for k, s in self.fields.items()) + ")"
@@ -232,8 +259,10 @@ class OneOfSpec(_Container):
         raw = r.get("options", list)
         if not raw:
             r.fail("needs at least one option", "options")
-        self.options = [parse_spec(r.reader_at(f"{r.path}.options[{i}]", o), dims, name)
-                        for i, o in enumerate(raw)]
+        self.options = [
+            parse_spec(r.reader_at(f"{r.path}.options[{i}]", o), dims, name)
+            for i, o in enumerate(raw)
+        ]
 
     def _children(self):
         return self.options
@@ -251,8 +280,9 @@ class OneOfSpec(_Container):
     def edges(self):
         # each option drawn, and the argument's edges over all options together (an
         # empty array of some option, both signs in some option, ...)
-        return [self._label(o) for o in self.options] + list(dict.fromkeys(
-            e for o in self.options for e in o.edges()))
+        return [self._label(o) for o in self.options] + list(
+            dict.fromkeys(e for o in self.options for e in o.edges())
+        )
 
     def reached(self, value):
         found = set()
@@ -269,5 +299,3 @@ class OneOfSpec(_Container):
 
     def describe(self):
         return " or ".join(o.describe() for o in self.options)
-
-

@@ -51,9 +51,20 @@ SPEC_TYPES: dict[str, type["Spec"]] = {}
 # Sizes the judge allocates while it draws inputs: a bank cannot ask for gigabytes
 # (MAX_DIM, one dimension or one list's length, lives with the dims in shapes.py).
 MAX_RANK = 8
-MAX_ELEMENTS = 1 << 22      # one array, at its largest
-JAX_DTYPES = ("bool", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16",
-              "bfloat16", "float32", "complex64")
+MAX_ELEMENTS = 1 << 22  # one array, at its largest
+JAX_DTYPES = (
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "uint8",
+    "uint16",
+    "uint32",
+    "float16",
+    "bfloat16",
+    "float32",
+    "complex64",
+)
 
 
 def spec_type(name: str) -> Callable[[type], type]:
@@ -61,10 +72,12 @@ def spec_type(name: str) -> Callable[[type], type]:
         SPEC_TYPES[name] = cls
         cls.type_name = name
         return cls
+
     return register
 
 
 # ---------------------------------------------------------------- specs
+
 
 class Spec:
     """One argument's spec.  ``data`` says whether its values are data the result is
@@ -100,8 +113,9 @@ class Spec:
     def strategy(self, assign: dict[str, Any], drawn: dict[str, Any]) -> st.SearchStrategy:
         raise NotImplementedError
 
-    def sample(self, assign: dict[str, Any], drawn: dict[str, Any], rng,
-               edge: "Edge | None" = None) -> Any:
+    def sample(
+        self, assign: dict[str, Any], drawn: dict[str, Any], rng, edge: "Edge | None" = None
+    ) -> Any:
         """A seeded value; at an ``edge``, at that end of the declared domain (an array
         holds both ends where it has room for them) and in the edge's option."""
         raise NotImplementedError
@@ -137,8 +151,15 @@ def parse_spec(r, dims: dict[str, Dim], name: str | None = None) -> Spec:
         import difflib
 
         close = difflib.get_close_matches(kind, list(SPEC_TYPES), n=1)
-        r.fail(f"unknown type '{kind}'" + (f" (did you mean '{close[0]}'?)" if close else
-                                            f" (known: {', '.join(sorted(SPEC_TYPES))})"), "type")
+        r.fail(
+            f"unknown type '{kind}'"
+            + (
+                f" (did you mean '{close[0]}'?)"
+                if close
+                else f" (known: {', '.join(sorted(SPEC_TYPES))})"
+            ),
+            "type",
+        )
     cls = SPEC_TYPES[kind]
     r.only(cls.FIELDS)
     return cls(r, dims, name)
@@ -156,10 +177,12 @@ def _range(r, key: str, default, dims: dict[str, Dim]):
     for end in raw:
         m = _DIM_BOUND.match(end) if isinstance(end, str) else None
         ok = (m is not None and m.group(2) in dims) or (
-            isinstance(end, (int, float)) and not isinstance(end, bool))
+            isinstance(end, (int, float)) and not isinstance(end, bool)
+        )
         if not ok:
-            r.fail(f"an end must be a number or a dimension name (n, n + 3, -n - 3), "
-                   f"got {end!r}", key)
+            r.fail(
+                f"an end must be a number or a dimension name (n, n + 3, -n - 3), got {end!r}", key
+            )
     return list(raw)
 
 
@@ -212,6 +235,7 @@ def _values_reached(values: list, numbers, what: str = "value") -> set[str]:
 class Edge:
     """Where an edge case sits in the declared domain: the ``end`` of every value range
     ("low" or "high"), and which ``option`` of every ``one_of`` (modulo their number)."""
+
     end: str
     option: int = 0
 
@@ -254,15 +278,18 @@ def _elements(dtype: np.dtype, lo: float, hi: float) -> st.SearchStrategy:
         return st.booleans()
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
-        return st.integers(max(int(math.ceil(lo)), int(info.min)), min(int(math.floor(hi)), int(info.max)))
+        return st.integers(
+            max(int(math.ceil(lo)), int(info.min)), min(int(math.floor(hi)), int(info.max))
+        )
     width = 16 if dtype.itemsize <= 2 else 32 if dtype.itemsize <= 4 else 64
     if dtype.kind == "c":
         lo, hi = _representable(lo, hi, 32)
         f = st.floats(lo, hi, width=32, allow_nan=False, allow_subnormal=False)
         return st.builds(complex, f, f)
     lo, hi = _representable(lo, hi, width)
-    return st.floats(lo, hi, width=width, allow_nan=False, allow_infinity=False,
-                     allow_subnormal=False)
+    return st.floats(
+        lo, hi, width=width, allow_nan=False, allow_infinity=False, allow_subnormal=False
+    )
 
 
 def _representable(lo: float, hi: float, width: int) -> tuple[float, float]:
@@ -283,7 +310,8 @@ def _array_values(dtype: np.dtype, shape: tuple, lo, hi) -> st.SearchStrategy:
     if dtype.name in ("bfloat16",) or dtype.kind == "V" or dtype.name.startswith("float8"):
         base = np.dtype("float32")
         return hnp.arrays(base, shape, elements=_elements(base, lo, hi)).map(
-            functools.partial(_cast, dtype=dtype))
+            functools.partial(_cast, dtype=dtype)
+        )
     return hnp.arrays(dtype, shape, elements=_elements(dtype, lo, hi))
 
 
@@ -319,7 +347,7 @@ def sample_values(dtype: np.dtype, shape: tuple, lo, hi, rng) -> np.ndarray:
     if dtype.kind == "b":
         return np.asarray(rng.integers(0, 2, size=shape).astype(bool))
     if dtype.kind in "iu":
-        return np.asarray(rng.integers(int(math.ceil(lo)), int(math.floor(hi)) + 1, size=shape).astype(dtype))
+        return np.asarray(
+            rng.integers(int(math.ceil(lo)), int(math.floor(hi)) + 1, size=shape).astype(dtype)
+        )
     return np.asarray(np.round(rng.uniform(lo, hi, size=shape), 2).astype(dtype))
-
-

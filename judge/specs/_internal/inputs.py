@@ -15,6 +15,7 @@ from .shapes import Dim, edge_count, shape_pool
 
 # ---------------------------------------------------------------- whole argument lists
 
+
 class Inputs:
     """All of a task's argument specs: the pool, the strategy and deterministic samples."""
 
@@ -43,17 +44,20 @@ class Inputs:
         their ranges (the low end, and at the all-max shape the high end; an array holds
         both where it can)."""
         rng = np.random.default_rng(seed)
-        edges = pool[:edge_count(self.variables)]
+        edges = pool[: edge_count(self.variables)]
         options = max([len(s.options) for s in self._all_specs() if isinstance(s, OneOfSpec)] + [1])
-        return [self.sample(assign, rng, Edge("high" if i == len(edges) - 1 else "low", k))
-                for i, assign in enumerate(edges) for k in range(options)]
+        return [
+            self.sample(assign, rng, Edge("high" if i == len(edges) - 1 else "low", k))
+            for i, assign in enumerate(edges)
+            for k in range(options)
+        ]
 
     def pool_cases(self, pool: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
         """One seeded input of every shape of the pool beyond its edges: hypothesis
         favours the pool's first entries, and a budget measured on generated inputs must
         see every shape the reference sees."""
         rng = np.random.default_rng([seed, 1])
-        return [self.sample(assign, rng) for assign in pool[edge_count(self.variables):]]
+        return [self.sample(assign, rng) for assign in pool[edge_count(self.variables) :]]
 
     def _all_specs(self) -> list[Spec]:
         out, todo = [], list(self.specs.values())
@@ -82,6 +86,7 @@ def arguments_strategy():
     """The strategy of a whole argument list, ``arguments_strategy()(pool, specs)``, made
     once: hypothesis reads a composite's source with ast when it is made, which threads
     grading a batch must not do at once (so a warm-up calls this first, on one thread)."""
+
     @st.composite
     def arguments(draw, pool, specs):
         assign = draw(st.sampled_from(pool))
@@ -89,6 +94,7 @@ def arguments_strategy():
         for name, spec in specs.items():
             drawn[name] = draw(spec.strategy(assign, drawn))
         return drawn
+
     return arguments
 
 
@@ -102,4 +108,4 @@ def data_leaves(specs: dict[str, Spec], args: dict[str, Any]) -> list[np.ndarray
     return out
 
 
-_arguments = arguments_strategy      # the name checks/property.py's warm-up used
+_arguments = arguments_strategy  # the name checks/property.py's warm-up used

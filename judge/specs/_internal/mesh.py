@@ -14,11 +14,13 @@ from .shapes import Dim
 
 # ---------------------------------------------------------------- arguments on a mesh
 
+
 @dataclass(frozen=True)
 class MeshSpec:
     """The mesh a task's sharded arguments are placed on: ``{axes: {data: 8},
     axis_types: explicit}`` (``axis_types`` one of explicit, auto, manual for every
     axis, or a mapping per axis; explicit is what jax.make_mesh makes by default)."""
+
     axes: tuple[str, ...]
     sizes: tuple[int, ...]
     types: tuple[str, ...]
@@ -81,8 +83,9 @@ def _partition(r) -> list[list[str]] | None:
         elif isinstance(entry, list) and entry and all(isinstance(a, str) for a in entry):
             out.append(list(entry))
         else:
-            r.fail(f"each entry is an axis name, a list of names or null, got {entry!r}",
-                   "sharding")
+            r.fail(
+                f"each entry is an axis name, a list of names or null, got {entry!r}", "sharding"
+            )
     return out
 
 
@@ -105,8 +108,10 @@ def _bind_partition(partition, shape, kind, mesh, r, steps) -> dict:
             steps[dim] = math.lcm(steps.get(dim, 1), factor)
         elif dim % factor:
             r.fail(f"a dimension of {dim} cannot be split over {factor} devices", "sharding")
-    return {"mesh": {"axes": list(mesh.axes), "sizes": list(mesh.sizes),
-                     "types": list(mesh.types)}, "spec": [list(a) for a in partition]}
+    return {
+        "mesh": {"axes": list(mesh.axes), "sizes": list(mesh.sizes), "types": list(mesh.types)},
+        "spec": [list(a) for a in partition],
+    }
 
 
 def _placed(value, layout, fail):
@@ -123,8 +128,9 @@ def _placed(value, layout, fail):
     for axes, n in zip(layout["spec"], shape):
         factor = math.prod(sizes[a] for a in axes)
         if n % factor:
-            fail(f"a dimension of {n} cannot be split over {factor} devices (axes "
-                 f"{', '.join(axes)})")
+            fail(
+                f"a dimension of {n} cannot be split over {factor} devices (axes {', '.join(axes)})"
+            )
     if drawn:
         return dataclasses.replace(value, kind="jax", sharding=layout)
     return Leaf(value.array, "jax", value.weak, layout)
@@ -133,7 +139,9 @@ def _placed(value, layout, fail):
 def _placement_words(layout) -> str:
     if layout is None:
         return ""
-    split = [f"dimension {i} over {', '.join(axes)}" for i, axes in enumerate(layout["spec"]) if axes]
+    split = [
+        f"dimension {i} over {', '.join(axes)}" for i, axes in enumerate(layout["spec"]) if axes
+    ]
     return ", " + ("split: " + "; ".join(split) if split else "on every device of the mesh")
 
 
@@ -148,9 +156,11 @@ def place_on_mesh(args: dict[str, Spec], dims: dict[str, Dim], mesh, readers) ->
         if step > 1 and name in dims:
             d = dims[name]
             if d.lo % step or d.hi % step:
-                readers(None).fail(f"dimension '{name}' is split over {step} devices, so its "
-                                   f"bounds must be multiples of {step}, got [{d.lo}, {d.hi}]",
-                                   f"dims.{name}")
+                readers(None).fail(
+                    f"dimension '{name}' is split over {step} devices, so its "
+                    f"bounds must be multiples of {step}, got [{d.lo}, {d.hi}]",
+                    f"dims.{name}",
+                )
             out[name] = dataclasses.replace(d, step=step)
     return out
 
@@ -158,5 +168,3 @@ def place_on_mesh(args: dict[str, Spec], dims: dict[str, Dim], mesh, readers) ->
 def place_call(args: dict[str, Spec], values: dict[str, Any], fail) -> dict[str, Any]:
     """A literal call's arguments, each placed as its spec says."""
     return {k: args[k].place(v, fail) if k in args else v for k, v in values.items()}
-
-

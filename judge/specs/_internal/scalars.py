@@ -101,5 +101,3 @@ class BoolSpec(Spec):
 
     def describe(self):
         return "Python bool"
-
-

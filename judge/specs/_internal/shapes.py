@@ -21,6 +21,7 @@ class Dim:
     """A symbolic dimension shared by every argument that names it.  One split over mesh
     axes takes multiples of their size (``step``) only; empty, the smallest non-empty and
     the largest size stay its edges."""
+
     name: str
     lo: int
     hi: int
@@ -37,9 +38,12 @@ class Dim:
         edges = self.candidates()
         if len(edges) < 2:
             return []
-        return [(a * self.step, b * self.step)
-                for a, b in size_bands(edges[-2] // self.step + 1,
-                                       self.hi // self.step - 1, self.hi // self.step)]
+        return [
+            (a * self.step, b * self.step)
+            for a, b in size_bands(
+                edges[-2] // self.step + 1, self.hi // self.step - 1, self.hi // self.step
+            )
+        ]
 
     def draw_in(self, rng: np.random.Generator, band: tuple[int, int]) -> int:
         return int(rng.integers(band[0] // self.step, band[1] // self.step + 1)) * self.step
@@ -75,9 +79,12 @@ def draw_size(rng: np.random.Generator, lo: int, hi: int) -> int:
 def parse_dims(r) -> dict[str, Dim]:
     dims = {}
     for name, bounds in r.data.items():
-        if not (isinstance(bounds, list) and len(bounds) == 2
-                and all(isinstance(b, int) and not isinstance(b, bool) for b in bounds)
-                and 0 <= bounds[0] <= bounds[1]):
+        if not (
+            isinstance(bounds, list)
+            and len(bounds) == 2
+            and all(isinstance(b, int) and not isinstance(b, bool) for b in bounds)
+            and 0 <= bounds[0] <= bounds[1]
+        ):
             r.fail("must be [low, high], two integers with 0 <= low <= high", str(name))
         if bounds[1] > MAX_DIM:
             r.fail(f"the high end is at most {MAX_DIM}, got {bounds[1]}", str(name))
@@ -129,10 +136,18 @@ def shape_pool(variables: list, seed: int, size: int) -> list[dict[str, Any]]:
         add({v.name: v.candidates()[min(pick, len(v.candidates()) - 1)] for v in variables})
     if len(variables) > 1:
         for v in variables:
-            add({w.name: (w.candidates()[0] if w is v else _not_at(w, w.candidates()[0], rng))
-                 for w in variables})
-            add({w.name: (w.candidates()[-1] if w is v else _not_at(w, w.candidates()[-1], rng))
-                 for w in variables})
+            add(
+                {
+                    w.name: (w.candidates()[0] if w is v else _not_at(w, w.candidates()[0], rng))
+                    for w in variables
+                }
+            )
+            add(
+                {
+                    w.name: (w.candidates()[-1] if w is v else _not_at(w, w.candidates()[-1], rng))
+                    for w in variables
+                }
+            )
     for assign in _stratified(variables, np.random.default_rng([seed, 2])):
         add(assign)
     tries = 0
@@ -152,7 +167,10 @@ def _stratified(variables: list, rng: np.random.Generator) -> list[dict[str, Any
     for name, own in bands.items():
         order = [own[i % len(own)] for i in range(rows)]
         dealt[name] = [order[i] for i in rng.permutation(rows)]
-    return [{v.name: (v.draw_in(rng, dealt[v.name][i]) if v.name in dealt else v.draw(rng))
-             for v in variables} for i in range(rows)]
-
-
+    return [
+        {
+            v.name: (v.draw_in(rng, dealt[v.name][i]) if v.name in dealt else v.draw(rng))
+            for v in variables
+        }
+        for i in range(rows)
+    ]

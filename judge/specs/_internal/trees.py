@@ -37,6 +37,7 @@ _PYTREE_KEYS = ("w", "b", "layers", "head", "scale", "emb", "gamma", "beta")
 class PytreeNode:
     """One container of a pytree's structure: ``kind`` one of CONTAINERS; ``children``
     a tuple of structures, for a dict of (key, structure) pairs in insertion order."""
+
     kind: str
     children: tuple
 
@@ -50,6 +51,7 @@ class LeafShape:
 class PytreeShape(ShapeVar):
     """The structure of a nested pytree of dicts, lists and tuples with the shape of
     every leaf; the top is always a container."""
+
     name: str
     containers: tuple
     depth: int
@@ -63,12 +65,17 @@ class PytreeShape(ShapeVar):
         largest structure (every container full, every leaf at the largest shape)."""
         kinds = self.containers
         empty = [PytreeNode(k, ()) for k in kinds]
-        one = (min(max(1, self.size[0]), self.size[1]),) * max(self.rank[0], 1 if self.rank[1] else 0)
+        one = (min(max(1, self.size[0]), self.size[1]),) * max(
+            self.rank[0], 1 if self.rank[1] else 0
+        )
         out = empty + [self._node(kinds[0], [LeafShape(one)])]
         smallest = LeafShape((self.size[0],) * max(self.rank[0], 1 if self.rank[1] else 0))
         lowest = LeafShape((self.size[1],) * self.rank[0])
-        inner = self._node(kinds[0], [PytreeNode(kinds[1 % len(kinds)], ()), lowest]) \
-            if self.depth else lowest
+        inner = (
+            self._node(kinds[0], [PytreeNode(kinds[1 % len(kinds)], ()), lowest])
+            if self.depth
+            else lowest
+        )
         if self.width[1] >= 2:
             out.append(self._node(kinds[-1], [smallest, inner]))
         out.append(self._full(self.depth, 0))
@@ -81,8 +88,12 @@ class PytreeShape(ShapeVar):
 
     def _full(self, depth: int, at: int) -> PytreeNode:
         kind = self.containers[at % len(self.containers)]
-        children = [self._full(depth - 1, at + 1) if depth and i == 0
-                    else LeafShape((self.size[1],) * self.rank[1]) for i in range(self.width[1])]
+        children = [
+            self._full(depth - 1, at + 1)
+            if depth and i == 0
+            else LeafShape((self.size[1],) * self.rank[1])
+            for i in range(self.width[1])
+        ]
         return self._node(kind, children)
 
     def draw(self, rng, depth=None):
@@ -94,10 +105,15 @@ class PytreeShape(ShapeVar):
                 children.append(self.draw(rng, depth - 1))
             else:
                 rank = int(rng.integers(self.rank[0], self.rank[1] + 1))
-                children.append(LeafShape(tuple(int(rng.integers(self.size[0], self.size[1] + 1))
-                                                for _ in range(rank))))
-        if kind == "dict":        # keys in no particular order: flattening sorts them
-            keys = [_PYTREE_KEYS[i] for i in rng.permutation(len(_PYTREE_KEYS))[:len(children)]]
+                children.append(
+                    LeafShape(
+                        tuple(
+                            int(rng.integers(self.size[0], self.size[1] + 1)) for _ in range(rank)
+                        )
+                    )
+                )
+        if kind == "dict":  # keys in no particular order: flattening sorts them
+            keys = [_PYTREE_KEYS[i] for i in rng.permutation(len(_PYTREE_KEYS))[: len(children)]]
             return PytreeNode(kind, tuple(zip(keys, children)))
         return PytreeNode(kind, tuple(children))
 
@@ -110,8 +126,17 @@ class PytreeSpec(Spec):
     zero-size leaves are among the edges.  ``min_spread``: max - min of every leaf with
     two or more elements is at least this."""
 
-    FIELDS = Spec.FIELDS + ("kind", "dtype", "values", "containers", "depth", "width", "rank",
-                            "size", "min_spread")
+    FIELDS = Spec.FIELDS + (
+        "kind",
+        "dtype",
+        "values",
+        "containers",
+        "depth",
+        "width",
+        "rank",
+        "size",
+        "min_spread",
+    )
 
     def __init__(self, r, dims, name):
         super().__init__(r, dims, name)
@@ -133,8 +158,14 @@ class PytreeSpec(Spec):
         depth = r.get("depth", int, 2)
         if depth < 0:
             r.fail("must be at least 0", "depth")
-        self.shape_var = PytreeShape(f"{name}.pytree", tuple(dict.fromkeys(containers)), depth,
-                                     ranges["width"], ranges["rank"], ranges["size"])
+        self.shape_var = PytreeShape(
+            f"{name}.pytree",
+            tuple(dict.fromkeys(containers)),
+            depth,
+            ranges["width"],
+            ranges["rank"],
+            ranges["size"],
+        )
 
     def variables(self):
         return [self.shape_var]
@@ -175,6 +206,7 @@ class PytreeSpec(Spec):
             if self.min_spread and not _spread_enough(values, self.min_spread):
                 values.reshape(-1)[[0, -1]] = np.asarray([lo, hi], self.dtype)
             return Leaf(values, self.kind)
+
         return self._build(assign[self.shape_var.name], leaf)
 
     def matches(self, value) -> bool:
@@ -203,7 +235,7 @@ class PytreeSpec(Spec):
                 if not node:
                     found.add(f"an empty {kind}")
                 found.add(f"a container of {len(node)} children")
-                for child in (node.values() if isinstance(node, dict) else node):
+                for child in node.values() if isinstance(node, dict) else node:
                     walk(child)
             elif isinstance(node, Leaf):
                 a = node.array
@@ -211,13 +243,15 @@ class PytreeSpec(Spec):
                 if a.ndim and a.size == 0:
                     found.add("a zero-size leaf")
                 numbers.append(a.reshape(-1))
+
         walk(value)
         flat = np.concatenate(numbers) if numbers else np.zeros(0, self.dtype)
         return found | _values_reached(self.values, flat)
 
     def describe(self):
-        return (f"nested {'/'.join(self.shape_var.containers)} of {self.kind} "
-                f"{self.dtype.name} arrays")
+        return (
+            f"nested {'/'.join(self.shape_var.containers)} of {self.kind} {self.dtype.name} arrays"
+        )
 
 
 _TREE_KEYS = ("w", "b", "scale", "emb", "gamma", "beta")
@@ -232,6 +266,7 @@ class TreeShape(ShapeVar):
     """A nested dict structure with the shape of every leaf: a dict holds ``keys_lo`` to
     ``keys_hi`` keys, nests ``depth`` levels deep at most, and its leaves have rank 0 to
     ``rank_hi`` and sizes 0 to ``size_hi``."""
+
     name: str
     depth: int
     keys_lo: int
@@ -244,14 +279,14 @@ class TreeShape(ShapeVar):
         nested dict, a scalar leaf, a zero-size leaf), the largest tree."""
         one_leaf = [1] * min(1, self.rank_hi)
         out = [self._padded({}), self._padded({_tree_key(0): one_leaf})]
-        odd: list[tuple[str, Any]] = [(_tree_key(0), [])]         # a scalar leaf
+        odd: list[tuple[str, Any]] = [(_tree_key(0), [])]  # a scalar leaf
         if self.rank_hi >= 1:
-            odd.append((_tree_key(1), [0] * self.rank_hi))         # a zero-size leaf
+            odd.append((_tree_key(1), [0] * self.rank_hi))  # a zero-size leaf
         if self.depth >= 1 and self.keys_lo == 0:
-            odd.append(("opt", {}))                                # an empty nested dict
+            odd.append(("opt", {}))  # an empty nested dict
         width = max(1, self.keys_hi)
         for i in range(0, len(odd), width):
-            out.append(self._padded(dict(odd[i:i + width])))
+            out.append(self._padded(dict(odd[i : i + width])))
         out.append(self._full(self.depth))
         return [c for i, c in enumerate(out) if c not in out[:i]] if self.keys_hi else [{}]
 
@@ -269,7 +304,9 @@ class TreeShape(ShapeVar):
         out = {}
         for i in range(self.keys_hi):
             key = "abcdefgh"[i]
-            out[key] = self._full(depth - 1) if depth > 0 and i == 0 else [self.size_hi] * self.rank_hi
+            out[key] = (
+                self._full(depth - 1) if depth > 0 and i == 0 else [self.size_hi] * self.rank_hi
+            )
         return out
 
     def draw(self, rng, depth=None):
@@ -348,6 +385,7 @@ def _assemble_tree(parts, structure, kind: str) -> dict:
             built = {k: build(v) for k, v in node.items()}
             return {k: built[k] for k in order}
         return Leaf(next(arrays), kind)
+
     return build(structure)
 
 
@@ -357,8 +395,17 @@ class TreeSpec(Spec):
     argument's structure and leaf shapes with fresh values; ``key_orders: true`` lists
     every dict's keys in any order (each argument its own)."""
 
-    FIELDS = Spec.FIELDS + ("kind", "dtype", "values", "depth", "keys", "rank", "size", "like",
-                            "key_orders")
+    FIELDS = Spec.FIELDS + (
+        "kind",
+        "dtype",
+        "values",
+        "depth",
+        "keys",
+        "rank",
+        "size",
+        "like",
+        "key_orders",
+    )
 
     def __init__(self, r, dims, name):
         super().__init__(r, dims, name)
@@ -368,9 +415,14 @@ class TreeSpec(Spec):
         self.like = r.get("like", str, None)
         self.key_orders = r.get("key_orders", bool, False)
         keys = _range(r, "keys", [0, 3], {})
-        self.shape_var = TreeShape(f"{self.like or name}.tree", int(r.get("depth", int, 1)),
-                                   int(keys[0]), int(keys[1]), int(r.get("rank", int, 2)),
-                                   int(r.get("size", int, 4)))
+        self.shape_var = TreeShape(
+            f"{self.like or name}.tree",
+            int(r.get("depth", int, 1)),
+            int(keys[0]),
+            int(keys[1]),
+            int(r.get("rank", int, 2)),
+            int(r.get("size", int, 4)),
+        )
 
     def variables(self):
         return [] if self.like else [self.shape_var]
@@ -391,16 +443,21 @@ class TreeSpec(Spec):
         dtype = dtype_from_name(self.dtypes[0])
         lo, hi = self.values
         leaf_strats = [_array_values(dtype, s, lo, hi) for s in shapes]
-        orders = [st.permutations(keys) if self.key_orders and len(keys) > 1 else st.just(keys)
-                  for keys in nodes]
+        orders = [
+            st.permutations(keys) if self.key_orders and len(keys) > 1 else st.just(keys)
+            for keys in nodes
+        ]
         return st.tuples(st.tuples(*leaf_strats), st.tuples(*orders)).map(
-            functools.partial(_assemble_tree, structure=structure, kind=self.kind))
+            functools.partial(_assemble_tree, structure=structure, kind=self.kind)
+        )
 
     def sample(self, assign, drawn, rng, edge=None):
         dtype = dtype_from_name(self.dtypes[0])
         lo, hi = self.values
-        tree = self._build(assign[self.shape_var.name], lambda s: Leaf(
-            _at_ends(sample_values(dtype, s, lo, hi, rng), lo, hi, edge), self.kind))
+        tree = self._build(
+            assign[self.shape_var.name],
+            lambda s: Leaf(_at_ends(sample_values(dtype, s, lo, hi, rng), lo, hi, edge), self.kind),
+        )
         # at the edges, a tree shaped like another lists its keys the other way round
         if self.key_orders and edge is not None and (edge.end == "high") != bool(self.like):
             tree = _reversed_keys(tree)
@@ -426,7 +483,8 @@ class TreeSpec(Spec):
 
     def describe(self):
         return f"nested dict of {self.kind} {'|'.join(self.dtypes)} arrays" + (
-            f" shaped like {self.like}" if self.like else "")
+            f" shaped like {self.like}" if self.like else ""
+        )
 
 
 def _reversed_keys(tree):
@@ -442,5 +500,3 @@ def _dict_nodes(tree, nodes: list, numbers: list) -> None:
             _dict_nodes(v, nodes, numbers)
     elif isinstance(tree, Leaf):
         numbers.append(tree.array)
-
-

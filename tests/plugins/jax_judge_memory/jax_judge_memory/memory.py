@@ -31,8 +31,12 @@ def measure_memory(ctx, args, kwargs, options):
     if stats is None:
         ctx.unmeasurable("this backend gives no memory analysis")
     ctx.keep(compiled(*arrays))
-    held = (stats.argument_size_in_bytes + stats.output_size_in_bytes
-            + stats.temp_size_in_bytes - stats.alias_size_in_bytes)
+    held = (
+        stats.argument_size_in_bytes
+        + stats.output_size_in_bytes
+        + stats.temp_size_in_bytes
+        - stats.alias_size_in_bytes
+    )
     return {"bytes": int(held), "temp": int(stats.temp_size_in_bytes)}
 
 
@@ -41,8 +45,10 @@ class MemoryCheck(ScriptMeasureCheck):
     FIELDS = ScriptMeasureCheck.FIELDS + ("factor", "slack")
     INSTRUMENT = instrument(measure_memory, setup=bind_compile)
     doing = "while the judge compiled it and read its memory"
-    usual_cause = ("a large intermediate array (an outer product, a tiled copy) where the "
-                   "computation needs none")
+    usual_cause = (
+        "a large intermediate array (an outer product, a tiled copy) where the "
+        "computation needs none"
+    )
     CLASS_SECTION = "Memory: failed checks"
 
     def __init__(self, r, scripts):
@@ -54,17 +60,25 @@ class MemoryCheck(ScriptMeasureCheck):
         mine = [c.mine["bytes"] for c in calls]
         theirs = [c.reference["bytes"] for c in calls]
         details = {"bytes": mine, "reference_bytes": theirs, "calls": [c.label for c in calls]}
-        over = [(c, m, t) for c, m, t in zip(calls, mine, theirs)
-                if m > self.factor * t + self.slack]
+        over = [
+            (c, m, t) for c, m, t in zip(calls, mine, theirs) if m > self.factor * t + self.slack
+        ]
         if over:
             c, m, t = over[0]
-            return self.failed(f"scripted call {c.index} ({c.label}): your compiled program "
-                               f"holds {m} bytes at once, the reference's {t} (at most "
-                               f"{self.factor:g} times as many, plus {self.slack} bytes, "
-                               f"expected); usually: {self.cause}", details=details)
-        return self.result(Status.PASSED, f"at most {max(mine, default=0)} bytes held at once "
-                                          f"over {len(calls)} scripted calls (the reference: "
-                                          f"{max(theirs, default=0)})", details=details)
+            return self.failed(
+                f"scripted call {c.index} ({c.label}): your compiled program "
+                f"holds {m} bytes at once, the reference's {t} (at most "
+                f"{self.factor:g} times as many, plus {self.slack} bytes, "
+                f"expected); usually: {self.cause}",
+                details=details,
+            )
+        return self.result(
+            Status.PASSED,
+            f"at most {max(mine, default=0)} bytes held at once "
+            f"over {len(calls)} scripted calls (the reference: "
+            f"{max(theirs, default=0)})",
+            details=details,
+        )
 
     @classmethod
     def html(cls, result) -> str:
@@ -76,18 +90,23 @@ class MemoryCheck(ScriptMeasureCheck):
         rows = []
         for i, (m, t) in enumerate(zip(mine, theirs)):
             y = 8 + i * 30
-            rows.append(f"<g class=\"memory-call\" data-call=\"{i + 1}\" data-bytes=\"{int(m)}\" "
-                        f"data-reference-bytes=\"{int(t)}\">"
-                        f"<rect x=\"60\" y=\"{y}\" width=\"{300 * m / top:.1f}\" height=\"10\" "
-                        f"fill=\"#ef8f00\"/><rect x=\"60\" y=\"{y + 12}\" "
-                        f"width=\"{300 * t / top:.1f}\" height=\"10\" fill=\"#1565c0\"/>"
-                        f"<text x=\"0\" y=\"{y + 16}\" font-size=\"12\">call {i + 1}</text></g>")
+            rows.append(
+                f'<g class="memory-call" data-call="{i + 1}" data-bytes="{int(m)}" '
+                f'data-reference-bytes="{int(t)}">'
+                f'<rect x="60" y="{y}" width="{300 * m / top:.1f}" height="10" '
+                f'fill="#ef8f00"/><rect x="60" y="{y + 12}" '
+                f'width="{300 * t / top:.1f}" height="10" fill="#1565c0"/>'
+                f'<text x="0" y="{y + 16}" font-size="12">call {i + 1}</text></g>'
+            )
         height = 8 + 30 * len(mine)
-        return (f"<figure class=\"memory\"><svg xmlns=\"http://www.w3.org/2000/svg\" "
-                f"width=\"380\" height=\"{height}\" role=\"img\" aria-label=\"bytes held\">"
-                + "".join(rows) + "</svg><figcaption>"
-                + escape("bytes held at once per scripted call (orange: yours, blue: the "
-                         "reference's)") + "</figcaption></figure>")
+        return (
+            f'<figure class="memory"><svg xmlns="http://www.w3.org/2000/svg" '
+            f'width="380" height="{height}" role="img" aria-label="bytes held">'
+            + "".join(rows)
+            + "</svg><figcaption>"
+            + escape("bytes held at once per scripted call (orange: yours, blue: the reference's)")
+            + "</figcaption></figure>"
+        )
 
     @classmethod
     def class_key(cls, result):
