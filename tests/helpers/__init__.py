@@ -114,3 +114,13 @@ def notebook(*cells: tuple[str, str]) -> str:
     make = {"code": nbformat.v4.new_code_cell, "markdown": nbformat.v4.new_markdown_cell}
     nb.cells = [make[kind](src) for kind, src in cells]
     return nbformat.writes(nb)
+
+
+def put_at(doc, place, value):
+    if not place:
+        return value
+    target = doc
+    for key in place[:-1]:
+        target = target[key]
+    target[place[-1]] = value
+    return doc

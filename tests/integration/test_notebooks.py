@@ -11,18 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers import SOLUTION, TASK, notebook, run_judge
+from helpers import SOLUTION, TASK, notebook, put_at, run_judge
 from helpers.isolation_modes import MODES
-
-
-def put_at(doc, place, value):
-    if not place:
-        return value
-    target = doc
-    for key in place[:-1]:
-        target = target[key]
-    target[place[-1]] = value
-    return doc
 
 
 def judge_run(path: Path) -> dict:

@@ -254,23 +254,3 @@ def test_sizes_of_calls():
 
 
 # ---------------------------------------------------------------- end to end
-
-BANK = """
-tasks:
-  - id: ema
-    title: EMA
-    step: 19
-    dims: {T: [0, 16]}
-    args:
-      x: {type: array, dtype: float32, shape: [T], values: [-1, 1]}
-      a: {type: scalar, kind: jax, dtype: float32, values: [0.1, 1]}
-    result: {type: array, dtype: same}
-    scripts:
-      lengths:
-        - {args: {x: {$random: {shape: [8]}}, a: {$scalar: 0.5, dtype: float32}}}
-        - {args: {x: {$random: {shape: [64]}}, a: {$scalar: 0.5, dtype: float32}}}
-        - {args: {x: {$random: {shape: [200]}}, a: {$scalar: 0.5, dtype: float32}}}
-    checks:
-      - {id: program, kind: jaxpr, script: lengths, budget: no_growth, size: "x.shape[0]",
-         size_name: T, forbid: [pure_callback]}
-"""

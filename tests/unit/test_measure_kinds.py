@@ -332,49 +332,6 @@ def test_cost_verdicts_give_both_figures_and_the_cause():
 
 # ---------------------------------------------------------------- end to end
 
-BANK = """
-tasks:
-  - id: chain
-    title: a @ b @ c
-    step: 22
-    dims: {n: [1, 8]}
-    args:
-      a: {type: array, dtype: float32, shape: [n, n], values: [-1, 1]}
-      b: {type: array, dtype: float32, shape: [n, n], values: [-1, 1]}
-      c: {type: array, dtype: float32, shape: [n, n], values: [-1, 1]}
-    result: {type: array, dtype: same}
-    tolerance: {mode: reduction}
-    scripts:
-      shapes:
-        - args:
-            a: {$random: {shape: [64, 8]}}
-            b: {$random: {shape: [8, 64]}}
-            c: {$random: {shape: [64, 2]}}
-    checks:
-      - {id: cost, kind: cost, script: shapes, factor: 1.1}
-  - id: sgd
-    title: sgd
-    step: 20
-    args:
-      p: {type: tree, values: [-1, 1]}
-      g: {type: tree, like: p, values: [-1, 1]}
-    result: {type: any, dtype: same}
-    scripts:
-      steps:
-        - args:
-            p: {w: {$random: {shape: [3, 4]}}, empty: {$random: {shape: [0]}}}
-            g: {w: {$random: {shape: [3, 4]}}, empty: {$random: {shape: [0]}}}
-    checks:
-      - {id: donation, kind: donation, script: steps, argument: p}
-"""
-
-REFERENCES = {
-    "chain": "def chain(a, b, c):\n    n, k = a.shape\n    m, p = c.shape\n"
-    "    return (a @ b) @ c if n * k * m + n * m * p <= k * m * p + n * k * p else a @ (b @ c)\n",
-    "sgd": "import jax\n\n@jax.jit\ndef _step(p, g):\n    return jax.tree.map(lambda a, b: a - 0.1 * b, p, g)\n\n"
-    "_donating = jax.jit(_step, donate_argnums=0)\n\ndef sgd(p, g):\n    return _donating(p, g)\n",
-}
-
 
 def test_no_cost_figure_is_unmeasurable_never_the_learners_failure():
     from judge.worker.measure import _Unmeasurable

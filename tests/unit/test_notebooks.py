@@ -120,6 +120,8 @@ from hypothesis import strategies as st  # noqa: E402
 
 from judge.notebooks import notebook_from_bytes  # noqa: E402
 
+from helpers import put_at  # noqa: E402
+
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
     lambda inner: (
@@ -152,16 +154,6 @@ def valid_notebook() -> dict:
     nb = json.loads(notebook(("code", "x = 1"), ("markdown", "text")))
     nb["cells"][0]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "1\n"}]
     return nb
-
-
-def put_at(doc, place, value):
-    if not place:
-        return value
-    target = doc
-    for key in place[:-1]:
-        target = target[key]
-    target[place[-1]] = value
-    return doc
 
 
 def intake(data: bytes):
