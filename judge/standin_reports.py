@@ -16,15 +16,12 @@ def missing_report(task: Task, submission: str, why: str, seed: int | None, stri
     """The report of a submission that is not there (a batch's missing cell), so that
     every view (a Gradescope results.json above all: without one Gradescope shows a
     broken autograder) says why, and scores it 0 of the task's points."""
-    report = Report(
-        task=task.id,
-        submission=submission,
-        seed=task.seed if seed is None else seed,
-        judge_version=__version__,
-        strict=strict,
-        title=task.title,
-    )
-    report.checks.append(
+    report = _standing_in(
+        task.id,
+        task.title,
+        submission,
+        task.seed if seed is None else seed,
+        strict,
         CheckResult(
             id="load",
             kind="load",
@@ -32,7 +29,7 @@ def missing_report(task: Task, submission: str, why: str, seed: int | None, stri
             status=Status.ERROR,
             message=f"nothing to grade: {why}",
             verdict=Verdict.INVALID_SUBMISSION,
-        )
+        ),
     )
     for spec in task.checks:
         skipped = spec.result(Status.SKIPPED, "not run: no submission")
@@ -47,26 +44,22 @@ def no_task_report(
 ) -> Report:
     """The report when the task asked for is not in the bank: the grader's set-up is at
     fault, never the learner, and a platform's results file still says so."""
-    report = Report(
-        task=task_id,
-        submission=submission,
-        seed=0 if seed is None else seed,
-        judge_version=__version__,
-        strict=strict,
-        title=task_id,
-    )
-    report.checks.append(
+    message = f"this grader is set up for a task the bank does not hold (not your fault): {why}"
+    return _standing_in(
+        task_id,
+        task_id,
+        submission,
+        0 if seed is None else seed,
+        strict,
         CheckResult(
             id="task",
             kind="judge",
             required=True,
             status=Status.ERROR,
-            message=f"this grader is set up for a task the bank does "
-            f"not hold (not your fault): {why}",
+            message=message,
             verdict=Verdict.JUDGE_ERROR,
-        )
-    )
-    return report.finish()
+        ),
+    ).finish()
 
 
 def points_details(spec) -> dict:
@@ -89,15 +82,12 @@ def judge_error_report(
     """The report of a grading that the judge itself broke: never the learner's fault,
     never a traceback in their face."""
     detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-    report = Report(
-        task=task.id,
-        submission=str(submission),
-        seed=task.seed if seed is None else seed,
-        judge_version=__version__,
-        strict=strict,
-        title=task.title,
-    )
-    report.checks.append(
+    return _standing_in(
+        task.id,
+        task.title,
+        str(submission),
+        task.seed if seed is None else seed,
+        strict,
         CheckResult(
             id="judge",
             kind="judge",
@@ -105,6 +95,21 @@ def judge_error_report(
             status=Status.ERROR,
             message=f"the judge failed (not your fault): {detail}",
             verdict=Verdict.JUDGE_ERROR,
-        )
+        ),
+    ).finish()
+
+
+def _standing_in(
+    task_id: str, title: str, submission: str, seed: int, strict: bool, first: CheckResult
+) -> Report:
+    """A report that stands in for a grading, its first check saying why."""
+    report = Report(
+        task=task_id,
+        submission=submission,
+        seed=seed,
+        judge_version=__version__,
+        strict=strict,
+        title=title,
     )
-    return report.finish()
+    report.checks.append(first)
+    return report
