@@ -157,7 +157,8 @@ def test_only_the_public_files_themselves_are_shipped(tmp_path):
         texts = [z.read(n).decode("utf-8", "replace") for n in names]
     assert f"judge/_bank/tasks/{TASK}/statement.md" in names
     assert f"judge/_bank/tasks/{TASK}/solution.py" not in names
-    assert not [n for n in names if "/known/" in n or "reference" in n]
+    # no reference folder nor a file of one (judge/reference_checks.py is the judge's code)
+    assert not [n for n in names if "/known/" in n or "reference/" in n]
     assert not [t for t in texts if secret.strip() in t]
     (folder / "hints.md").unlink()
     (folder / "hints.md").symlink_to(project / "reference" / f"{TASK}.py")

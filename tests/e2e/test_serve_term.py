@@ -277,7 +277,7 @@ def test_without_tokens_nobody_reads_the_class(tmp_path):
 def test_a_bad_role_stops_the_start(tmp_path):
     import subprocess
 
-    from serve_server import JUDGE
+    from helpers.serve_server import JUDGE
 
     tokens = tmp_path / "tokens.yaml"
     tokens.write_text(f"tokens:\n  - name: x\n    token: {PROF}\n    role: admin\n")

@@ -17,7 +17,7 @@ from judge.sandbox.handle import WorkerHandle
 from judge.session import start_learner_worker
 from judge.verdicts import Verdict
 
-BANK = Path(__file__).resolve().parent / "trust_bank"
+BANK = Path(__file__).resolve().parents[1] / "trust_bank"
 RIGHT = "def double(x):\n    return x * 2\n"
 
 
