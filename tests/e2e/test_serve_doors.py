@@ -240,12 +240,13 @@ def _title(driver, timeout_s=60) -> str:
 def test_a_page_on_another_origin_submits_nothing(served, sites, browser):  # noqa: F811
     api = served.url + "/v1/submissions"
     _Pages.pages["/attack.html"] = _attack_page(api, "attack")
-    before = _stored(served), served.health()["queue"], served.health()["graded"]
+    # what the service stored: an earlier test's grading may still finish meanwhile (the
+    # queue and graded counts move), but a submission it took would be a stored row
+    before = _stored(served)
     browser.get(sites["foreign"] + "/attack.html")
     results = json.loads(_title(browser).removeprefix("done "))
     assert results == {"plain": "sent", "json": "blocked", "form": "sent"}  # all were tried
-    after = _stored(served), served.health()["queue"], served.health()["graded"]
-    assert after == before
+    assert _stored(served) == before
 
     _Pages.pages["/allowed.html"] = _allowed_page(api)  # the course's own site
     browser.get(sites["allowed"] + "/allowed.html")
