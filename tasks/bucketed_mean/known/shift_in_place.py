@@ -1,4 +1,4 @@
-# expect: wrong_answer via examples, property, retrace
+# expect: wrong_answer via examples, property; retrace skipped
 # why: shifts x by its first element for accuracy with `x -= shift`, on the caller's
 # NumPy array: the mean it returns is right, but the caller's data is changed in place.
 import numpy as np

@@ -1,4 +1,4 @@
-# expect: wrong_answer via examples, property, retrace
+# expect: wrong_answer via examples, property; retrace skipped
 # why: draws the *drop* mask, bernoulli(key, rate), and keeps its complement: the right
 # distribution, but not the mask bernoulli(key, 1 - rate) gives for the same key.
 import jax

@@ -1,4 +1,4 @@
-# expect: wrong_answer via examples, property, retrace
+# expect: wrong_answer via examples, property; retrace skipped
 # why: zeroes the dropped elements but forgets to scale the survivors by 1 / (1 - rate),
 # so the expected value of the output shrinks; right only for rate = 0.
 import jax

@@ -1,4 +1,4 @@
-# expect: runtime_error via examples, property, retrace
+# expect: runtime_error via examples, property; retrace skipped
 # why: a Python `if` on the traced rate: inside jit, rate is a placeholder with no value,
 # and turning it into a bool raises TracerBoolConversionError.
 import jax

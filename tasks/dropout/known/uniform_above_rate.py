@@ -1,4 +1,4 @@
-# expect: wrong_answer via examples, property, retrace
+# expect: wrong_answer via examples, property; retrace skipped
 # why: keeps where uniform > rate: each element survives with probability 1 - rate,
 # but the mask is not the one uniform < 1 - rate (bernoulli) gives.
 import jax

@@ -1,4 +1,4 @@
-# expect: runtime_error via examples, property, retrace
+# expect: runtime_error via examples, property; retrace skipped
 # why: a shortcut for the common case, `if jnp.all(|x| <= delta)`: under jit the
 # condition is a traced boolean, and Python cannot branch on it.
 import jax

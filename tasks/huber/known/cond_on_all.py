@@ -1,4 +1,4 @@
-# expect: wrong_answer via examples, property, retrace
+# expect: wrong_answer via examples, property; retrace skipped
 # why: lax.cond traces fine, but it picks one formula for the whole array (quadratic only
 # if every element is within delta), where the task chooses per element.
 import jax

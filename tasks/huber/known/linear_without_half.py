@@ -1,4 +1,4 @@
-# expect: wrong_answer via examples, property, retrace
+# expect: wrong_answer via examples, property; retrace skipped
 # why: writes the linear part as delta * (|x| - delta): it no longer meets the
 # quadratic part at |x| = delta (0.5 delta**2 against 0).
 import jax

@@ -1,4 +1,4 @@
-# expect: runtime_error via examples, property, retrace
+# expect: runtime_error via examples, property; retrace skipped
 # why: loops over the elements with a Python `if`: under jit each comparison is a
 # tracer, and `if` asks for its truth value: TracerBoolConversionError.
 import jax

@@ -1,4 +1,4 @@
-# expect: runtime_error via retrace
+# expect: runtime_error; retrace skipped
 # why: s as a static argument: a jnp.float32 scalar is not hashable, so jit refuses it.
 from functools import partial
 

@@ -1,4 +1,4 @@
-# expect: wrong_answer via property, retrace; examples passed
+# expect: wrong_answer via property; examples passed, retrace skipped
 # why: forgets to restart from w0 for each rate: the second rate continues from where
 # the first one stopped (the statement's first example cannot tell: its first rate is
 # 0, and its last one converges in one step from anywhere).

@@ -1,4 +1,4 @@
-# expect: wrong_answer via examples, property, jaxpr
+# expect: wrong_answer via examples, property; jaxpr skipped
 # why: integer division: sum // n on an int32 input floors (the mean of [1, 2] is 1),
 # and the result is int32, not float32.
 import jax

@@ -1,4 +1,4 @@
-# expect: wrong_answer via examples, property, jaxpr
+# expect: wrong_answer via examples, property; jaxpr skipped
 # why: jnp.mean alone: right for every non-empty input, but the mean of an empty array
 # is 0 / 0 = NaN, and the task asks for 0.0.
 import jax

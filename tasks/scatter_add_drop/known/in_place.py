@@ -1,4 +1,4 @@
-# expect: runtime_error via examples, property, jaxpr
+# expect: runtime_error via examples, property; jaxpr skipped
 # why: NumPy habits: an in-place update of a JAX array raises TypeError (JAX arrays are
 # immutable; use x.at[idx].add(v)).
 import jax.numpy as jnp

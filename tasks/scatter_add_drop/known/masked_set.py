@@ -1,4 +1,4 @@
-# expect: wrong_answer via examples, property, jaxpr
+# expect: wrong_answer via examples, property; jaxpr skipped
 # why: uses .set where the values must accumulate: with a repeated index only one of
 # the updates survives (wrong values); on an empty x with indices to drop, its gather
 # also fails outright, which the property check reports where its search meets such an

@@ -1,4 +1,4 @@
-# expect: wrong_answer via examples, property, jaxpr
+# expect: wrong_answer via examples, property; jaxpr skipped
 # why: "keeps every index in range" with idx % n: -1 becomes n - 1 and n + 2 becomes 2,
 # so indices the task says to ignore are added somewhere.
 import jax

@@ -1,4 +1,4 @@
-# expect: wrong_answer via examples, property, retrace
+# expect: wrong_answer via examples, property; retrace skipped
 # why: uses the sample standard deviation (ddof=1); the task asks for the population one.
 import jax
 import jax.numpy as jnp

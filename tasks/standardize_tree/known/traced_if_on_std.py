@@ -1,4 +1,4 @@
-# expect: runtime_error via examples, property, retrace
+# expect: runtime_error via examples, property; retrace skipped
 # why: guards the empty leaf with a Python `if x.size == 0` (fine: a static shape) but
 # then also skips one-element leaves with `if jnp.std(x) == 0`: a traced value in an if.
 import jax

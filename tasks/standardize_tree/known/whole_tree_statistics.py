@@ -1,4 +1,4 @@
-# expect: wrong_answer via examples, property, retrace
+# expect: wrong_answer via examples, property; retrace skipped
 # why: standardizes with one mean and one std over all leaves together; the task asks
 # for each leaf's own statistics.
 import jax

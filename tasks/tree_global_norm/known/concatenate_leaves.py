@@ -1,4 +1,4 @@
-# expect: runtime_error via examples, property, retrace, sync
+# expect: runtime_error via examples, property; retrace skipped, sync skipped
 # why: concatenates every leaf into one vector and takes its norm: right for any tree
 # with a leaf, but jnp.concatenate of no arrays (an empty dict or list) raises.
 import jax

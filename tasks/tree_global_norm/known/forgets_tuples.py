@@ -1,4 +1,4 @@
-# expect: runtime_error via examples, property, retrace, sync
+# expect: runtime_error via examples, property; retrace skipped, sync skipped
 # why: a hand-written walk over dicts and lists that treats anything else as an array:
 # a tuple reaches jnp.square as a container of arrays of different shapes and fails.
 import jax

@@ -1,4 +1,4 @@
-# expect: wrong_answer via examples, property, retrace
+# expect: wrong_answer via examples, property; retrace skipped
 # why: adds the gradient instead of subtracting it (gradient ascent).
 import jax
 

@@ -1,4 +1,4 @@
-# expect: wrong_answer via examples, property, retrace
+# expect: wrong_answer via examples, property; retrace skipped
 # why: does the arithmetic in NumPy with a float64 rate: the values are right but every
 # parameter comes back float64, not float32.
 import jax

@@ -1,4 +1,4 @@
-# expect: wrong_answer via examples, property, retrace
+# expect: wrong_answer via examples, property; retrace skipped
 # why: returns the flat list of updated leaves instead of a dict of the same structure.
 import jax
 

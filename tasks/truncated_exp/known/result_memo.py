@@ -1,4 +1,4 @@
-# expect: wrong_answer via examples, property, retrace
+# expect: wrong_answer via examples, property; retrace skipped
 # why: memoises the result (not the compiled function) per degree: a new x with a
 # degree seen before gets the old answer back.
 from functools import partial

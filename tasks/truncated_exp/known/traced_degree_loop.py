@@ -1,4 +1,4 @@
-# expect: runtime_error via examples, property, retrace
+# expect: runtime_error via examples, property; retrace skipped
 # why: jits both arguments, so degree is a tracer and range(degree) cannot take it.
 import jax
 import jax.numpy as jnp
