@@ -377,7 +377,7 @@ class Grading:
                     id="judge",
                     kind="judge",
                     required=True,
-                    status="error",
+                    status=Status.ERROR,
                     message=str(fault),
                     verdict=Verdict.JUDGE_ERROR,
                 )
@@ -427,7 +427,7 @@ class Grading:
                 id="load",
                 kind="load",
                 required=True,
-                status="error",
+                status=Status.ERROR,
                 message=load_message(self.loaded),
                 verdict=self.loaded.verdict,
                 details={"traceback": self.loaded.traceback} if self.loaded.traceback else {},

@@ -59,7 +59,7 @@ PLACEHOLDER = re.compile(r"\bTODO\b")
 
 
 def item(id: str, ok: bool, message: str, *, warn: bool = False, details=None) -> CheckResult:
-    status = "passed" if ok else "failed"
+    status = Status.PASSED if ok else Status.FAILED
     return CheckResult(
         id=id,
         kind="validate",
