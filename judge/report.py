@@ -82,7 +82,9 @@ class Report:
     seed: int
     judge_version: str
     checks: list[CheckResult] = field(default_factory=list)
-    output: dict[str, Any] = field(default_factory=lambda: {"stdout": "", "stderr": "", "truncated": False})
+    output: dict[str, Any] = field(
+        default_factory=lambda: {"stdout": "", "stderr": "", "truncated": False}
+    )
     elapsed_s: float = 0.0
     strict: bool = False
     isolation: str = "process"
