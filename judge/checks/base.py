@@ -42,7 +42,7 @@ import symtable
 import textwrap
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Callable, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Protocol, TypeVar, cast
 
 from ..plugins import PluginError
 from ..report import CheckResult
@@ -571,7 +571,12 @@ class CheckSpec:
 
     def result(self, status: Status | str, message: str, **kw) -> CheckResult:
         return CheckResult(
-            id=self.id, kind=self.kind, required=self.required, status=status, message=message, **kw
+            id=self.id,
+            kind=self.kind,
+            required=self.required,
+            status=cast(Status, status),  # a word becomes its Status in CheckResult
+            message=message,
+            **kw,
         )
 
     def failed(self, message: str, **kw) -> CheckResult:

@@ -21,6 +21,7 @@ writes, on the device's values, at every run.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 # the jax primitives that call back into Python, as the learner's code spells them
@@ -67,7 +68,7 @@ class Made:
         return f"{name}{where}{often}"
 
 
-def extra(mine: list[Made], theirs: dict[str, int]) -> list[Made]:
+def extra(mine: Sequence[Made], theirs: dict[str, int]) -> list[Made]:
     """The learner's callbacks of each primitive beyond the reference's count (any
     primitive but a debug print: one the judge does not know by name counts too)."""
     return [
@@ -112,7 +113,7 @@ def with_lines(made: list[Made], lines: dict) -> list[Made]:
     return made
 
 
-def by_primitive(made: list[Made]) -> dict[str, int]:
+def by_primitive(made: Sequence[Made]) -> dict[str, int]:
     out: dict[str, int] = {}
     for m in made:
         out[m.primitive] = out.get(m.primitive, 0) + m.times

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..verdicts import Status, Verdict
@@ -244,6 +245,8 @@ class _Walk:
 
     def trace(self, comp, start: str, resolve) -> list[str]:
         """The function arguments (entry parameters) an instruction's value flows from."""
+        out: list[str]
+        seen: set[str]
         out, seen, todo = [], set(), [start]
         while todo and len(seen) < 2000:
             name = todo.pop()
@@ -305,7 +308,7 @@ class Tally:
     bytes: int
     sites: list[Site]
     num_partitions: int
-    callbacks: list = ()  # callbacks.Made: the program's host callbacks
+    callbacks: Sequence[host.Made] = ()  # callbacks.Made: the program's host callbacks
 
     @classmethod
     def of(cls, measured: dict) -> "Tally":

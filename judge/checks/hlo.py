@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 _COMPUTATION = re.compile(r"^(ENTRY\s+)?%([^\s(]+)\s*\(.*->.*\{\s*$")
 _INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?%([^\s=]+)\s*=\s*(.*)$")
@@ -132,7 +133,7 @@ class Program:
         one is, else the innermost (a wrapper of a jax function is a frame too)."""
         frame = ins.frame
         first = self.frames.get(frame) if frame is not None else None
-        seen = set()
+        seen: set[Any] = set()
         while source and frame is not None and frame not in seen and len(seen) < 200:
             seen.add(frame)
             found = self.frames.get(frame)
@@ -198,6 +199,10 @@ def _instruction(name: str, rest: str) -> Instruction | None:
 def _tables(lines: list[str], parents: dict | None = None) -> dict[int, tuple[str, int, str]]:
     """The stack frames the program's instructions point at: frame id -> (file, line,
     function); each frame's caller goes into ``parents``."""
+    files: dict[int, str]
+    functions: dict[int, str]
+    locations: dict[int, tuple[int, int, int]]
+    frames: dict[int, int]
     section, files, functions, locations, frames = None, {}, {}, {}, {}
     parents = parents if parents is not None else {}
     for line in lines:
@@ -229,10 +234,10 @@ def _tables(lines: list[str], parents: dict | None = None) -> dict[int, tuple[st
             if parent and int(parent.group(1)) != key:
                 parents[key] = int(parent.group(1))
     out = {}
-    for frame, loc in frames.items():
-        if loc in locations:
-            f, line, g = locations[loc]
-            out[frame] = (files.get(f, ""), line, functions.get(g, ""))
+    for frame, at in frames.items():
+        if at in locations:
+            file_id, line_no, function_id = locations[at]
+            out[frame] = (files.get(file_id, ""), line_no, functions.get(function_id, ""))
     return out
 
 

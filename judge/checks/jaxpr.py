@@ -49,6 +49,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import replace
+from typing import cast
 
 from ..verdicts import Status, Verdict
 from . import callbacks as host
@@ -254,7 +255,7 @@ class JaxprCheck(ScriptMeasureCheck):
                     max(l.array.shape, default=0) for l in leaves(value) if isinstance(l, Leaf)
                 ]
             return max(found)
-        m = SIZE.match(self.size)
+        m = cast("re.Match[str]", SIZE.match(self.size))  # the size was checked as read
         if m.group("len"):
             return len(args[m.group("len")])
         value = args[m.group("arg")]

@@ -15,6 +15,7 @@ runs the same calls beside, for the values they are compared with.
 from __future__ import annotations
 
 import re
+from typing import cast
 
 from ..verdicts import Status, Verdict
 from .base import ScriptMeasureCheck, check_kind, instrument
@@ -244,8 +245,8 @@ class _Printed:
 
     @classmethod
     def of(cls, measured: dict, pattern: re.Pattern) -> "_Printed":
-        text = measured.get("stdout") if isinstance(measured.get("stdout"), str) else ""
-        size = measured.get("bytes") if isinstance(measured.get("bytes"), int) else 0
+        text = cast(str, measured.get("stdout")) if isinstance(measured.get("stdout"), str) else ""
+        size = cast(int, measured.get("bytes")) if isinstance(measured.get("bytes"), int) else 0
         lines = text.splitlines()
         return cls(lines, sum(1 for line in lines if pattern.search(line)), size > CAPTURE_LIMIT)
 

@@ -29,6 +29,7 @@ import functools
 import shutil
 import tempfile
 import warnings
+from typing import Any
 
 from ..specs import Inputs, import_hypothesis
 from ..values import first_difference, render
@@ -293,7 +294,7 @@ class _Trial:
             raise
 
     def call_ahead(self, drawn) -> list:
-        calls = []
+        calls: list[tuple[Any, Any, Any]] = []
         expected = self.grading.expected_all(drawn)
         for args, pending in zip(drawn, expected):
             # deterministic: each input called so far, and this one, are called again after
