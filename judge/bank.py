@@ -13,7 +13,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, NoReturn, cast
 
 import yaml
 
@@ -86,7 +86,7 @@ class FieldReader:
             self.fail(f"expected a mapping, got {_kind(data)}")
         self.data = data
 
-    def fail(self, message: str, key: str | None = None):
+    def fail(self, message: str, key: str | None = None) -> NoReturn:
         raise BankError(self.file, message, self.task, self._at(key))
 
     def _at(self, key: str | None) -> str | None:

@@ -38,9 +38,27 @@ from typing import TYPE_CHECKING, Any
 
 from .verdicts import Status
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # what scoring reads of a report (judge.report imports this module)
+    from collections.abc import Sequence
+    from typing import Protocol
+
     from .bank import Task
-    from .report import CheckResult, Report
+
+    class CheckResult(Protocol):
+        kind: str
+        required: bool
+        status: Status
+        message: str
+        details: dict[str, Any]
+
+        def counts(self, strict: bool) -> bool: ...
+
+    class Report(Protocol):
+        strict: bool
+
+        @property
+        def checks(self) -> Sequence[CheckResult]: ...
+
 
 SETUP_KINDS = ("load", "judge")  # added by the runner when the task's checks cannot run
 # added by the runner when the learner's code touched its instruments: worth nothing, and
