@@ -45,7 +45,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Protocol, TypeVar, cast
 
-from ..plugins import PluginError
+from ..plugins import PluginError as PluginError  # re-exported by judge.checks
 from ..report import CheckResult
 from ..verdicts import Status, Verdict
 
