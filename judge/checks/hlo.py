@@ -28,7 +28,10 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .callbacks import Made
 
 _COMPUTATION = re.compile(r"^(ENTRY\s+)?%([^\s(]+)\s*\(.*->.*\{\s*$")
 _INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?%([^\s=]+)\s*=\s*(.*)$")
@@ -196,7 +199,9 @@ def _instruction(name: str, rest: str) -> Instruction | None:
     )
 
 
-def _tables(lines: list[str], parents: dict | None = None) -> dict[int, tuple[str, int, str]]:
+def _tables(
+    lines: list[str], parents: dict[int, int] | None = None
+) -> dict[int, tuple[str, int, str]]:
     """The stack frames the program's instructions point at: frame id -> (file, line,
     function); each frame's caller goes into ``parents``."""
     files: dict[int, str]
@@ -280,7 +285,7 @@ class Loop:
     file: str
     line: int | None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"op_name": self.op_name, "file": self.file, "line": self.line}
 
 
@@ -294,7 +299,7 @@ class Callback:
     line: int | None
     fixed_trips: bool = True  # False: inside a loop whose trip count XLA does not know
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "primitive": self.primitive,
             "times": self.times,
@@ -344,7 +349,9 @@ class _Walker:
         self.memo[key] = total
         return total
 
-    def instruction(self, comp, ins: Instruction, trips: bool, depth: int) -> float:
+    def instruction(
+        self, comp: dict[str, Instruction], ins: Instruction, trips: bool, depth: int
+    ) -> float:
         op = ins.opcode
         if op == "while":
             inner = sum(self.flops(c, trips, depth + 1) for _, c in ins.callees)
@@ -424,7 +431,7 @@ def host_callbacks(program: Program, source: str = "") -> list[Callback]:
     return walker.callbacks
 
 
-def made(callbacks: list[Callback], source: str):
+def made(callbacks: list[Callback], source: str) -> list[Made]:
     """The callbacks per primitive (``callbacks.Made``), each with the first line of the
     learner's file (``source``, a base name) that makes one."""
     from .callbacks import Made
