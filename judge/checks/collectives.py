@@ -29,12 +29,18 @@ import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from ..verdicts import Status, Verdict
 from . import callbacks as host
 from .base import Measured, ScriptMeasureCheck, check_kind, instrument
 from .hlo import Program, host_callbacks, made, read_hlo
 from .outcome import plural
+
+if TYPE_CHECKING:
+    from ..bank import FieldReader, Task
+    from ..report import CheckResult
+    from .base import GradingView, Measured
 
 KINDS = ("all-reduce", "all-gather", "reduce-scatter", "collective-permute", "all-to-all")
 MAX_HLO_CHARS = 3 << 20
@@ -58,7 +64,7 @@ CAUSES = {
 }
 
 
-def bind_jax():
+def bind_jax():  # type: ignore[no-untyped-def]  # shipped
     """Runs in the worker before the learner's file: jax's own functions, whatever the
     learner's code replaces later."""
     import os
@@ -83,7 +89,7 @@ def bind_jax():
     }
 
 
-def compile_for_collectives(ctx, args, kwargs, options):
+def compile_for_collectives(ctx, args, kwargs, options):  # type: ignore[no-untyped-def]  # shipped
     """Runs in the worker: the compiled program of ``jax.jit(function)`` at these
     arguments, as HLO text, and the value it computes, kept for the judge to compare.
     A function that needs concrete values (NumPy on a traced array, ``if`` on one) has
@@ -155,7 +161,7 @@ class Site:
     line: int | None = None
     fixed_trips: bool = True  # False: inside a loop whose trip count is not fixed (counted once)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
             "times": self.times,
@@ -311,7 +317,7 @@ class Tally:
     callbacks: Sequence[host.Made] = ()  # callbacks.Made: the program's host callbacks
 
     @classmethod
-    def of(cls, measured: dict) -> "Tally":
+    def of(cls, measured: dict[str, Any]) -> "Tally":
         program = read_hlo(str(measured.get("hlo", "")))
         sites = collective_sites(program)
         counts = {k: sum(s.times for s in sites if s.kind == k) for k in KINDS}
@@ -330,7 +336,7 @@ class Tally:
         )
 
     @classmethod
-    def ran(cls, measured: dict) -> "Tally | None":
+    def ran(cls, measured: dict[str, Any]) -> "Tally | None":
         """What the programs a call ran send, each program's collectives times the times
         it ran; None when that was not recorded (or a program's HLO did not come)."""
         executed = measured.get("executed")
@@ -358,7 +364,7 @@ class Tally:
                 counts[k] = int(n)
         return cls(counts, total, sites, 0, [])
 
-    def details(self) -> dict:
+    def details(self) -> dict[str, Any]:
         return {
             "counts": self.counts,
             "bytes": self.bytes,
@@ -383,7 +389,7 @@ class CollectivesCheck(ScriptMeasureCheck):
         "not x.sharding; jnp, not NumPy)."
     )
 
-    def __init__(self, r, scripts):
+    def __init__(self, r: FieldReader, scripts: dict[str, Any]) -> None:
         super().__init__(r, scripts)
         self.budget = {k: "reference" for k in KINDS}
         budget_r = r.child("budget", r.data.get("budget", {}))
@@ -402,10 +408,10 @@ class CollectivesCheck(ScriptMeasureCheck):
         advice_r.only(KINDS + ("bytes",))
         self.advice = {k: str(v) for k, v in advice_r.data.items()}
 
-    def options(self, task) -> dict:
+    def options(self, task: Task) -> dict[str, Any]:
         return {"max_chars": MAX_HLO_CHARS, "callbacks": list(host.SPELLED)}
 
-    def judge(self, grading, calls: list[Measured]):
+    def judge(self, grading: GradingView, calls: list[Measured]) -> CheckResult:
         results = []
         for c in calls:
             where = f"scripted call {c.index} of {len(calls)}: " if len(calls) > 1 else ""
@@ -601,7 +607,7 @@ class CollectivesCheck(ScriptMeasureCheck):
             text += f"; {mine.bytes} bytes to each device (the reference's: {theirs.bytes})"
         return text
 
-    def no_program(self, measured: dict, label: str) -> str:
+    def no_program(self, measured: dict[str, Any], label: str) -> str:
         if "too_large" in measured:
             return (
                 f"your compiled program on {label} is {measured['too_large']} "
@@ -621,7 +627,7 @@ class CollectivesCheck(ScriptMeasureCheck):
         )
 
 
-def _first(measured: dict) -> str:
+def _first(measured: dict[str, Any]) -> str:
     host = measured.get("host")
     if isinstance(host, dict):
         return f"{host.get('error')}: {str(host.get('message', ''))[:200]}"

@@ -49,19 +49,24 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import replace
-from typing import cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ..verdicts import Status, Verdict
 from . import callbacks as host
 from .base import ScriptMeasureCheck, bind_tracing, check_kind, instrument, run_traced
 from .outcome import plural
 
+if TYPE_CHECKING:
+    from ..bank import FieldReader
+    from ..report import CheckResult
+    from .base import GradingView, Measured
+
 BUDGETS = ("no_growth", "reference")
 RAN_MARGIN, RAN_SLACK = 1.25, 4  # when what the calls ran replaces the trace's count
 SIZE = re.compile(r"^(?:len\((?P<len>\w+)\)|(?P<arg>\w+)(?:\.shape\[(?P<axis>\d+)\])?)$")
 
 
-def measure_program(ctx, args, kwargs, options, lines_sent=40):
+def measure_program(ctx, args, kwargs, options, lines_sent=40):  # type: ignore[no-untyped-def]  # shipped
     """Runs in the worker: the traced program's size, its primitives, and the lines of
     the learner's file its equations come from; the program's own value is kept."""
     bound = ctx.bound
@@ -71,11 +76,11 @@ def measure_program(ctx, args, kwargs, options, lines_sent=40):
     closed, out_shape = make_jaxpr(fn, return_shape=True)(*arrays)
 
     mine = realpath(ctx.source_file) if ctx.source_file else None
-    ours: dict = {}  # file name -> is it the learner's file
-    primitives: dict = {}
-    dtypes: dict = {}
-    lines: dict = {}
-    first_line: dict = {}
+    ours: dict[str, Any] = {}  # file name -> is it the learner's file
+    primitives: dict[str, Any] = {}
+    dtypes: dict[str, Any] = {}
+    lines: dict[str, Any] = {}
+    first_line: dict[str, Any] = {}
     unrolled = [1]  # the most copies of a scan body
 
     def line_of(eqn):
@@ -191,7 +196,7 @@ class JaxprCheck(ScriptMeasureCheck):
         "lax.fori_loop or vmap"
     )
 
-    def __init__(self, r, scripts):
+    def __init__(self, r: FieldReader, scripts: dict[str, Any]) -> None:
         super().__init__(r, scripts)
         budget = r.get("budget", (int, str), None, what="no_growth, reference or a number")
         if isinstance(budget, str) and budget not in BUDGETS:
@@ -271,7 +276,7 @@ class JaxprCheck(ScriptMeasureCheck):
         return f"{self.size_name}={size}"
 
     # ------------------------------------------------------------ the verdict
-    def judge(self, grading, calls):
+    def judge(self, grading: GradingView, calls: list[Measured]) -> CheckResult:
         unknown = self.unrecorded(calls)
         if unknown is not None:
             return unknown
@@ -481,7 +486,7 @@ class JaxprCheck(ScriptMeasureCheck):
         return text + f"\nUsual cause: {self.cause}."
 
     @staticmethod
-    def grown(before: dict, after: dict):
+    def grown(before: dict[str, Any], after: dict[str, Any]):
         diffs = [(after.get(k, 0) - before.get(k, 0), k) for k in set(before) | set(after)]
         diffs = [d for d in diffs if d[0] > 0]
         if not diffs:
@@ -490,7 +495,7 @@ class JaxprCheck(ScriptMeasureCheck):
         return name, before.get(name, 0), after.get(name, 0)
 
     @staticmethod
-    def grown_line(before: dict, after: dict) -> str:
+    def grown_line(before: dict[str, Any], after: dict[str, Any]) -> str:
         old, new = before.get("lines", {}), after.get("lines", {})
         diffs = [(n - old.get(line, 0), line) for line, n in new.items()]
         diffs = [d for d in diffs if d[0] > 0]

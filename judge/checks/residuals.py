@@ -22,13 +22,20 @@ residual shows it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ..verdicts import Status
 from . import callbacks as host
 from .base import ScriptMeasureCheck, bind_tracing, check_kind, instrument, run_traced
 from .outcome import plural
 
+if TYPE_CHECKING:
+    from ..bank import FieldReader, Task
+    from ..report import CheckResult
+    from .base import GradingView, Measured
 
-def measure_residuals(ctx, args, kwargs, options, shown=12):
+
+def measure_residuals(ctx, args, kwargs, options, shown=12):  # type: ignore[no-untyped-def]  # shipped
     """Runs in the worker: the residuals of ``jax.vjp`` of the call that are not its
     arguments (count, bytes, and the largest, with where they come from)."""
     bound = ctx.bound
@@ -50,7 +57,7 @@ def measure_residuals(ctx, args, kwargs, options, shown=12):
     constants = set(map(id, jaxpr.constvars))
 
     mine = realpath(ctx.source_file) if ctx.source_file else None
-    ours: dict = {}
+    ours: dict[str, Any] = {}
 
     def line_of(eqn):
         """The innermost line of the learner's file in the equation's traceback."""
@@ -115,7 +122,7 @@ def measure_residuals(ctx, args, kwargs, options, shown=12):
     # host callbacks anywhere in the program (a forward computed in Python keeps its
     # values on the host, where no residual shows them): count and first line of each
     wanted = set(options.get("callbacks", ()))
-    callbacks: dict = {}
+    callbacks: dict[str, Any] = {}
     jaxprs_in_params = bound["jaxprs_in_params"]
 
     def find(program, depth=0):
@@ -162,15 +169,15 @@ class ResidualsCheck(ScriptMeasureCheck):
         "stack) in jax.checkpoint so its insides are recomputed instead"
     )
 
-    def __init__(self, r, scripts):
+    def __init__(self, r: FieldReader, scripts: dict[str, Any]) -> None:
         super().__init__(r, scripts)
         self.slack = int(r.number("slack", 0, low=0))
         self.slack_bytes = int(r.number("slack_bytes", 0, low=0))
 
-    def options(self, task) -> dict:
+    def options(self, task: Task) -> dict[str, Any]:
         return {"callbacks": list(host.COUNTED)}
 
-    def judge(self, grading, calls):
+    def judge(self, grading: GradingView, calls: list[Measured]) -> CheckResult:
         details = {
             "slack": self.slack,
             "slack_bytes": self.slack_bytes,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -24,6 +25,11 @@ from ..worker.wire import Leaf
 from .base import CheckSpec, Later, Phase, check_kind
 from .outcome import call_text, counterexample, failed_call
 
+if TYPE_CHECKING:
+    from ..bank import FieldReader
+    from ..report import CheckResult
+    from .base import GradingView
+
 SHOWN_DEVICES = 3
 
 
@@ -32,7 +38,7 @@ class ShardingCheck(CheckSpec):
     phase = Phase.GENERATED
     FIELDS = CheckSpec.FIELDS + ("examples", "max_shapes")
 
-    def __init__(self, r, scripts):
+    def __init__(self, r: FieldReader, scripts: dict[str, Any]) -> None:
         super().__init__(r, scripts)
         self.examples = int(r.number("examples", 6, low=1))
         self.max_shapes = int(r.number("max_shapes", 8, low=3))
@@ -40,10 +46,10 @@ class ShardingCheck(CheckSpec):
     def pool_size(self) -> int:
         return self.max_shapes
 
-    def planned_calls(self, grading) -> int:
+    def planned_calls(self, grading: GradingView) -> int:
         return self.examples
 
-    def inputs(self, grading) -> list[dict]:
+    def inputs(self, grading) -> list[dict[str, Any]]:
         """The pool's edges (empty, smallest, largest), then seeded draws from the pool."""
         task = grading.task
         inputs = Inputs(task.args, task.dims)
@@ -55,7 +61,7 @@ class ShardingCheck(CheckSpec):
         # an empty array lands nowhere, so says nothing about a layout: those go last
         return sorted(calls, key=_empty)
 
-    def run(self, grading):
+    def run(self, grading: GradingView) -> CheckResult | Later:
         calls = self.inputs(grading)
         expected = grading.expected_all(calls)
         outcomes = []
@@ -145,7 +151,7 @@ def _blocks(layout) -> dict[int, tuple]:
     return {int(d): tuple(tuple(b) for b in blocks) for d, blocks in layout.get("shards", [])}
 
 
-def same_layout(a: dict, b: dict, shape) -> bool:
+def same_layout(a: dict[str, Any], b: dict[str, Any], shape) -> bool:
     """The same part of the array on each device (an empty array lands nowhere)."""
     if math.prod(shape) == 0:
         return True
@@ -172,7 +178,7 @@ def _range_words(k: int, rank: int, block) -> str:
     return f"{word} {start}-{stop - 1}"
 
 
-def _over(axes: list[str], sizes: dict) -> str:
+def _over(axes: list[str], sizes: dict[str, Any]) -> str:
     names = ", ".join(f"`{a}`" for a in axes)
     return (
         f"over the {math.prod(sizes[a] for a in axes)} devices of "
@@ -180,7 +186,7 @@ def _over(axes: list[str], sizes: dict) -> str:
     )
 
 
-def describe(layout: dict, shape) -> str:
+def describe(layout: dict[str, Any], shape) -> str:
     """The layout in words: "rows split over the 8 devices of axis `data`",
     "every device holding the whole array (replicated on 8 devices)", ..."""
     spec = layout.get("spec") or []
@@ -224,7 +230,7 @@ def describe(layout: dict, shape) -> str:
     return f"{text}, each block on {copies} devices" if copies > 1 else text
 
 
-def _placement(layout: dict, shape) -> str:
+def _placement(layout: dict[str, Any], shape) -> str:
     """Which part each of the first few devices holds: "device 0 rows 0-7, device 1 ..."."""
     blocks = sorted(_blocks(layout).items())
     shown = []
