@@ -40,7 +40,8 @@ from .outcome import plural
 if TYPE_CHECKING:
     from ..bank import FieldReader, Task
     from ..report import CheckResult
-    from .base import GradingView, Measured
+    from .base import GradingView
+    from .hlo import Instruction
 
 KINDS = ("all-reduce", "all-gather", "reduce-scatter", "collective-permute", "all-to-all")
 MAX_HLO_CHARS = 3 << 20
@@ -121,7 +122,7 @@ def compile_for_collectives(ctx, args, kwargs, options):  # type: ignore[no-unty
     if len(text) > int(options.get("max_chars", 3 << 20)):
         return {"too_large": len(text), "executed": executed}
     lines = (
-        callback_lines(jax_, fn, arrays, source, options.get("callbacks", ()))
+        callback_lines(jax_, fn, arrays, source, options.get("callbacks", ()))  # type: ignore[name-defined]  # shipped beside it
         if "callback" in text
         else {}
     )
@@ -183,7 +184,7 @@ class _Walk:
         self.sites: list[Site] = []
 
     def computation(
-        self, name: str, times: int, fixed: bool, resolve, depth: int = 0
+        self, name: str, times: int, fixed: bool, resolve: Any, depth: int = 0
     ) -> list[Site]:
         comp = self.program.computations.get(name, {})
         found: list[Site] = []
@@ -235,7 +236,9 @@ class _Walk:
                         found += self.computation(callee, times, fixed, inner, depth + 1)
         return found
 
-    def operand_sources(self, comp, ins, resolve, k) -> list[str]:
+    def operand_sources(
+        self, comp: dict[str, Instruction], ins: Instruction, resolve: Any, k: int | None
+    ) -> list[str]:
         """Where operand ``k`` of a call site comes from (None: all its operands)."""
         picked = ins.operands if k is None else ins.operands[k : k + 1]
         out: list[str] = []
@@ -243,13 +246,13 @@ class _Walk:
             out += self.trace(comp, name, resolve)
         return list(dict.fromkeys(out))
 
-    def sources(self, comp, ins, resolve) -> list[str]:
+    def sources(self, comp: dict[str, Instruction], ins: Instruction, resolve: Any) -> list[str]:
         out: list[str] = []
         for name in ins.operands:
             out += self.trace(comp, name, resolve)
         return list(dict.fromkeys(out))
 
-    def trace(self, comp, start: str, resolve) -> list[str]:
+    def trace(self, comp: dict[str, Instruction], start: str, resolve: Any) -> list[str]:
         """The function arguments (entry parameters) an instruction's value flows from."""
         out: list[str]
         seen: set[str]
@@ -300,7 +303,7 @@ def collective_sites(program: Program) -> list[Site]:
     entry = program.computations.get(program.entry, {})
     params = {ins.parameter: ins.op_name for ins in entry.values() if ins.parameter is not None}
 
-    def argument(k):
+    def argument(k: int) -> list[str]:
         return [params[k]] if params.get(k) else []
 
     return _Walk(program).computation(program.entry, 1, True, argument)
@@ -495,9 +498,11 @@ class CollectivesCheck(ScriptMeasureCheck):
         )
 
     def limits(self, theirs: Tally) -> dict[str, int]:
-        return {k: theirs.counts[k] if b == "reference" else b for k, b in self.budget.items()}
+        return {k: theirs.counts[k] if b == "reference" else b for k, b in self.budget.items()}  # type: ignore[misc]  # else a number
 
-    def compare(self, mine: Tally, theirs: Tally, label: str, source: str, where: str):
+    def compare(
+        self, mine: Tally, theirs: Tally, label: str, source: str, where: str
+    ) -> CheckResult | None:
         limits = self.limits(theirs)
         details = {
             "mine": mine.details(),
@@ -557,7 +562,7 @@ class CollectivesCheck(ScriptMeasureCheck):
     def worst(tally: Tally, kind: str | None, shown: int = 3) -> list[Site]:
         """The sites of that kind (None: any) that move most, the same one written once
         however often the program repeats it (an unrolled loop, a merged shape)."""
-        grouped: dict[tuple, Site] = {}
+        grouped: dict[tuple[Any, ...], Site] = {}
         for s in tally.sites:
             if kind is None or s.kind == kind:
                 key = (s.kind, tuple(s.sources), s.operation, s.line, s.bytes_each, s.fixed_trips)

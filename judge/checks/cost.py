@@ -91,7 +91,7 @@ def measure_cost(ctx, args, kwargs, options):  # type: ignore[no-untyped-def]  #
     too_large = len(text) if len(text) > int(options.get("max_chars", 3 << 20)) else 0
     ctx.keep(compiled(*arrays))
     lines = (
-        callback_lines(bound, fn, arrays, ctx.source_file, options.get("callbacks", ()))
+        callback_lines(bound, fn, arrays, ctx.source_file, options.get("callbacks", ()))  # type: ignore[name-defined]  # shipped beside it
         if "callback" in text
         else {}
     )
@@ -108,7 +108,7 @@ def measure_cost(ctx, args, kwargs, options):  # type: ignore[no-untyped-def]  #
     }
 
 
-def executed_flops(executed, source: str = ""):
+def executed_flops(executed: Any, source: str = "") -> tuple[float, int] | None:
     """(flops, executions) of the programs a call ran, each loop body counted per trip
     where its HLO was sent; None when nothing was recorded or a program's flops are
     unknown."""
@@ -278,14 +278,14 @@ class CostCheck(ScriptMeasureCheck):
             )
         return self.result(Status.PASSED, text, details=details)
 
-    def over(self, c, mine: Figures, theirs: Figures, limit: float) -> str:
+    def over(self, c: Measured, mine: Figures, theirs: Figures, limit: float) -> str:
         if mine.flops > mine.traced_flops:
             factor = f"{self.factor:g} x " if self.factor != 1 else ""
             return (
                 f"at scripted call {c.index} ({c.label}), your function did different work "
                 f"when called than when traced: compiled from the judge's trace it does "
                 f"{_num(mine.traced_flops)} flops, but calling it ran "
-                f"{plural(mine.ran[1], 'device program')} doing {_num(mine.ran[0])} flops "
+                f"{plural(mine.ran[1], 'device program')} doing {_num(mine.ran[0])} flops "  # type: ignore[index]  # above the trace's: what ran
                 f"in all, against the reference's {_num(theirs.flops)} (budget: "
                 f"{factor}the reference's, {_num(limit)}). The figure is what your calls "
                 f"run.\nUsual cause: code that checks whether it is being traced "

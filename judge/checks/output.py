@@ -70,7 +70,7 @@ def capture_output(ctx, args, kwargs, options):  # type: ignore[no-untyped-def] 
     clear_caches = bound["clear_caches"]
     limit = int(options.get("limit", 65536))
 
-    def flush():
+    def flush():  # type: ignore[no-untyped-def]  # shipped
         for stream in (sys.stdout, sys.__stdout__):
             try:
                 stream.flush()
@@ -79,7 +79,7 @@ def capture_output(ctx, args, kwargs, options):  # type: ignore[no-untyped-def] 
 
     if options.get("fresh"):
         clear_caches()
-    flush()  # what was printed before belongs to no call
+    flush()  # type: ignore[no-untyped-call]  # what was printed before belongs to no call
     try:
         saved = dup(1)
     except OSError:  # the learner closed fd 1: it is closed again after
@@ -104,7 +104,7 @@ def capture_output(ctx, args, kwargs, options):  # type: ignore[no-untyped-def] 
                 pass  # not arrays: nothing to wait for
             effects_barrier()  # jax.debug.print runs asynchronously
         finally:
-            flush()
+            flush()  # type: ignore[no-untyped-call]
             if saved is None:
                 close(1)
             else:
@@ -195,7 +195,7 @@ class OutputCheck(ScriptMeasureCheck):
             message.append(f"  {self.cause}")
         return self.failed("\n".join(message), details=details)
 
-    def explain(self, printed, labels) -> list[str]:
+    def explain(self, printed: list[_Printed], labels: list[str]) -> list[str]:
         """The usual reason for what was seen, in a learner's words."""
         counts = [p.matching for p in printed]
         seen: dict[str, int] = {}
@@ -249,7 +249,7 @@ class _Printed:
         self.lines, self.matching, self.too_much = lines, matching, too_much
 
     @classmethod
-    def of(cls, measured: dict[str, Any], pattern: re.Pattern) -> "_Printed":
+    def of(cls, measured: dict[str, Any], pattern: re.Pattern[str]) -> "_Printed":
         text = cast(str, measured.get("stdout")) if isinstance(measured.get("stdout"), str) else ""
         size = cast(int, measured.get("bytes")) if isinstance(measured.get("bytes"), int) else 0
         lines = text.splitlines()
