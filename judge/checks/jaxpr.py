@@ -76,11 +76,11 @@ def measure_program(ctx, args, kwargs, options, lines_sent=40):  # type: ignore[
     closed, out_shape = make_jaxpr(fn, return_shape=True)(*arrays)
 
     mine = realpath(ctx.source_file) if ctx.source_file else None
-    ours: dict[str, Any] = {}  # file name -> is it the learner's file
-    primitives: dict[str, Any] = {}
-    dtypes: dict[str, Any] = {}
-    lines: dict[str, Any] = {}
-    first_line: dict[str, Any] = {}
+    ours: dict = {}  # type: ignore[type-arg]  # shipped: names no typing  # file name -> is it the learner's file
+    primitives: dict = {}  # type: ignore[type-arg]  # shipped: names no typing
+    dtypes: dict = {}  # type: ignore[type-arg]
+    lines: dict = {}  # type: ignore[type-arg]
+    first_line: dict = {}  # type: ignore[type-arg]
     unrolled = [1]  # the most copies of a scan body
 
     def line_of(eqn):  # type: ignore[no-untyped-def]  # shipped

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from .base import GradingView, Measured
 
 
-def measure_residuals(ctx, args, kwargs, options, shown=12):  # type: ignore[no-untyped-def]  # shipped
+def measure_residuals(ctx, args, kwargs, options, shown=12):
     """Runs in the worker: the residuals of ``jax.vjp`` of the call that are not its
     arguments (count, bytes, and the largest, with where they come from)."""
     bound = ctx.bound
@@ -57,7 +57,7 @@ def measure_residuals(ctx, args, kwargs, options, shown=12):  # type: ignore[no-
     constants = set(map(id, jaxpr.constvars))
 
     mine = realpath(ctx.source_file) if ctx.source_file else None
-    ours: dict[str, Any] = {}
+    ours: dict = {}
 
     def line_of(eqn):
         """The innermost line of the learner's file in the equation's traceback."""
@@ -122,7 +122,7 @@ def measure_residuals(ctx, args, kwargs, options, shown=12):  # type: ignore[no-
     # host callbacks anywhere in the program (a forward computed in Python keeps its
     # values on the host, where no residual shows them): count and first line of each
     wanted = set(options.get("callbacks", ()))
-    callbacks: dict[str, Any] = {}
+    callbacks: dict = {}
     jaxprs_in_params = bound["jaxprs_in_params"]
 
     def find(program, depth=0):
