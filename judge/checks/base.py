@@ -50,7 +50,8 @@ from ..report import CheckResult
 from ..verdicts import Status, Verdict
 
 if TYPE_CHECKING:  # the judge's own types, for readers and mypy only
-    from ..bank import FieldReader, Task
+    from ..bank import FieldReader as FieldReader  # for judge.checks.scripted (bank imports it)
+    from ..bank import Task
     from ..session import CallOutcome, ScriptRun
 
 CHECK_KINDS: dict[str, type["CheckSpec"]] = {}
