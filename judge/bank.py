@@ -13,7 +13,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn, cast
 
 import yaml
 
@@ -86,7 +86,7 @@ class FieldReader:
             self.fail(f"expected a mapping, got {_kind(data)}")
         self.data = data
 
-    def fail(self, message: str, key: str | None = None):
+    def fail(self, message: str, key: str | None = None) -> NoReturn:
         raise BankError(self.file, message, self.task, self._at(key))
 
     def _at(self, key: str | None) -> str | None:
@@ -96,7 +96,10 @@ class FieldReader:
 
     def child(self, key: str, data: Any = None) -> "FieldReader":
         return FieldReader(
-            self.data.get(key) if data is None else data, self.file, self.task, self._at(key)
+            self.data.get(key) if data is None else data,
+            self.file,
+            self.task,
+            cast(str, self._at(key)),  # a key given: a path
         )
 
     def reader_at(self, path: str, data: Any) -> "FieldReader":
@@ -195,7 +198,7 @@ class Task:
     seed: int
     devices: int | None = None  # `devices: N`: the workers start with N devices
     mesh: Any = None  # specs.MeshSpec the sharded arguments are placed on
-    bank: "Bank" = field(repr=False, default=None)
+    bank: "Bank" = field(repr=False, default=None)  # type: ignore[assignment]  # set by its Bank
     # check id -> its `visibility`, for every check
     visibility: dict[str, str] = field(default_factory=dict)
 
@@ -333,7 +336,8 @@ def load_bank(root: str | Path | None = None, *, lazy: bool = False) -> Bank:
     raw_tasks = top.get("tasks", (list, type(None))) or []  # `tasks:` alone: none yet
     bank = Bank(root=root, course=course, steps=steps)
     for i, raw in enumerate(raw_tasks):
-        task_id = raw.get("id") if isinstance(raw, dict) else None
+        # a str past the next line (parse_task refuses any other id)
+        task_id: Any = raw.get("id") if isinstance(raw, dict) else None
         if not isinstance(task_id, str):
             parse_task(raw, file, i, bank)  # refused, saying which entry and why
         if task_id in bank._entries:
@@ -422,6 +426,7 @@ def _where(root, size: dict, depth: dict) -> tuple[str | None, str | None]:
         if size[id(root)] > MAX_NODES
         else (lambda n: depth[id(n)] > MAX_DEPTH - 8)
     )
+    path: list[str]
     path, task, node = [], None, root
     while True:
         step = None
@@ -535,6 +540,7 @@ def parse_task(raw: Any, file: Path, index: int, bank: Bank) -> Task:
             )
         )
     check_list = r.get("checks", list)
+    visibility: dict[str, str]
     parsed, visibility = [], {}
     for i, c in enumerate(check_list):
         cr = r.reader_at(f"checks[{i}]", c)

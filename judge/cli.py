@@ -12,6 +12,7 @@ import atexit
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -22,7 +23,7 @@ from .verdicts import Verdict
 USAGE = 2
 
 
-def fail_usage(message: str) -> None:
+def fail_usage(message: str) -> NoReturn:
     click.echo(f"judge: {message}", err=True)
     sys.exit(USAGE)
 
@@ -56,7 +57,7 @@ def get_task(
         if results_file(fmt):
             from .standin_reports import no_task_report
 
-            emit(no_task_report(task_id, submission, str(exc), seed, strict), fmt)
+            emit(no_task_report(task_id, submission, str(exc), seed, strict), fmt)  # type: ignore[arg-type]  # results_file(None) is false
         fail_usage(str(exc))
 
 

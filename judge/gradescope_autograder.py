@@ -94,6 +94,7 @@ def find(folder: Path, tasks: list[dict]) -> dict[str, Found]:
     (one notebook may answer several tasks), else none, and why."""
     files = submitted_files(folder) if folder.is_dir() else []
     by_name: dict[str, Path] = {}
+    rel: Path | None
     for rel in files:
         by_name.setdefault(rel.name, rel)
     found: dict[str, Found] = {}

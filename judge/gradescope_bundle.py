@@ -170,14 +170,14 @@ def _requirements() -> list[tuple[str, str]]:
                 f"{r}; extra == '{extra}'"
                 for r in project.get("optional-dependencies", {}).get(extra, [])
             ]
-    out = []
+    out: list[tuple[str, str]] = []
     for req in declared:
         spec, _, marker = req.partition(";")
-        extra = re.search(r"""extra\s*==\s*["']([^"']+)["']""", marker)
-        if extra and extra.group(1) not in EXTRAS:
+        found = re.search(r"""extra\s*==\s*["']([^"']+)["']""", marker)
+        if found and found.group(1) not in EXTRAS:
             continue
-        name = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", spec).group(1)
-        rest = "" if extra else marker.strip()
+        name = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", spec).group(1)  # type: ignore[union-attr]  # a requirement starts with its name
+        rest = "" if found else marker.strip()
         if (name, spec.strip()) not in [(n, s.partition(";")[0].strip()) for n, s in out]:
             out.append((name, spec.strip() + (f"; {rest}" if rest else "")))
     return out

@@ -203,7 +203,7 @@ def _judge_fingerprint() -> list:
 def _versions() -> list:
     from importlib import metadata
 
-    found = [sys.version]
+    found: list[str | None] = [sys.version]
     for name in _VERSIONED:
         try:
             found.append(metadata.version(name))

@@ -122,6 +122,7 @@ def notebook_source(text: str, name: str = "notebook") -> str:
 
 
 def notebook_submission(text: str, name: str = "notebook") -> Source:
+    dropped: list[str]
     parts, dropped = [], []
     bound = _JudgeNames()
     for number, source in _code_cells(text, name):
@@ -203,6 +204,7 @@ def defined_names(python: str) -> set[str]:
         elif toks[0] == "async" and len(toks) > 2 and toks[1] == "def":
             names.add(toks[2])
         elif toks[0] in ("import", "from") and "import" in toks:
+            item: list[str]
             items, item = [], []
             for t in toks[toks.index("import") + 1 :] + [","]:
                 if t == ",":
@@ -259,6 +261,9 @@ def _statements(python: str) -> list[tuple[int, int, list[str]]] | None:
         tokens = list(tokenize.generate_tokens(io.StringIO(python).readline))
     except (tokenize.TokenError, SyntaxError):
         return None
+    out: list[tuple[int, int, list[str]]]
+    current: list[str]
+    first: int | None
     out, depth, current, first = [], 0, [], None
     for tok in tokens:
         if tok.type == tokenize.INDENT:
@@ -271,7 +276,7 @@ def _statements(python: str) -> list[tuple[int, int, list[str]]] | None:
             continue
         if tok.type == tokenize.NEWLINE:
             if current and depth == 0:
-                out.append((first, tok.start[0], current))
+                out.append((first, tok.start[0], current))  # type: ignore[arg-type]  # a kept statement has its first line
             current, first = [], None
             continue
         if not current:

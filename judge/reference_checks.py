@@ -24,7 +24,7 @@ from .checks.outcome import call_text
 from .report import CheckResult
 from .runner import JudgeFault
 from .values import is_floating, leaves
-from .verdicts import Verdict
+from .verdicts import Status, Verdict
 from .worker.wire import Leaf
 
 
@@ -257,7 +257,7 @@ def _item(id: str, ok: bool, message: str, warn: bool = False) -> CheckResult:
         id=id,
         kind="validate",
         required=not warn,
-        status="passed" if ok else "failed",
+        status=Status.PASSED if ok else Status.FAILED,
         message=message,
         verdict=None if ok else Verdict.JUDGE_ERROR,
     )

@@ -17,11 +17,11 @@ class CheckResult:
     required: bool
     status: Status
     message: str
-    counterexample: dict | None = None
+    counterexample: dict[str, Any] | None = None
     details: dict[str, Any] = field(default_factory=dict)
     verdict: Verdict | None = None  # the verdict this check's failure stands for
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self.status = Status(self.status)
         if self.verdict is not None:
             self.verdict = Verdict(self.verdict)
@@ -31,8 +31,8 @@ class CheckResult:
     def counts(self, strict: bool) -> bool:
         return self.status.bad and (self.required or strict)
 
-    def to_dict(self) -> dict:
-        out = {
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
             "id": self.id,
             "kind": self.kind,
             "required": self.required,
@@ -53,12 +53,12 @@ class CheckResult:
 _CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
-def _escape_char(m: re.Match) -> str:
+def _escape_char(m: re.Match[str]) -> str:
     code = ord(m.group())
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
-def escape_controls(value):
+def escape_controls(value: Any) -> Any:
     """Text the learner wrote (prints, exception messages, reprs, file names) made
     harmless for a terminal: control characters become visible escapes like \\x1b, so
     no writer can be made to paint a fake green ACCEPTED.  Walks dicts and lists."""
@@ -82,12 +82,14 @@ class Report:
     seed: int
     judge_version: str
     checks: list[CheckResult] = field(default_factory=list)
-    output: dict = field(default_factory=lambda: {"stdout": "", "stderr": "", "truncated": False})
+    output: dict[str, Any] = field(
+        default_factory=lambda: {"stdout": "", "stderr": "", "truncated": False}
+    )
     elapsed_s: float = 0.0
     strict: bool = False
     isolation: str = "process"
-    isolation_layers: list = field(default_factory=list)  # what held, in a few words each
-    devices: dict | None = None  # {"count": n, "platform": name}: what the grading ran on
+    isolation_layers: list[str] = field(default_factory=list)  # what held, in a few words each
+    devices: dict[str, Any] | None = None  # {"count": n, "platform": name}: what the grading ran on
     title: str = ""
     verdict: Verdict = Verdict.JUDGE_ERROR
     notes: list[str] = field(default_factory=list)  # said once, above the checks
@@ -109,8 +111,8 @@ class Report:
     def exit_code(self) -> int:
         return self.verdict.exit_code
 
-    def to_dict(self) -> dict:
-        out = {
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
             "task": self.task,
             "submission": self.submission,
             "verdict": self.verdict.value,
@@ -131,7 +133,7 @@ class Report:
         return out
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Report":
+    def from_dict(cls, data: dict[str, Any]) -> "Report":
         checks = []
         for c in data.get("checks", []):
             details = dict(c.get("details", {}))

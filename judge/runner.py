@@ -18,7 +18,7 @@ import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from . import __version__
 from .bank import Task
@@ -295,13 +295,13 @@ class Grading:
         """The reference's value, computed while the learner's worker computes its own."""
         future = self._reference_pool().submit(self.oracle.value, args)
         self._expected[id(args)] = (args, future)
-        future.add_done_callback(lambda f: f.exception() or self._note_expected([f.result()]))
+        future.add_done_callback(lambda f: f.exception() or self._note_expected([f.result()]))  # type: ignore[func-returns-value]  # a callback: its value is dropped
         return future
 
     def expected_all(self, calls: list[dict[str, Any]]) -> list["OneOfBatch"]:
         """expected_soon for many inputs at once, in batches (one round trip each)."""
         batch = self._reference_pool().submit(self.oracle.values, calls)
-        batch.add_done_callback(lambda f: f.exception() or self._note_expected(f.result()))
+        batch.add_done_callback(lambda f: f.exception() or self._note_expected(f.result()))  # type: ignore[func-returns-value]  # as above
         items = [OneOfBatch(batch, i) for i in range(len(calls))]
         for args, item in zip(calls, items):
             self._expected[id(args)] = (args, item)
@@ -377,7 +377,7 @@ class Grading:
                     id="judge",
                     kind="judge",
                     required=True,
-                    status="error",
+                    status=Status.ERROR,
                     message=str(fault),
                     verdict=Verdict.JUDGE_ERROR,
                 )
@@ -427,7 +427,7 @@ class Grading:
                 id="load",
                 kind="load",
                 required=True,
-                status="error",
+                status=Status.ERROR,
                 message=load_message(self.loaded),
                 verdict=self.loaded.verdict,
                 details={"traceback": self.loaded.traceback} if self.loaded.traceback else {},
@@ -456,10 +456,13 @@ class Grading:
         for check in ran:
             if isinstance(results[check.id], ResultAfterCalls):
                 self._running = check.id
-                results[check.id] = results[check.id].finish()
+                results[check.id] = cast(ResultAfterCalls, results[check.id]).finish()
         self._running = ""
         listed = list(self.task.checks)
-        checked = self._when_the_clock_ran_out(listed, [results[c.id] for c in listed])
+        # every ResultAfterCalls was finished above
+        checked = self._when_the_clock_ran_out(
+            listed, [cast(CheckResult, results[c.id]) for c in listed]
+        )
         return (
             performance_skipped_while_values_wrong(listed, checked, self.strict)
             + self.instruments.results()
@@ -524,7 +527,7 @@ class Grading:
                 f"ran out after the {seen.id} check had seen {what}",
                 details={"out_of_time": True},
             )
-        names = [results[i].id for i in stopped]
+        names: list[str] | str = [results[i].id for i in stopped]
         names = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
         per_call = self.typical_call_s()
         self.budget_notes.append(

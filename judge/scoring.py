@@ -34,8 +34,31 @@ import math
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
 
 from .verdicts import Status
+
+if TYPE_CHECKING:  # what scoring reads of a report (judge.report imports this module)
+    from collections.abc import Sequence
+    from typing import Protocol
+
+    from .bank import Task
+
+    class CheckResult(Protocol):
+        kind: str
+        required: bool
+        status: Status
+        message: str
+        details: dict[str, Any]
+
+        def counts(self, strict: bool) -> bool: ...
+
+    class Report(Protocol):
+        strict: bool
+
+        @property
+        def checks(self) -> Sequence[CheckResult]: ...
+
 
 SETUP_KINDS = ("load", "judge")  # added by the runner when the task's checks cannot run
 # added by the runner when the learner's code touched its instruments: worth nothing, and
@@ -44,7 +67,7 @@ TAMPER_KIND = "instruments"
 PERFORMANCE_KINDS = ("retrace", "sync")  # for reports stored before points were recorded
 
 
-def outcome(check, strict: bool) -> tuple[Status, str]:
+def outcome(check: CheckResult, strict: bool) -> tuple[Status, str]:
     """(the check's status as the verdict sees it, a note when that differs from what
     happened): an advisory failure without ``--strict`` is "passed".  Every view that
     marks checks (the writers, the points) reads it from here, so none disagrees."""
@@ -65,7 +88,7 @@ def worth(points: float, required: bool, strict: bool) -> float:
     return points if (required or strict) else 0
 
 
-def check_points(check) -> tuple[float, bool]:
+def check_points(check: CheckResult) -> tuple[float, bool]:
     """(points, performance) of a CheckResult, as the runner recorded them; a report
     stored before points existed falls back on the defaults by kind."""
     performance = bool(check.details.get("performance", check.kind in PERFORMANCE_KINDS))
@@ -89,11 +112,11 @@ class Score:
     checks: tuple[CheckScore, ...]  # one per check of the report, in its order
     before_late: float | None = None  # what the checks earned, where a late penalty took some
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"points": number(self.earned), "max_points": number(self.maximum)}
 
 
-def score(report) -> Score:
+def score(report: Report) -> Score:
     """The report's points, less its late penalty (``report.late``) where it has one."""
     points = _checks_score(report)
     late = getattr(report, "late", None)
@@ -103,7 +126,7 @@ def score(report) -> Score:
     return Score(kept, points.maximum, points.checks, before_late=points.earned)
 
 
-def _checks_score(report) -> Score:
+def _checks_score(report: Report) -> Score:
     blocked = any(c.kind in SETUP_KINDS and c.status.bad for c in report.checks)
     rows = []  # (passed, worth, performance) per check
     for c in report.checks:
@@ -129,12 +152,12 @@ def _checks_score(report) -> Score:
     return Score(sum(c.earned for c in out), sum(c.worth for c in out), out)
 
 
-def task_maximum(task, strict: bool) -> float:
+def task_maximum(task: Task, strict: bool) -> float:
     """The most a grading of ``task`` can earn: what a missing submission scores 0 of."""
     return sum(worth(c.points, c.required, strict) for c in task.checks)
 
 
-def number(x: float):
+def number(x: float) -> int | float:
     """Points as JSON and CSV show them: 3, not 3.0."""
     return int(x) if float(x).is_integer() else round(x, 3)
 
@@ -253,7 +276,7 @@ class LateCharge:
         )
         return f"handed in {_span(self.late_by)} after the deadline (late policy: {self.policy}){taken}"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "late_by_s": round(self.late_by.total_seconds()),
             "penalty": round(self.fraction, 4),

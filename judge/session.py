@@ -4,9 +4,10 @@ the worker become verdicts a learner understands."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from .limits import Limits
 from .records import SCRIPT_REPORT, SYNC, TRACE_EVENT, conforms
@@ -49,7 +50,7 @@ class CallOutcome:
     syncs: list = field(default_factory=list)
     measured: dict = field(default_factory=dict)  # a check kind's instrument's figures
     kept: bool = False  # the instrument kept a value (``value``) to be compared
-    verdict: str | None = None
+    verdict: Verdict | None = None
     message: str = ""
     traceback: str = ""
     fatal: bool = False  # the worker is gone
@@ -89,8 +90,8 @@ class Session:
         limits: Limits,
         *,
         trusted: bool = False,
-        hidden_paths: list[str] = (),
-        instruments: list[dict] = (),
+        hidden_paths: Sequence[str] = (),
+        instruments: Sequence[dict] = (),
         devices: int | None = None,
         isolation: str | None = None,
         x64: bool = False,
@@ -106,7 +107,8 @@ class Session:
         self.instruments = list(instruments)  # check kinds' worker-side halves
         self.devices = devices  # a task's `devices: N`
         self.x64 = x64  # jax with 64-bit types (trusted code only)
-        self.worker: WorkerHandle | None = None
+        # None until start(), which every other use follows
+        self.worker: WorkerHandle = None  # type: ignore[assignment]
         self.params: list[str] = []
         self.jitted: list[str] = []
         self._outputs: list[dict] = []
@@ -159,7 +161,7 @@ class Session:
     def load(self) -> CallOutcome:
         from .notebooks import NotebookError, notebook_from_bytes
 
-        target = Path(self.worker.scratch) / "submission.py"
+        target = Path(self.worker.scratch) / "submission.py"  # type: ignore[arg-type]  # started: it has one
         try:
             source = (
                 self.source_bytes
@@ -363,7 +365,7 @@ class Session:
 
     def _outcome_of(self, reply: dict, rblobs: list[bytes], op: str, load: bool) -> CallOutcome:
         if not reply.get("ok"):
-            err = reply.get("error") if isinstance(reply.get("error"), dict) else {}
+            err = cast(dict, reply.get("error")) if isinstance(reply.get("error"), dict) else {}
             category = str(err.get("category", "exception"))
             verdict = ERROR_VERDICTS.get(category, Verdict.RUNTIME_ERROR)
             message = _error_text(err)
@@ -385,7 +387,9 @@ class Session:
             return CallOutcome(True, value=reply, traces=_list(reply.get("traces")))
         if op not in ("call", "measure"):
             return CallOutcome(True, value=reply)
-        measured = reply.get("measured") if isinstance(reply.get("measured"), dict) else {}
+        measured = (
+            cast(dict, reply.get("measured")) if isinstance(reply.get("measured"), dict) else {}
+        )
         try:
             value = (
                 wire.decode(reply.get("result"), rblobs)
@@ -459,7 +463,7 @@ def _list_of(v) -> list:
 def start_learner_worker(
     limits: Limits,
     *,
-    hidden_paths: list[str] = (),
+    hidden_paths: Sequence[str] = (),
     devices: int | None = None,
     isolation: str | None = None,
 ) -> WorkerHandle:

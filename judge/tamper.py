@@ -13,7 +13,7 @@ from __future__ import annotations
 from .checks.outcome import plural
 from .report import CheckResult
 from .session import CallOutcome
-from .verdicts import Verdict
+from .verdicts import Status, Verdict
 
 
 class InstrumentsWatch:
@@ -76,7 +76,7 @@ class InstrumentsWatch:
                 id="instruments",
                 kind="instruments",
                 required=True,
-                status="error",
+                status=Status.ERROR,
                 message="your code tampered with the judge's instruments: "
                 + "; ".join(self.found[:4])
                 + ". The performance checks cannot trust what they measured, so the "

@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
@@ -44,7 +44,7 @@ from .checks import warm_up_for_threads
 from .checks.base import CheckView, GradingView
 from .checks.outcome import call_text
 from .compare import compare
-from .labels import read_dodges, read_labels
+from .labels import Expectation, read_dodges, read_labels
 from .reference_checks import reference_checks
 from .report import CheckResult, Report
 from .runner import Grading, JudgeFault, Oracle, grade
@@ -53,13 +53,16 @@ from .values import leaves
 from .verdicts import Status, Verdict
 from .worker.wire import Leaf
 
+if TYPE_CHECKING:
+    from pathlib import Path
+
 FLOAT16_SAMPLES = 24
 ACCURACY_SAMPLES = 48
 PLACEHOLDER = re.compile(r"\bTODO\b")
 
 
 def item(id: str, ok: bool, message: str, *, warn: bool = False, details=None) -> CheckResult:
-    status = "passed" if ok else "failed"
+    status = Status.PASSED if ok else Status.FAILED
     return CheckResult(
         id=id,
         kind="validate",
@@ -245,7 +248,7 @@ class TaskValidation:
 
     def gradings(self) -> None:
         t = self.task
-        jobs = [
+        jobs: list[tuple[str, Path, bool, Expectation | None]] = [
             ("reference", t.reference_path, True, None),
             ("starter", t.starter_path, False, None),
         ]
@@ -313,13 +316,13 @@ class TaskValidation:
             for c in report.checks:
                 if c.id in checks and checks[c.id].caught(c):
                     failed_by.setdefault(c.id, []).append(path.name)
-            problems = expectation.problems(report)
+            problems = expectation.problems(report)  # type: ignore[union-attr]  # labelled: reference and starter went on above
             label = f"{name}" + (" --strict" if strict else "")
             self.items.append(
                 item(
                     label,
                     not problems,
-                    f"{expectation.describe()} as labelled"
+                    f"{expectation.describe()} as labelled"  # type: ignore[union-attr]  # as above
                     if not problems
                     else label_disagrees(expectation, report, problems, summary),
                 )

@@ -3,6 +3,9 @@ walking them, and showing them to a person."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import numpy as np
 
 from .worker.wire import Leaf, Opaque
@@ -16,7 +19,7 @@ NESTED_ELEMENTS = 4  # inside a tree, a leaf longer than this shows its shape an
 REPORT_ELEMENTS = 1 << 16
 
 
-def leaves(value):
+def leaves(value: Any) -> Iterator[Any]:
     if isinstance(value, dict):
         for v in value.values():
             yield from leaves(v)
@@ -93,7 +96,7 @@ def short(value, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def display(value):
+def display(value: Any) -> Any:
     """JSON-able, readable form of a value tree for reports."""
     if isinstance(value, Leaf) and value.kind == "key":
         return {"kind": "key", "key": key_text(value)}
@@ -101,7 +104,11 @@ def display(value):
         arr = value.array
         flat = arr.reshape(-1)
         shown = [_scalar(x) for x in flat[:REPORT_ELEMENTS]]
-        out = {"kind": value.kind, "dtype": str(arr.dtype), "shape": list(arr.shape)}
+        out: dict[str, Any] = {
+            "kind": value.kind,
+            "dtype": str(arr.dtype),
+            "shape": list(arr.shape),
+        }
         if arr.ndim == 0:
             out["value"] = _scalar(arr[()])
         else:

@@ -8,7 +8,9 @@ code, its short code.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
+from typing import Any
 
 
 class Verdict(StrEnum):
@@ -31,7 +33,7 @@ class Verdict(StrEnum):
         return _SHORT[self]
 
     @classmethod
-    def parse(cls, word) -> "Verdict":
+    def parse(cls, word: Any) -> "Verdict":
         """A verdict read back from a file or a label; ValueError names the known ones."""
         try:
             return cls(word)
@@ -62,7 +64,7 @@ _SHORT = {
 }
 
 
-def first_of(found) -> Verdict:
+def first_of(found: Iterable[Verdict | None]) -> Verdict:
     """The verdict that wins among ``found``; accepted when it is empty."""
     present = set(found)
     return next((v for v in PRECEDENCE if v in present), Verdict.ACCEPTED)

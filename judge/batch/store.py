@@ -57,7 +57,8 @@ class ResultStore:
         self.ignored_lines = 0  # lines that did not parse
         self.superseded = 0  # lines replaced by a later one for the same key
         self._replaced = 0  # lines on disk that a later line for their key replaced
-        self._fd: int | None = None
+        # None until open() and after close(); only written to while open
+        self._fd: int = None  # type: ignore[assignment]
         self._lock: int | None = None
 
     def open(self) -> "ResultStore":
@@ -121,7 +122,7 @@ class ResultStore:
         for fd in (self._fd, self._lock):
             if fd is not None:
                 os.close(fd)
-        self._fd = self._lock = None
+        self._fd = self._lock = None  # type: ignore[assignment]  # closed: see __init__
 
     def _compact(self) -> None:
         """One line per key, the one that stands; fsynced before it replaces the file."""

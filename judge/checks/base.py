@@ -40,15 +40,17 @@ import functools
 import inspect
 import symtable
 import textwrap
+from collections.abc import Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Callable, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Protocol, TypeVar, cast
 
-from ..plugins import PluginError
+from ..plugins import PluginError as PluginError  # re-exported by judge.checks
 from ..report import CheckResult
 from ..verdicts import Status, Verdict
 
 if TYPE_CHECKING:  # the judge's own types, for readers and mypy only
+    from ..bank import FieldReader as FieldReader  # for judge.checks.scripted (bank imports it)
     from ..bank import Task
     from ..session import CallOutcome, ScriptRun
 
@@ -217,7 +219,7 @@ class ResultAfterCalls:
     grading calls ``finish()`` for the CheckResult once every check has made its own
     calls, so the learner's calls of all checks come first."""
 
-    def __init__(self, finish):
+    def __init__(self, finish: Callable[[], CheckResult]) -> None:
         self.finish = finish
 
 
@@ -265,7 +267,11 @@ class Instrument:
     setup: str = ""
 
 
-def instrument(function, setup=None, helpers=()) -> "Instrument":
+def instrument(
+    function: Callable[..., Any],
+    setup: Callable[..., Any] | None = None,
+    helpers: tuple[Callable[..., Any], ...] = (),
+) -> "Instrument":
     """Declare ``function`` (a module-level function of the kind's module) as the kind's
     worker-side half: ``INSTRUMENT = instrument(measure_it)`` in the class, or
     ``instrument(measure_it, setup=bind_jax)``; the kind's name is filled in when it
@@ -280,7 +286,7 @@ def instrument(function, setup=None, helpers=()) -> "Instrument":
     )
 
 
-def bind_tracing():
+def bind_tracing():  # type: ignore[no-untyped-def]  # shipped: see Instrument
     """An instrument's setup (worker side, before the learner's file): jax's functions
     for tracing, differentiating, compiling and running what was traced, and where to
     read the learner's lines, whatever the learner's code replaces later."""
@@ -309,7 +315,7 @@ def bind_tracing():
     }
 
 
-def run_traced(bound, closed, arrays, unrolled_up_to=16):
+def run_traced(bound, closed, arrays, unrolled_up_to=16):  # type: ignore[no-untyped-def]  # shipped
     """Worker side (an instrument's helper; ``bound`` is ``bind_tracing``'s): the value
     of a traced program (a closed jaxpr) at ``arrays``, so that what an instrument
     measured is what computes the answer; None when it cannot be had cheaply.
@@ -322,9 +328,9 @@ def run_traced(bound, closed, arrays, unrolled_up_to=16):
     ``unrolled_up_to`` times compiles its copies either way: not run (its size is what
     the instrument reports; the value checks weigh its values)."""
     jaxprs_in_params = bound["jaxprs_in_params"]
-    distinct: set = set()
+    distinct: set = set()  # type: ignore[type-arg]  # shipped: names no typing
 
-    def walk(jaxpr, depth=0):
+    def walk(jaxpr, depth=0):  # type: ignore[no-untyped-def]  # shipped
         total = 0
         for eqn in jaxpr.eqns:
             name = eqn.primitive.name
@@ -335,13 +341,13 @@ def run_traced(bound, closed, arrays, unrolled_up_to=16):
                 return None
             subs = list(jaxprs_in_params(eqn.params))
             if name == "jit" and depth < 20:  # run op by op inside under disable_jit
-                inner = walk(subs[0], depth + 1) if subs else 0
+                inner = walk(subs[0], depth + 1) if subs else 0  # type: ignore[no-untyped-call]
                 if inner is None:
                     return None
                 total += inner
                 continue
             for sub in subs:  # compiled as one operation either way
-                if walk(sub, depth + 1) is None:
+                if walk(sub, depth + 1) is None:  # type: ignore[no-untyped-call]
                     return None
             total += 1
             distinct.add(
@@ -359,7 +365,7 @@ def run_traced(bound, closed, arrays, unrolled_up_to=16):
             )
         return total
 
-    equations = walk(closed.jaxpr)
+    equations = walk(closed.jaxpr)  # type: ignore[no-untyped-call]
     if equations is None:
         return None
     program = bound["jaxpr_as_fun"](closed)
@@ -448,10 +454,10 @@ class CheckView:
 
     __slots__ = ("_grading",)
 
-    def __init__(self, grading):
+    def __init__(self, grading: Any) -> None:
         object.__setattr__(self, "_grading", grading)
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         if name not in GRADING_VIEW_MEMBERS:
             raise AttributeError(
                 f"a check may use only the GradingView protocol "
@@ -459,7 +465,7 @@ class CheckView:
             )
         return getattr(self._grading, name)
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("a check cannot change the grading")
 
 
@@ -483,7 +489,7 @@ class CheckSpec:
     # the heading of the class report's section of this kind's drawings ("" : none)
     CLASS_SECTION = ""
 
-    def __init__(self, r, scripts: dict):
+    def __init__(self, r: FieldReader, scripts: dict[str, Any]) -> None:
         self.id = r.get("id", str, self.kind)
         self.required = r.get("required", bool, True)
         self.points = float(r.number("points", self.default_points(), low=0))
@@ -533,7 +539,7 @@ class CheckSpec:
         result is ``grading.prepared(self.id)``.  None: nothing to prepare."""
         return None
 
-    def prepare_key(self, grading: GradingView) -> tuple:
+    def prepare_key(self, grading: GradingView) -> tuple[Any, ...]:
         """What ``prepare``'s result depends on: gradings that share a reference worker
         (a batch, ``judge validate``) prepare once per key."""
         return ("prepare", self.id, grading.seed, grading.n_examples)
@@ -551,13 +557,13 @@ class CheckSpec:
         return ""
 
     @classmethod
-    def class_key(cls, result: CheckResult) -> tuple | None:
+    def class_key(cls, result: CheckResult) -> tuple[Any, ...] | None:
         """Where the class report draws each distinct failure of this kind once (under
         ``CLASS_SECTION``, with ``html(result)``): the key two results of one check look
         the same by, or None when this one is not drawn there."""
         return None
 
-    def generated_inputs(self, grading: GradingView, prepared) -> list | None:
+    def generated_inputs(self, grading: GradingView, prepared: Any) -> list[Any] | None:
         """Every input this check generates, given what ``prepare`` returned (None: it
         generates none); `judge validate` checks that they reach each declared edge."""
         return None
@@ -569,12 +575,17 @@ class CheckSpec:
         idle for the reference's."""
         raise NotImplementedError
 
-    def result(self, status: Status | str, message: str, **kw) -> CheckResult:
+    def result(self, status: Status | str, message: str, **kw: Any) -> CheckResult:
         return CheckResult(
-            id=self.id, kind=self.kind, required=self.required, status=status, message=message, **kw
+            id=self.id,
+            kind=self.kind,
+            required=self.required,
+            status=cast(Status, status),  # a word becomes its Status in CheckResult
+            message=message,
+            **kw,
         )
 
-    def failed(self, message: str, **kw) -> CheckResult:
+    def failed(self, message: str, **kw: Any) -> CheckResult:
         """This check's failure, with the verdict the kind declares."""
         return self.result(Status.FAILED, message, verdict=self.failure_verdict, **kw)
 
@@ -589,8 +600,8 @@ class Measured:
     index: int  # 1-based, in the script
     args: dict[str, Any]
     label: str  # the call's arguments in a few words ("x float32[8], ...")
-    mine: dict  # the instrument's figures for the learner's function
-    reference: dict  # and for the reference's
+    mine: dict[str, Any]  # the instrument's figures for the learner's function
+    reference: dict[str, Any]  # and for the reference's
 
 
 class ScriptMeasureCheck(CheckSpec):
@@ -612,7 +623,7 @@ class ScriptMeasureCheck(CheckSpec):
     error_hint = ""  # added to a runtime error met while measuring
     usual_cause = ""
 
-    def __init__(self, r, scripts: dict):
+    def __init__(self, r: FieldReader, scripts: dict[str, Any]) -> None:
         super().__init__(r, scripts)
         self.script = r.get("script", str)
         if self.script not in scripts:
@@ -629,19 +640,19 @@ class ScriptMeasureCheck(CheckSpec):
         """The usual cause of this check's failure, as the task states it (or the kind)."""
         return self._cause or self.usual_cause
 
-    def options(self, task) -> dict:
+    def options(self, task: Task) -> dict[str, Any]:
         return {}
 
     def planned_calls(self, grading: GradingView) -> int:
         return self.n_calls
 
-    def call_options(self, options: dict, index: int) -> dict:
+    def call_options(self, options: dict[str, Any], index: int) -> dict[str, Any]:
         """The instrument's options for the script's call ``index`` (1-based): the same
         for every call unless a kind needs otherwise (say, a fresh start before the
         first)."""
         return options
 
-    def run(self, grading: GradingView):
+    def run(self, grading: GradingView) -> CheckResult | Later:
         calls = grading.script_calls(self.script)
         options = [
             self.call_options(self.options(grading.task), i) for i in range(1, len(calls) + 1)
@@ -650,7 +661,7 @@ class ScriptMeasureCheck(CheckSpec):
             grading.reference_measure_soon(self.kind, args, opts)
             for args, opts in zip(calls, options)
         ]
-        mine = []
+        mine: list[CallOutcome] = []
         for args, opts in zip(calls, options):
             mine.append(
                 grading.learner_measure(self.kind, args, opts, f"{self.kind}:{self.script}")
@@ -659,10 +670,16 @@ class ScriptMeasureCheck(CheckSpec):
                 break
         return Later(functools.partial(self._finish, grading, calls, mine, theirs))
 
-    def _finish(self, grading, calls, mine, theirs) -> CheckResult:
+    def _finish(
+        self,
+        grading: GradingView,
+        calls: list[dict[str, Any]],
+        mine: list[CallOutcome],
+        theirs: list[Future[CallOutcome]],
+    ) -> CheckResult:
         from .outcome import call_label, counterexample, failed_call, mismatch
 
-        measured = []
+        measured: list[Measured] = []
         for i, (args, out) in enumerate(zip(calls, mine), 1):
             where = f"scripted call {i} of {len(calls)}"
             if not out.ok and out.verdict == Verdict.WRONG_ANSWER:
@@ -697,7 +714,7 @@ class ScriptMeasureCheck(CheckSpec):
                 raise  # the judge's own mistake: judge_error
             return rewritten
 
-    def _rewritten(self, grading, measured: list[Measured]) -> CheckResult | None:
+    def _rewritten(self, grading: GradingView, measured: list[Measured]) -> CheckResult | None:
         """A measurement the kind could not read, where the reference's figures in its
         place read fine and the learner's are not of their form: the learner's code
         rewrote what the instrument sent back (it runs in the same process)."""
@@ -722,7 +739,7 @@ class ScriptMeasureCheck(CheckSpec):
         raise NotImplementedError
 
 
-def instruments_of(checks) -> list[Instrument]:
+def instruments_of(checks: Iterable[CheckSpec]) -> list[Instrument]:
     """The worker-side halves a task's checks need, one per kind."""
     found = {c.kind: c.INSTRUMENT for c in checks if c.INSTRUMENT is not None}
     return list(found.values())

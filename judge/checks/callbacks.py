@@ -21,7 +21,9 @@ writes, on the device's values, at every run.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 # the jax primitives that call back into Python, as the learner's code spells them
 SPELLED = {
@@ -67,7 +69,7 @@ class Made:
         return f"{name}{where}{often}"
 
 
-def extra(mine: list[Made], theirs: dict[str, int]) -> list[Made]:
+def extra(mine: Sequence[Made], theirs: dict[str, int]) -> list[Made]:
     """The learner's callbacks of each primitive beyond the reference's count (any
     primitive but a debug print: one the judge does not know by name counts too)."""
     return [
@@ -104,7 +106,7 @@ def failure(found: list[Made], theirs: dict[str, int], what: str, also: str = ""
     )
 
 
-def with_lines(made: list[Made], lines: dict) -> list[Made]:
+def with_lines(made: list[Made], lines: dict[str, Any]) -> list[Made]:
     """Fill in each primitive's line from ``callback_lines`` where the program gave none."""
     for m in made:
         if m.line is None and isinstance(lines.get(m.primitive), int):
@@ -112,14 +114,14 @@ def with_lines(made: list[Made], lines: dict) -> list[Made]:
     return made
 
 
-def by_primitive(made: list[Made]) -> dict[str, int]:
+def by_primitive(made: Sequence[Made]) -> dict[str, int]:
     out: dict[str, int] = {}
     for m in made:
         out[m.primitive] = out.get(m.primitive, 0) + m.times
     return out
 
 
-def callback_lines(bound, fn, arrays, source_file, names):
+def callback_lines(bound, fn, arrays, source_file, names):  # type: ignore[no-untyped-def]  # shipped
     """Worker side (an instrument's helper): the first line of the learner's file that
     makes each host callback primitive in ``names``, from the traced program's
     tracebacks.  The compiled program keeps only the innermost frame of each operation,
@@ -133,7 +135,7 @@ def callback_lines(bound, fn, arrays, source_file, names):
     closed = bound["make_jaxpr"](fn)(*arrays)
     found, ours = {}, {}
 
-    def walk(jaxpr, depth=0):
+    def walk(jaxpr, depth=0):  # type: ignore[no-untyped-def]  # shipped
         for eqn in jaxpr.eqns:
             name = str(eqn.primitive.name)
             if name in names and name not in found:
@@ -148,7 +150,7 @@ def callback_lines(bound, fn, arrays, source_file, names):
                     pass
             if depth < 100:
                 for sub in bound["jaxprs_in_params"](eqn.params):
-                    walk(sub, depth + 1)
+                    walk(sub, depth + 1)  # type: ignore[no-untyped-call]
 
-    walk(closed.jaxpr)
+    walk(closed.jaxpr)  # type: ignore[no-untyped-call]
     return found

@@ -27,13 +27,21 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from ..verdicts import Status, Verdict
 from . import callbacks as host
 from .base import Measured, ScriptMeasureCheck, check_kind, instrument
 from .hlo import Program, host_callbacks, made, read_hlo
 from .outcome import plural
+
+if TYPE_CHECKING:
+    from ..bank import FieldReader, Task
+    from ..report import CheckResult
+    from .base import GradingView
+    from .hlo import Instruction
 
 KINDS = ("all-reduce", "all-gather", "reduce-scatter", "collective-permute", "all-to-all")
 MAX_HLO_CHARS = 3 << 20
@@ -57,7 +65,7 @@ CAUSES = {
 }
 
 
-def bind_jax():
+def bind_jax():  # type: ignore[no-untyped-def]  # shipped
     """Runs in the worker before the learner's file: jax's own functions, whatever the
     learner's code replaces later."""
     import os
@@ -82,7 +90,7 @@ def bind_jax():
     }
 
 
-def compile_for_collectives(ctx, args, kwargs, options):
+def compile_for_collectives(ctx, args, kwargs, options):  # type: ignore[no-untyped-def]  # shipped
     """Runs in the worker: the compiled program of ``jax.jit(function)`` at these
     arguments, as HLO text, and the value it computes, kept for the judge to compare.
     A function that needs concrete values (NumPy on a traced array, ``if`` on one) has
@@ -114,7 +122,7 @@ def compile_for_collectives(ctx, args, kwargs, options):
     if len(text) > int(options.get("max_chars", 3 << 20)):
         return {"too_large": len(text), "executed": executed}
     lines = (
-        callback_lines(jax_, fn, arrays, source, options.get("callbacks", ()))
+        callback_lines(jax_, fn, arrays, source, options.get("callbacks", ()))  # type: ignore[name-defined]  # shipped beside it
         if "callback" in text
         else {}
     )
@@ -154,7 +162,7 @@ class Site:
     line: int | None = None
     fixed_trips: bool = True  # False: inside a loop whose trip count is not fixed (counted once)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
             "times": self.times,
@@ -176,7 +184,7 @@ class _Walk:
         self.sites: list[Site] = []
 
     def computation(
-        self, name: str, times: int, fixed: bool, resolve, depth: int = 0
+        self, name: str, times: int, fixed: bool, resolve: Any, depth: int = 0
     ) -> list[Site]:
         comp = self.program.computations.get(name, {})
         found: list[Site] = []
@@ -228,7 +236,9 @@ class _Walk:
                         found += self.computation(callee, times, fixed, inner, depth + 1)
         return found
 
-    def operand_sources(self, comp, ins, resolve, k) -> list[str]:
+    def operand_sources(
+        self, comp: dict[str, Instruction], ins: Instruction, resolve: Any, k: int | None
+    ) -> list[str]:
         """Where operand ``k`` of a call site comes from (None: all its operands)."""
         picked = ins.operands if k is None else ins.operands[k : k + 1]
         out: list[str] = []
@@ -236,14 +246,16 @@ class _Walk:
             out += self.trace(comp, name, resolve)
         return list(dict.fromkeys(out))
 
-    def sources(self, comp, ins, resolve) -> list[str]:
+    def sources(self, comp: dict[str, Instruction], ins: Instruction, resolve: Any) -> list[str]:
         out: list[str] = []
         for name in ins.operands:
             out += self.trace(comp, name, resolve)
         return list(dict.fromkeys(out))
 
-    def trace(self, comp, start: str, resolve) -> list[str]:
+    def trace(self, comp: dict[str, Instruction], start: str, resolve: Any) -> list[str]:
         """The function arguments (entry parameters) an instruction's value flows from."""
+        out: list[str]
+        seen: set[str]
         out, seen, todo = [], set(), [start]
         while todo and len(seen) < 2000:
             name = todo.pop()
@@ -291,7 +303,7 @@ def collective_sites(program: Program) -> list[Site]:
     entry = program.computations.get(program.entry, {})
     params = {ins.parameter: ins.op_name for ins in entry.values() if ins.parameter is not None}
 
-    def argument(k):
+    def argument(k: int) -> list[str]:
         return [params[k]] if params.get(k) else []
 
     return _Walk(program).computation(program.entry, 1, True, argument)
@@ -305,10 +317,10 @@ class Tally:
     bytes: int
     sites: list[Site]
     num_partitions: int
-    callbacks: list = ()  # callbacks.Made: the program's host callbacks
+    callbacks: Sequence[host.Made] = ()  # callbacks.Made: the program's host callbacks
 
     @classmethod
-    def of(cls, measured: dict) -> "Tally":
+    def of(cls, measured: dict[str, Any]) -> "Tally":
         program = read_hlo(str(measured.get("hlo", "")))
         sites = collective_sites(program)
         counts = {k: sum(s.times for s in sites if s.kind == k) for k in KINDS}
@@ -327,7 +339,7 @@ class Tally:
         )
 
     @classmethod
-    def ran(cls, measured: dict) -> "Tally | None":
+    def ran(cls, measured: dict[str, Any]) -> "Tally | None":
         """What the programs a call ran send, each program's collectives times the times
         it ran; None when that was not recorded (or a program's HLO did not come)."""
         executed = measured.get("executed")
@@ -355,7 +367,7 @@ class Tally:
                 counts[k] = int(n)
         return cls(counts, total, sites, 0, [])
 
-    def details(self) -> dict:
+    def details(self) -> dict[str, Any]:
         return {
             "counts": self.counts,
             "bytes": self.bytes,
@@ -380,7 +392,7 @@ class CollectivesCheck(ScriptMeasureCheck):
         "not x.sharding; jnp, not NumPy)."
     )
 
-    def __init__(self, r, scripts):
+    def __init__(self, r: FieldReader, scripts: dict[str, Any]) -> None:
         super().__init__(r, scripts)
         self.budget = {k: "reference" for k in KINDS}
         budget_r = r.child("budget", r.data.get("budget", {}))
@@ -399,10 +411,10 @@ class CollectivesCheck(ScriptMeasureCheck):
         advice_r.only(KINDS + ("bytes",))
         self.advice = {k: str(v) for k, v in advice_r.data.items()}
 
-    def options(self, task) -> dict:
+    def options(self, task: Task) -> dict[str, Any]:
         return {"max_chars": MAX_HLO_CHARS, "callbacks": list(host.SPELLED)}
 
-    def judge(self, grading, calls: list[Measured]):
+    def judge(self, grading: GradingView, calls: list[Measured]) -> CheckResult:
         results = []
         for c in calls:
             where = f"scripted call {c.index} of {len(calls)}: " if len(calls) > 1 else ""
@@ -486,9 +498,11 @@ class CollectivesCheck(ScriptMeasureCheck):
         )
 
     def limits(self, theirs: Tally) -> dict[str, int]:
-        return {k: theirs.counts[k] if b == "reference" else b for k, b in self.budget.items()}
+        return {k: theirs.counts[k] if b == "reference" else b for k, b in self.budget.items()}  # type: ignore[misc]  # else a number
 
-    def compare(self, mine: Tally, theirs: Tally, label: str, source: str, where: str):
+    def compare(
+        self, mine: Tally, theirs: Tally, label: str, source: str, where: str
+    ) -> CheckResult | None:
         limits = self.limits(theirs)
         details = {
             "mine": mine.details(),
@@ -548,7 +562,7 @@ class CollectivesCheck(ScriptMeasureCheck):
     def worst(tally: Tally, kind: str | None, shown: int = 3) -> list[Site]:
         """The sites of that kind (None: any) that move most, the same one written once
         however often the program repeats it (an unrolled loop, a merged shape)."""
-        grouped: dict[tuple, Site] = {}
+        grouped: dict[tuple[Any, ...], Site] = {}
         for s in tally.sites:
             if kind is None or s.kind == kind:
                 key = (s.kind, tuple(s.sources), s.operation, s.line, s.bytes_each, s.fixed_trips)
@@ -598,7 +612,7 @@ class CollectivesCheck(ScriptMeasureCheck):
             text += f"; {mine.bytes} bytes to each device (the reference's: {theirs.bytes})"
         return text
 
-    def no_program(self, measured: dict, label: str) -> str:
+    def no_program(self, measured: dict[str, Any], label: str) -> str:
         if "too_large" in measured:
             return (
                 f"your compiled program on {label} is {measured['too_large']} "
@@ -618,7 +632,7 @@ class CollectivesCheck(ScriptMeasureCheck):
         )
 
 
-def _first(measured: dict) -> str:
+def _first(measured: dict[str, Any]) -> str:
     host = measured.get("host")
     if isinstance(host, dict):
         return f"{host.get('error')}: {str(host.get('message', ''))[:200]}"

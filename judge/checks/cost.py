@@ -39,17 +39,24 @@ Budget: the learner's flops at most the reference's times ``factor`` (default 1)
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ..verdicts import Status, Verdict
 from . import callbacks as host
 from .base import ScriptMeasureCheck, check_kind, instrument
 from .hlo import made, read_hlo, work
 from .outcome import plural
 
+if TYPE_CHECKING:
+    from ..bank import FieldReader, Task
+    from ..report import CheckResult
+    from .base import GradingView, Measured
+
 MAX_HLO_CHARS = 3 << 20
 RAN_MARGIN = 1.05  # what the calls ran replaces the trace's figure above this ratio
 
 
-def bind_compiling():
+def bind_compiling():  # type: ignore[no-untyped-def]  # shipped
     """Runs in the worker before the learner's file: jax's own functions for compiling
     and reading what was compiled, whatever the learner's code replaces later."""
     import os
@@ -68,7 +75,7 @@ def bind_compiling():
     }
 
 
-def measure_cost(ctx, args, kwargs, options):
+def measure_cost(ctx, args, kwargs, options):  # type: ignore[no-untyped-def]  # shipped
     """Runs in the worker: XLA's cost analysis of the compiled call, the compiled
     program's HLO text (its loops and host callbacks are read by the judge), and the
     compiled program's value (kept)."""
@@ -84,7 +91,7 @@ def measure_cost(ctx, args, kwargs, options):
     too_large = len(text) if len(text) > int(options.get("max_chars", 3 << 20)) else 0
     ctx.keep(compiled(*arrays))
     lines = (
-        callback_lines(bound, fn, arrays, ctx.source_file, options.get("callbacks", ()))
+        callback_lines(bound, fn, arrays, ctx.source_file, options.get("callbacks", ()))  # type: ignore[name-defined]  # shipped beside it
         if "callback" in text
         else {}
     )
@@ -101,7 +108,7 @@ def measure_cost(ctx, args, kwargs, options):
     }
 
 
-def executed_flops(executed, source: str = ""):
+def executed_flops(executed: Any, source: str = "") -> tuple[float, int] | None:
     """(flops, executions) of the programs a call ran, each loop body counted per trip
     where its HLO was sent; None when nothing was recorded or a program's flops are
     unknown."""
@@ -122,7 +129,7 @@ def _num(x: float) -> str:
 class Figures:
     """One measured program: XLA's figures, and what reading its HLO adds."""
 
-    def __init__(self, measured: dict):
+    def __init__(self, measured: dict[str, Any]):
         program = read_hlo(str(measured["hlo"]))
         source = str(measured.get("source", ""))
         done = work(program, source)
@@ -143,7 +150,7 @@ class Figures:
         if self.ran is not None and self.ran[0] > self.flops * RAN_MARGIN:
             self.flops = self.ran[0]
 
-    def details(self) -> dict:
+    def details(self) -> dict[str, Any]:
         return {
             "flops": self.flops,
             "xla_flops": self.xla_flops,
@@ -172,14 +179,14 @@ class CostCheck(ScriptMeasureCheck):
         "larger than necessary)"
     )
 
-    def __init__(self, r, scripts):
+    def __init__(self, r: FieldReader, scripts: dict[str, Any]) -> None:
         super().__init__(r, scripts)
         self.factor = float(r.number("factor", 1.0, low=1.0))
 
-    def options(self, task) -> dict:
+    def options(self, task: Task) -> dict[str, Any]:
         return {"max_chars": MAX_HLO_CHARS, "callbacks": list(host.SPELLED)}
 
-    def judge(self, grading, calls):
+    def judge(self, grading: GradingView, calls: list[Measured]) -> CheckResult:
         for c in calls:
             if c.mine["too_large"]:
                 return self.failed(
@@ -271,14 +278,14 @@ class CostCheck(ScriptMeasureCheck):
             )
         return self.result(Status.PASSED, text, details=details)
 
-    def over(self, c, mine: Figures, theirs: Figures, limit: float) -> str:
+    def over(self, c: Measured, mine: Figures, theirs: Figures, limit: float) -> str:
         if mine.flops > mine.traced_flops:
             factor = f"{self.factor:g} x " if self.factor != 1 else ""
             return (
                 f"at scripted call {c.index} ({c.label}), your function did different work "
                 f"when called than when traced: compiled from the judge's trace it does "
                 f"{_num(mine.traced_flops)} flops, but calling it ran "
-                f"{plural(mine.ran[1], 'device program')} doing {_num(mine.ran[0])} flops "
+                f"{plural(mine.ran[1], 'device program')} doing {_num(mine.ran[0])} flops "  # type: ignore[index]  # above the trace's: what ran
                 f"in all, against the reference's {_num(theirs.flops)} (budget: "
                 f"{factor}the reference's, {_num(limit)}). The figure is what your calls "
                 f"run.\nUsual cause: code that checks whether it is being traced "

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import difflib
 import threading
+from typing import TYPE_CHECKING, Any
 
-from ..plugins import entry_points, package_modules
+from ..plugins import EntryPoint, entry_points, package_modules
 from .base import CHECK_KINDS, CheckSpec, PluginError, register_kind
+
+if TYPE_CHECKING:
+    from ..bank import FieldReader
 
 GROUP = "jax_judge.checks"
 # the modules of this package that hold no kind, only what kinds share
@@ -35,7 +39,7 @@ def discover_kinds() -> None:
         _done = True
 
 
-def load_entry_point(ep) -> None:
+def load_entry_point(ep: EntryPoint) -> None:
     try:
         loaded = ep.load()
     except Exception as exc:
@@ -73,7 +77,7 @@ def kind_of(name: str) -> type[CheckSpec] | None:
     return load_kinds().get(name)
 
 
-def parse_check(r, scripts: dict) -> CheckSpec:
+def parse_check(r: FieldReader, scripts: dict[str, Any]) -> CheckSpec:
     try:
         load_kinds()
     except PluginError as exc:  # a course's kind that breaks the contract

@@ -19,9 +19,16 @@ in the worker, so donation cannot break the other checks.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ..verdicts import Status
 from .base import ScriptMeasureCheck, bind_tracing, check_kind, instrument
 from .outcome import plural
+
+if TYPE_CHECKING:
+    from ..bank import FieldReader, Task
+    from ..report import CheckResult
+    from .base import GradingView, Measured
 
 
 def measure_donation(
@@ -140,7 +147,7 @@ class DonationCheck(ScriptMeasureCheck):
         "write them in place"
     )
 
-    def __init__(self, r, scripts):
+    def __init__(self, r: FieldReader, scripts: dict[str, Any]) -> None:
         super().__init__(r, scripts)
         self.argument = r.get("argument", str)
         if self.argument not in self.arg_names:
@@ -150,10 +157,10 @@ class DonationCheck(ScriptMeasureCheck):
                 "argument",
             )
 
-    def options(self, task) -> dict:
+    def options(self, task: Task) -> dict[str, Any]:
         return {"argument": list(task.args).index(self.argument), "name": self.argument}
 
-    def judge(self, grading, calls):
+    def judge(self, grading: GradingView, calls: list[Measured]) -> CheckResult:
         details = {
             "argument": self.argument,
             "calls": [

@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING, Any
 
 from .base import CheckSpec, Later, Phase, check_kind
 from .outcome import call_text, counterexample, failed_call, mismatch, replay
+
+if TYPE_CHECKING:
+    from ..report import CheckResult
+    from ..session import CallOutcome
+    from .base import GradingView
 
 
 @check_kind("example")
@@ -13,10 +19,12 @@ class ExampleCheck(CheckSpec):
     phase = Phase.CALLS
     needs_teeth = False  # the statement's examples are there to be agreed with
 
-    def run(self, grading):
+    def run(self, grading: GradingView) -> CheckResult | Later:
         if not grading.task.examples:
             return self.result("skipped", "the task states no examples")
-        calls = []  # (example, expected value or its future, outcome)
+        calls: list[
+            tuple[Any, Any, CallOutcome]
+        ] = []  # (example, expected value or its future, outcome)
         for ex in grading.task.examples:
             # the reference is called even where the statement gives the value: its calls
             # then follow the learner's in the same order, so what they cost can be
@@ -29,7 +37,7 @@ class ExampleCheck(CheckSpec):
                 break
         return Later(functools.partial(self.judge, grading, calls))
 
-    def judge(self, grading, calls):
+    def judge(self, grading: GradingView, calls: list[tuple[Any, Any, CallOutcome]]) -> CheckResult:
         entrypoint = grading.task.entrypoint
         for i, (ex, expected, out) in enumerate(calls, 1):
             if not out.ok:

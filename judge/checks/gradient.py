@@ -19,6 +19,7 @@ dtypes.
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -27,6 +28,11 @@ from ..specs import data_leaves
 from ..verdicts import Status, Verdict
 from .base import CheckSpec, Later, Phase, bind_tracing, check_kind, instrument
 from .outcome import call_text, counterexample, failed_call, mismatch
+
+if TYPE_CHECKING:
+    from ..bank import FieldReader
+    from ..report import CheckResult
+    from .base import GradingView
 
 GRADIENTS = ResultSpec(type="any", kind="any", dtype="same")
 
@@ -113,7 +119,7 @@ class GradientCheck(CheckSpec):
     FIELDS = CheckSpec.FIELDS + ("wrt", "examples", "max_shapes", "tolerance")
     INSTRUMENT = instrument(measure_gradient, setup=bind_tracing)
 
-    def __init__(self, r, scripts):
+    def __init__(self, r: FieldReader, scripts: dict[str, Any]) -> None:
         super().__init__(r, scripts)
         self.wrt = r.get("wrt", list)
         if not self.wrt or not all(isinstance(n, str) for n in self.wrt):
@@ -125,7 +131,7 @@ class GradientCheck(CheckSpec):
     def pool_size(self) -> int:
         return self.max_shapes
 
-    def planned_calls(self, grading) -> int:
+    def planned_calls(self, grading: GradingView) -> int:
         return grading.n_examples or self.examples
 
     def prepare(self, grading):
@@ -149,7 +155,7 @@ class GradientCheck(CheckSpec):
             drawn.append(inputs.sample(pool[len(drawn) % len(pool)], rng))
         return {"inputs": drawn[: max(n, 1)]}
 
-    def run(self, grading):
+    def run(self, grading: GradingView) -> CheckResult | Later:
         from ..values import leaves
 
         prepared = grading.prepared(self.id) or self.prepare(grading)

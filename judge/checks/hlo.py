@@ -28,6 +28,10 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .callbacks import Made
 
 _COMPUTATION = re.compile(r"^(ENTRY\s+)?%([^\s(]+)\s*\(.*->.*\{\s*$")
 _INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?%([^\s=]+)\s*=\s*(.*)$")
@@ -132,7 +136,7 @@ class Program:
         one is, else the innermost (a wrapper of a jax function is a frame too)."""
         frame = ins.frame
         first = self.frames.get(frame) if frame is not None else None
-        seen = set()
+        seen: set[Any] = set()
         while source and frame is not None and frame not in seen and len(seen) < 200:
             seen.add(frame)
             found = self.frames.get(frame)
@@ -195,9 +199,15 @@ def _instruction(name: str, rest: str) -> Instruction | None:
     )
 
 
-def _tables(lines: list[str], parents: dict | None = None) -> dict[int, tuple[str, int, str]]:
+def _tables(
+    lines: list[str], parents: dict[int, int] | None = None
+) -> dict[int, tuple[str, int, str]]:
     """The stack frames the program's instructions point at: frame id -> (file, line,
     function); each frame's caller goes into ``parents``."""
+    files: dict[int, str]
+    functions: dict[int, str]
+    locations: dict[int, tuple[int, int, int]]
+    frames: dict[int, int]
     section, files, functions, locations, frames = None, {}, {}, {}, {}
     parents = parents if parents is not None else {}
     for line in lines:
@@ -229,10 +239,10 @@ def _tables(lines: list[str], parents: dict | None = None) -> dict[int, tuple[st
             if parent and int(parent.group(1)) != key:
                 parents[key] = int(parent.group(1))
     out = {}
-    for frame, loc in frames.items():
-        if loc in locations:
-            f, line, g = locations[loc]
-            out[frame] = (files.get(f, ""), line, functions.get(g, ""))
+    for frame, at in frames.items():
+        if at in locations:
+            file_id, line_no, function_id = locations[at]
+            out[frame] = (files.get(file_id, ""), line_no, functions.get(function_id, ""))
     return out
 
 
@@ -275,7 +285,7 @@ class Loop:
     file: str
     line: int | None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"op_name": self.op_name, "file": self.file, "line": self.line}
 
 
@@ -289,7 +299,7 @@ class Callback:
     line: int | None
     fixed_trips: bool = True  # False: inside a loop whose trip count XLA does not know
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "primitive": self.primitive,
             "times": self.times,
@@ -339,7 +349,9 @@ class _Walker:
         self.memo[key] = total
         return total
 
-    def instruction(self, comp, ins: Instruction, trips: bool, depth: int) -> float:
+    def instruction(
+        self, comp: dict[str, Instruction], ins: Instruction, trips: bool, depth: int
+    ) -> float:
         op = ins.opcode
         if op == "while":
             inner = sum(self.flops(c, trips, depth + 1) for _, c in ins.callees)
@@ -419,7 +431,7 @@ def host_callbacks(program: Program, source: str = "") -> list[Callback]:
     return walker.callbacks
 
 
-def made(callbacks: list[Callback], source: str):
+def made(callbacks: list[Callback], source: str) -> list[Made]:
     """The callbacks per primitive (``callbacks.Made``), each with the first line of the
     learner's file (``source``, a base name) that makes one."""
     from .callbacks import Made

@@ -49,18 +49,24 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import replace
+from typing import TYPE_CHECKING, Any, cast
 
 from ..verdicts import Status, Verdict
 from . import callbacks as host
 from .base import ScriptMeasureCheck, bind_tracing, check_kind, instrument, run_traced
 from .outcome import plural
 
+if TYPE_CHECKING:
+    from ..bank import FieldReader
+    from ..report import CheckResult
+    from .base import GradingView, Measured
+
 BUDGETS = ("no_growth", "reference")
 RAN_MARGIN, RAN_SLACK = 1.25, 4  # when what the calls ran replaces the trace's count
 SIZE = re.compile(r"^(?:len\((?P<len>\w+)\)|(?P<arg>\w+)(?:\.shape\[(?P<axis>\d+)\])?)$")
 
 
-def measure_program(ctx, args, kwargs, options, lines_sent=40):
+def measure_program(ctx, args, kwargs, options, lines_sent=40):  # type: ignore[no-untyped-def]  # shipped
     """Runs in the worker: the traced program's size, its primitives, and the lines of
     the learner's file its equations come from; the program's own value is kept."""
     bound = ctx.bound
@@ -70,14 +76,14 @@ def measure_program(ctx, args, kwargs, options, lines_sent=40):
     closed, out_shape = make_jaxpr(fn, return_shape=True)(*arrays)
 
     mine = realpath(ctx.source_file) if ctx.source_file else None
-    ours: dict = {}  # file name -> is it the learner's file
-    primitives: dict = {}
-    dtypes: dict = {}
-    lines: dict = {}
-    first_line: dict = {}
+    ours: dict = {}  # type: ignore[type-arg]  # shipped: names no typing  # file name -> is it the learner's file
+    primitives: dict = {}  # type: ignore[type-arg]  # shipped: names no typing
+    dtypes: dict = {}  # type: ignore[type-arg]
+    lines: dict = {}  # type: ignore[type-arg]
+    first_line: dict = {}  # type: ignore[type-arg]
     unrolled = [1]  # the most copies of a scan body
 
-    def line_of(eqn):
+    def line_of(eqn):  # type: ignore[no-untyped-def]  # shipped
         """The innermost line of the learner's file in the equation's traceback (not
         jax's own "user frame": the judge's sync counter wraps some jax functions)."""
         if mine is None:
@@ -93,7 +99,7 @@ def measure_program(ctx, args, kwargs, options, lines_sent=40):
             pass
         return None
 
-    def count(jaxpr, depth=0):
+    def count(jaxpr, depth=0):  # type: ignore[no-untyped-def]  # shipped
         if depth > 100:
             ctx.unmeasurable("the program nests more than 100 levels deep")
         total = 0
@@ -101,7 +107,7 @@ def measure_program(ctx, args, kwargs, options, lines_sent=40):
             total += 1
             name = str(eqn.primitive.name)
             primitives[name] = primitives.get(name, 0) + 1
-            line = line_of(eqn)
+            line = line_of(eqn)  # type: ignore[no-untyped-call]
             if line is not None:
                 lines[line] = lines.get(line, 0) + 1
                 first_line.setdefault(name, line)
@@ -123,15 +129,15 @@ def measure_program(ctx, args, kwargs, options, lines_sent=40):
                 unrolled[0] = max(unrolled[0], copies)
             for sub in jaxprs_in_params(eqn.params):
                 before = (dict(primitives), dict(lines))
-                inner = count(sub, depth + 1)
+                inner = count(sub, depth + 1)  # type: ignore[no-untyped-call]
                 for tally, start in zip((primitives, lines), before):  # the copies count too
                     for k, n in tally.items():
                         tally[k] = start.get(k, 0) + (n - start.get(k, 0)) * copies
                 total += inner * copies
         return total
 
-    equations = count(closed.jaxpr)
-    flat = run_traced(bound, closed, arrays)
+    equations = count(closed.jaxpr)  # type: ignore[no-untyped-call]
+    flat = run_traced(bound, closed, arrays)  # type: ignore[no-untyped-call]
     if flat is not None:
         ctx.keep(tree_structure(out_shape).unflatten(flat))
     # the function called for values, as the other checks call it: the programs it ran
@@ -190,7 +196,7 @@ class JaxprCheck(ScriptMeasureCheck):
         "lax.fori_loop or vmap"
     )
 
-    def __init__(self, r, scripts):
+    def __init__(self, r: FieldReader, scripts: dict[str, Any]) -> None:
         super().__init__(r, scripts)
         budget = r.get("budget", (int, str), None, what="no_growth, reference or a number")
         if isinstance(budget, str) and budget not in BUDGETS:
@@ -224,7 +230,7 @@ class JaxprCheck(ScriptMeasureCheck):
                 )
         self.size_name = r.get("size_name", str, self.size or "size")
 
-    def _primitives(self, r, key: str) -> list[str]:
+    def _primitives(self, r: FieldReader, key: str) -> list[str]:
         """A list of primitive names, or a mapping of each name to why (what the learner
         usually did to get it, or to miss it)."""
         names = r.get(key, (list, dict), [])
@@ -241,7 +247,7 @@ class JaxprCheck(ScriptMeasureCheck):
         return list(names)
 
     # ------------------------------------------------------------ sizes of calls
-    def size_of(self, args) -> int:
+    def size_of(self, args: dict[str, Any]) -> int:
         from ..values import leaves
         from ..worker.wire import Leaf
 
@@ -254,7 +260,7 @@ class JaxprCheck(ScriptMeasureCheck):
                     max(l.array.shape, default=0) for l in leaves(value) if isinstance(l, Leaf)
                 ]
             return max(found)
-        m = SIZE.match(self.size)
+        m = cast("re.Match[str]", SIZE.match(self.size))  # the size was checked as read
         if m.group("len"):
             return len(args[m.group("len")])
         value = args[m.group("arg")]
@@ -270,7 +276,7 @@ class JaxprCheck(ScriptMeasureCheck):
         return f"{self.size_name}={size}"
 
     # ------------------------------------------------------------ the verdict
-    def judge(self, grading, calls):
+    def judge(self, grading: GradingView, calls: list[Measured]) -> CheckResult:
         unknown = self.unrecorded(calls)
         if unknown is not None:
             return unknown
@@ -326,7 +332,7 @@ class JaxprCheck(ScriptMeasureCheck):
             return self.failed("\n".join(problems), details=details)
         return self.result(Status.PASSED, self.summary(sizes, counts, refs), details=details)
 
-    def unrecorded(self, calls):
+    def unrecorded(self, calls: list[Measured]) -> CheckResult | None:
         """Fail closed where what the calls ran is not known."""
         for c in calls:
             if "executed" not in c.reference:  # figures made without the recorder
@@ -355,11 +361,12 @@ class JaxprCheck(ScriptMeasureCheck):
         return None
 
     @staticmethod
-    def what_ran(calls):
+    def what_ran(calls: list[Measured]) -> tuple[list[Measured], list[Measured]]:
         """Each call with the figures weighed: the trace's, or, where calling the
         function ran more equations than its trace shows, the calls' (and the calls
         switched so)."""
-        out, switched = [], []
+        out: list[Measured] = []
+        switched: list[Measured] = []
         for c in calls:
             ran = c.mine.get("executed")
             traced = int(c.mine["equations"])
@@ -386,8 +393,8 @@ class JaxprCheck(ScriptMeasureCheck):
             out.append(c)
         return out, switched
 
-    def program_sizes(self, sizes, counts) -> str:
-        by_size: dict[int, set] = {}
+    def program_sizes(self, sizes: list[int], counts: list[int]) -> str:
+        by_size: dict[int, set[int]] = {}
         for s, n in zip(sizes, counts):
             by_size.setdefault(s, set()).add(n)
         if len({n for ns in by_size.values() for n in ns}) == 1:
@@ -401,7 +408,7 @@ class JaxprCheck(ScriptMeasureCheck):
         ]
         return _listing([parts[0].replace(" at ", " equations at ", 1)] + parts[1:])
 
-    def summary(self, sizes, counts, refs) -> str:
+    def summary(self, sizes: list[int], counts: list[int], refs: list[int]) -> str:
         text = (
             f"your program has {self.program_sizes(sizes, counts)} "
             f"(the reference's: {self.program_sizes(sizes, refs)})"
@@ -418,13 +425,15 @@ class JaxprCheck(ScriptMeasureCheck):
             text += f"; it uses {_listing([f'`{p}`' for p in self.require])}"
         return text
 
-    def limit_words(self, sizes, refs) -> str:
+    def limit_words(self, sizes: list[int], refs: list[int]) -> str:
         slack = f" plus a slack of {self.slack}" if self.slack else ""
         if self.budget == "reference":
             return f"the reference's count on each call{slack}"
         return f"{self.budget} equations{slack} (set by the task)"
 
-    def over_budget(self, calls, sizes, counts, refs) -> str:
+    def over_budget(
+        self, calls: list[Measured], sizes: list[int], counts: list[int], refs: list[int]
+    ) -> str:
         if self.budget is None:
             return ""
         if self.budget == "no_growth":
@@ -444,7 +453,9 @@ class JaxprCheck(ScriptMeasureCheck):
                 )
         return ""
 
-    def growth(self, calls, sizes, counts, refs) -> str:
+    def growth(
+        self, calls: list[Measured], sizes: list[int], counts: list[int], refs: list[int]
+    ) -> str:
         worst = None
         for i, (si, ni) in enumerate(zip(sizes, counts)):
             for j, (sj, nj) in enumerate(zip(sizes, counts)):
@@ -480,7 +491,7 @@ class JaxprCheck(ScriptMeasureCheck):
         return text + f"\nUsual cause: {self.cause}."
 
     @staticmethod
-    def grown(before: dict, after: dict):
+    def grown(before: dict[str, Any], after: dict[str, Any]) -> tuple[str, Any, Any] | None:
         diffs = [(after.get(k, 0) - before.get(k, 0), k) for k in set(before) | set(after)]
         diffs = [d for d in diffs if d[0] > 0]
         if not diffs:
@@ -489,7 +500,7 @@ class JaxprCheck(ScriptMeasureCheck):
         return name, before.get(name, 0), after.get(name, 0)
 
     @staticmethod
-    def grown_line(before: dict, after: dict) -> str:
+    def grown_line(before: dict[str, Any], after: dict[str, Any]) -> str:
         old, new = before.get("lines", {}), after.get("lines", {})
         diffs = [(n - old.get(line, 0), line) for line, n in new.items()]
         diffs = [d for d in diffs if d[0] > 0]
@@ -500,7 +511,7 @@ class JaxprCheck(ScriptMeasureCheck):
         return f"line {line} of your file" + (f": `{code}`" if code else "")
 
     @staticmethod
-    def biggest(call) -> str:
+    def biggest(call: Measured) -> str:
         prims = sorted(call.mine["primitives"].items(), key=lambda kv: -kv[1])[:3]
         text = "; most common: " + ", ".join(f"`{k}` x{n}" for k, n in prims) if prims else ""
         lines = sorted(call.mine.get("lines", {}).items(), key=lambda kv: -kv[1])
@@ -510,7 +521,7 @@ class JaxprCheck(ScriptMeasureCheck):
             text += f"; {n} of them from line {line} of your file" + (f": `{code}`" if code else "")
         return text
 
-    def called_back(self, calls, sizes) -> str:
+    def called_back(self, calls: list[Measured], sizes: list[int]) -> str:
         """A host callback the reference does not make (whatever the task forbids)."""
         for c, s in zip(calls, sizes):
             theirs = {p: int(c.reference.get("primitives", {}).get(p, 0)) for p in host.COUNTED}
@@ -529,7 +540,7 @@ class JaxprCheck(ScriptMeasureCheck):
                 )
         return ""
 
-    def forbidden(self, calls, sizes) -> str:
+    def forbidden(self, calls: list[Measured], sizes: list[int]) -> str:
         for c, s in zip(calls, sizes):
             used = [p for p in self.forbid if c.mine["primitives"].get(p)]
             if used:
@@ -551,7 +562,7 @@ class JaxprCheck(ScriptMeasureCheck):
                 )
         return ""
 
-    def forbidden_dtype(self, calls, sizes) -> str:
+    def forbidden_dtype(self, calls: list[Measured], sizes: list[int]) -> str:
         for c, s in zip(calls, sizes):
             used = [d for d in self.forbid_dtypes if c.mine.get("dtypes", {}).get(d)]
             if used:
@@ -577,7 +588,7 @@ class JaxprCheck(ScriptMeasureCheck):
                 )
         return ""
 
-    def missing(self, calls, sizes) -> str:
+    def missing(self, calls: list[Measured], sizes: list[int]) -> str:
         for c, s in zip(calls, sizes):
             if s == 0:
                 continue

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..compare import compare
 from ..specs import data_leaves
@@ -10,13 +10,24 @@ from ..values import display, leaves, render, replay_snippet
 from ..verdicts import Status, Verdict
 from ..worker.wire import Leaf
 
+if TYPE_CHECKING:
+    from ..compare import Mismatch
+    from ..report import CheckResult
+    from ..session import CallOutcome
+
+
+class _Check(Protocol):
+    """What these helpers use of a check (base.CheckSpec, which imports this module)."""
+
+    def result(self, status: Status | str, message: str, **kw: Any) -> CheckResult: ...
+
 
 def plural(n: int, word: str, many: str | None = None) -> str:
     """``1 call``, ``3 calls``; ``many`` where the plural is not ``word + 's'``."""
     return f"{n} {word if n == 1 else many or word + 's'}"
 
 
-def call_label(args) -> str:
+def call_label(args: dict[str, Any]) -> str:
     parts = []
     for name, value in args.items():
         if isinstance(value, Leaf) and value.kind == "key":
@@ -45,8 +56,8 @@ def call_text(entrypoint: str, args: dict[str, Any]) -> str:
     return f"{entrypoint}(" + ", ".join(f"{k}={render(v)}" for k, v in args.items()) + ")"
 
 
-def counterexample(args: dict[str, Any], expected=..., actual=...) -> dict:
-    out: dict = {"args": {k: display(v) for k, v in args.items()}}
+def counterexample(args: dict[str, Any], expected: Any = ..., actual: Any = ...) -> dict[str, Any]:
+    out: dict[str, Any] = {"args": {k: display(v) for k, v in args.items()}}
     if expected is not ...:
         out["expected"] = display(expected)
     if actual is not ...:
@@ -54,13 +65,15 @@ def counterexample(args: dict[str, Any], expected=..., actual=...) -> dict:
     return out
 
 
-def replay(grading, args: dict[str, Any]) -> dict[str, str]:
+def replay(grading: Any, args: dict[str, Any]) -> dict[str, str]:
     """The check details that let a learner call their function on exactly the failing
     input (``details.replay``: Python for a cell; the text and HTML reports end with it)."""
     return {"replay": replay_snippet(grading.task.entrypoint, args)}
 
 
-def failed_call(check, grading, args: dict[str, Any], outcome, context: str = ""):
+def failed_call(
+    check: _Check, grading: Any, args: dict[str, Any], outcome: CallOutcome, context: str = ""
+) -> CheckResult:
     """A CheckResult for a call that raised, timed out, crashed or ran out of memory."""
     if outcome.message.startswith("not run:"):  # the grading stopped calling it
         return check.result("error", outcome.message, verdict=outcome.verdict)
@@ -76,7 +89,7 @@ def failed_call(check, grading, args: dict[str, Any], outcome, context: str = ""
         Verdict.TIME_LIMIT_EXCEEDED: "ran out of time",
         Verdict.MEMORY_LIMIT_EXCEEDED: "ran out of memory",
         Verdict.RUNTIME_ERROR: "failed",
-    }.get(outcome.verdict, "failed")
+    }.get(outcome.verdict, "failed")  # type: ignore[arg-type]  # None finds "failed"
     message = f"{context}{call_text(grading.task.entrypoint, args)} {what}: {outcome.message}"
     details = dict(
         replay(grading, args), **({"traceback": outcome.traceback} if outcome.traceback else {})
@@ -90,6 +103,6 @@ def failed_call(check, grading, args: dict[str, Any], outcome, context: str = ""
     )
 
 
-def mismatch(grading, args, actual, expected):
+def mismatch(grading: Any, args: dict[str, Any], actual: Any, expected: Any) -> Mismatch | None:
     task = grading.task
     return compare(actual, expected, task.result, task.tolerance, data_leaves(task.args, args))

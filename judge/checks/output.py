@@ -15,15 +15,21 @@ runs the same calls beside, for the values they are compared with.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, Any, cast
 
 from ..verdicts import Status, Verdict
 from .base import ScriptMeasureCheck, check_kind, instrument
+
+if TYPE_CHECKING:
+    from ..bank import FieldReader, Task
+    from ..report import CheckResult
+    from .base import GradingView, Measured
 
 CAPTURE_LIMIT = 64 * 1024  # bytes kept per call; more than that is a failure in itself
 SHOWN_LINES = 20  # lines of one call sent back and shown
 
 
-def bind_capture():
+def bind_capture():  # type: ignore[no-untyped-def]  # shipped
     """Runs in the worker before the learner's file (the judge's process never imports
     jax): what the capture uses, whatever the learner's code replaces later."""
     import os
@@ -51,7 +57,7 @@ def bind_capture():
     }
 
 
-def capture_output(ctx, args, kwargs, options):
+def capture_output(ctx, args, kwargs, options):  # type: ignore[no-untyped-def]  # shipped
     """In the worker: call the function with fd 1 captured; return what it printed.
     Everything it uses was bound by ``bind_capture`` before the learner's file ran: a
     learner who patches os or jax later changes nothing in it."""
@@ -64,7 +70,7 @@ def capture_output(ctx, args, kwargs, options):
     clear_caches = bound["clear_caches"]
     limit = int(options.get("limit", 65536))
 
-    def flush():
+    def flush():  # type: ignore[no-untyped-def]  # shipped
         for stream in (sys.stdout, sys.__stdout__):
             try:
                 stream.flush()
@@ -73,7 +79,7 @@ def capture_output(ctx, args, kwargs, options):
 
     if options.get("fresh"):
         clear_caches()
-    flush()  # what was printed before belongs to no call
+    flush()  # type: ignore[no-untyped-call]  # what was printed before belongs to no call
     try:
         saved = dup(1)
     except OSError:  # the learner closed fd 1: it is closed again after
@@ -98,7 +104,7 @@ def capture_output(ctx, args, kwargs, options):
                 pass  # not arrays: nothing to wait for
             effects_barrier()  # jax.debug.print runs asynchronously
         finally:
-            flush()
+            flush()  # type: ignore[no-untyped-call]
             if saved is None:
                 close(1)
             else:
@@ -137,7 +143,7 @@ class OutputCheck(ScriptMeasureCheck):
     INSTRUMENT = instrument(capture_output, setup=bind_capture)
     doing = "capturing what it prints"
 
-    def __init__(self, r, scripts):
+    def __init__(self, r: FieldReader, scripts: dict[str, Any]) -> None:
         super().__init__(r, scripts)
         self.pattern_text = r.get("pattern", str)
         try:
@@ -146,13 +152,13 @@ class OutputCheck(ScriptMeasureCheck):
             r.fail(f"not a regular expression: {exc}", "pattern")
         self.count = int(r.number("count", 1, low=0))
 
-    def options(self, task) -> dict:
+    def options(self, task: Task) -> dict[str, Any]:
         return {"limit": CAPTURE_LIMIT + 1}
 
-    def call_options(self, options, index):
+    def call_options(self, options: dict[str, Any], index: int) -> dict[str, Any]:
         return dict(options, fresh=index == 1)
 
-    def judge(self, grading, calls):
+    def judge(self, grading: GradingView, calls: list[Measured]) -> CheckResult:
         n = len(calls)
         printed = [_Printed.of(c.mine, self.pattern) for c in calls]
         labels = [c.label for c in calls]
@@ -189,7 +195,7 @@ class OutputCheck(ScriptMeasureCheck):
             message.append(f"  {self.cause}")
         return self.failed("\n".join(message), details=details)
 
-    def explain(self, printed, labels) -> list[str]:
+    def explain(self, printed: list[_Printed], labels: list[str]) -> list[str]:
         """The usual reason for what was seen, in a learner's words."""
         counts = [p.matching for p in printed]
         seen: dict[str, int] = {}
@@ -243,9 +249,9 @@ class _Printed:
         self.lines, self.matching, self.too_much = lines, matching, too_much
 
     @classmethod
-    def of(cls, measured: dict, pattern: re.Pattern) -> "_Printed":
-        text = measured.get("stdout") if isinstance(measured.get("stdout"), str) else ""
-        size = measured.get("bytes") if isinstance(measured.get("bytes"), int) else 0
+    def of(cls, measured: dict[str, Any], pattern: re.Pattern[str]) -> "_Printed":
+        text = cast(str, measured.get("stdout")) if isinstance(measured.get("stdout"), str) else ""
+        size = cast(int, measured.get("bytes")) if isinstance(measured.get("bytes"), int) else 0
         lines = text.splitlines()
         return cls(lines, sum(1 for line in lines if pattern.search(line)), size > CAPTURE_LIMIT)
 

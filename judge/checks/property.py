@@ -29,12 +29,22 @@ import functools
 import shutil
 import tempfile
 import warnings
+from typing import TYPE_CHECKING, Any, Callable, NoReturn
 
 from ..specs import Inputs, import_hypothesis
 from ..values import first_difference, render
 from ..verdicts import Status, Verdict
 from .base import CheckSpec, Later, Phase, check_kind
 from .outcome import call_text, counterexample, failed_call, mismatch, replay
+
+if TYPE_CHECKING:
+    from ..bank import FieldReader
+    from ..compare import Mismatch
+    from ..report import CheckResult
+    from ..session import CallOutcome
+    from .base import GradingView
+
+    Call = tuple[Any, Any, Any]  # (args, the expected value pending, the learner's outcome)
 
 _HOMES: list[str] = []
 
@@ -49,7 +59,7 @@ def remove_hypothesis_home() -> None:
 
 
 @functools.lru_cache(maxsize=1)
-def _hypothesis():
+def _hypothesis() -> Any:
     """hypothesis, imported on first use (not when the bank loads).  It keeps files
     under ./.hypothesis even without a database (a cache of source constants): point it
     at a private folder, so a run writes nothing where the learner is."""
@@ -75,7 +85,7 @@ def _ignore_local_constants() -> None:
     if hasattr(providers, "_get_local_constants"):  # hypothesis >= 6.131
         none = providers.Constants()
 
-        def no_local_constants():
+        def no_local_constants() -> Any:
             return none
 
         providers._get_local_constants = no_local_constants
@@ -84,20 +94,20 @@ def _ignore_local_constants() -> None:
 class _Fatal(BaseException):
     """The worker is gone; a BaseException, so hypothesis stops instead of shrinking."""
 
-    def __init__(self, args, outcome):
+    def __init__(self, args: dict[str, Any], outcome: CallOutcome) -> None:
         super().__init__()
         self.args_, self.outcome = args, outcome
 
 
 class _Raised(Exception):
-    def __init__(self, args, outcome):
+    def __init__(self, args: dict[str, Any], outcome: CallOutcome) -> None:
         super().__init__(outcome.message)
         self.args_, self.outcome = args, outcome
         self.shrunk = True  # False: the first failing input seen, not a shrunk one
 
 
 class _Wrong(Exception):
-    def __init__(self, args, actual, expected, problem):
+    def __init__(self, args: dict[str, Any], actual: Any, expected: Any, problem: Mismatch) -> None:
         super().__init__(problem.message)
         self.args_, self.actual, self.expected, self.problem = args, actual, expected, problem
 
@@ -106,7 +116,15 @@ class _Changing(BaseException):
     """The same input gave two different answers (or an answer and an exception); a
     BaseException, so hypothesis does not shrink it."""
 
-    def __init__(self, args, expected, first: str, again: str, actual=..., where: str = ""):
+    def __init__(
+        self,
+        args: dict[str, Any],
+        expected: Any,
+        first: str,
+        again: str,
+        actual: Any = ...,
+        where: str = "",
+    ) -> None:
         super().__init__()
         self.args_, self.expected, self.actual = args, expected, actual
         self.first, self.again, self.where = first, again, where
@@ -140,14 +158,14 @@ class PropertyCheck(CheckSpec):
         )
         Inputs({}, {}).strategy([{}])  # the argument lists' strategy, made in this thread
 
-        @h.settings(max_examples=1, database=None, verbosity=h.Verbosity.quiet)
-        @h.given(h.strategies.integers())
-        def warm_up(_):
+        @h.settings(max_examples=1, database=None, verbosity=h.Verbosity.quiet)  # type: ignore[untyped-decorator]  # hypothesis, imported lazily
+        @h.given(h.strategies.integers())  # type: ignore[untyped-decorator]
+        def warm_up(_: Any) -> None:
             pass
 
         warm_up()
 
-    def __init__(self, r, scripts):
+    def __init__(self, r: FieldReader, scripts: dict[str, Any]) -> None:
         super().__init__(r, scripts)
         self.examples = int(r.number("examples", 100, low=1))
         self.max_shapes = int(r.number("max_shapes", 8, low=3))
@@ -158,20 +176,22 @@ class PropertyCheck(CheckSpec):
             int(r.number("min_examples", 0, low=1)) if "min_examples" in r.data else None
         )
 
-    def planned_calls(self, grading) -> int:
+    def planned_calls(self, grading: GradingView) -> int:
         # a second property check after this one needs at least what it may pass on
         return self.min_examples or max(1, (grading.n_examples or self.examples) // 4)
 
     def pool_size(self) -> int:
         return self.max_shapes
 
-    def _plan(self, grading):
+    def _plan(self, grading: GradingView) -> tuple[Inputs, list[dict[str, Any]], int]:
         task = grading.task
         inputs = Inputs(task.args, task.dims)
         pool = inputs.pool(grading.seed, self.max_shapes)
         return inputs, pool, grading.n_examples or self.examples
 
-    def _search(self, grading, strategy, n_examples, test):
+    def _search(
+        self, grading: GradingView, strategy: Any, n_examples: int, test: Callable[[Any], None]
+    ) -> Any:
         h = _hypothesis()
         return h.settings(
             max_examples=n_examples,
@@ -185,20 +205,20 @@ class PropertyCheck(CheckSpec):
             phases=(h.Phase.explicit, h.Phase.generate, h.Phase.shrink),
         )(h.seed(grading.seed)(h.given(strategy)(test)))
 
-    def prepare(self, grading):
+    def prepare(self, grading: GradingView) -> list[dict[str, Any]]:
         """While the workers start, draw the inputs hypothesis will try (the same seed
         gives the same sequence while every example passes), so the run itself only
         calls; a failure is then replayed under hypothesis to shrink it."""
         inputs, pool, n_examples = self._plan(grading)
-        drawn: list = []
+        drawn: list[dict[str, Any]] = []
 
-        def collect(args):
+        def collect(args: dict[str, Any]) -> None:
             drawn.append(args)
 
         self._search(grading, inputs.strategy(pool), n_examples, collect)()
         return drawn
 
-    def generated_inputs(self, grading, prepared):
+    def generated_inputs(self, grading: GradingView, prepared: Any) -> list[Any]:
         inputs, pool, _ = self._plan(grading)
         return (
             inputs.edge_cases(pool, grading.seed)
@@ -206,7 +226,7 @@ class PropertyCheck(CheckSpec):
             + inputs.pool_cases(pool, grading.seed)
         )
 
-    def run(self, grading):
+    def run(self, grading: GradingView) -> CheckResult | Later:
         trial = _Trial(self, grading, *self._plan(grading))
         drawn = grading.prepared(self.id)
         if drawn is None:
@@ -235,9 +255,17 @@ class _Trial:
     """One property check's run over one grading: the calls, the comparisons, and the
     replay under hypothesis that shrinks a failure."""
 
-    def __init__(self, check, grading, inputs, pool, n_examples):
+    def __init__(
+        self,
+        check: PropertyCheck,
+        grading: GradingView,
+        inputs: Inputs,
+        pool: list[dict[str, Any]],
+        n_examples: int,
+    ) -> None:
         self.check, self.grading = check, grading
         self.inputs, self.pool, self.n_examples = inputs, pool, n_examples
+        self.shapes: set[str]
         self.calls, self.shapes = 0, set()
         self.first: _Raised | _Wrong | None = None  # the first failure seen
         self.planned = 0  # the inputs it meant to check
@@ -245,7 +273,7 @@ class _Trial:
         self.not_shrunk = ""  # why a failure is reported as first seen
         self.twice = 0  # inputs given a second time (deterministic)
 
-    def learner(self, args):
+    def learner(self, args: dict[str, Any]) -> CallOutcome:
         out = self.grading.learner_call(args, self.check.calls_label)
         self.costs.append(out.charged_s)
         return out
@@ -267,11 +295,11 @@ class _Trial:
         wanted = self.check.min_examples or -(-self.planned // 4)
         return max(1, min(wanted, self.planned))
 
-    def call(self, args):
+    def call(self, args: dict[str, Any]) -> tuple[Any, CallOutcome]:
         pending = self.grading.expected_soon(args)
         return pending, self.learner(args)
 
-    def judge(self, args, pending, out):
+    def judge(self, args: dict[str, Any], pending: Any, out: CallOutcome) -> None:
         if not out.ok and out.run_out:  # the run's clock, not this call: grade what was seen
             raise _OutOfTime()
         self.calls += 1
@@ -283,7 +311,7 @@ class _Trial:
         if problem:
             raise _Wrong(args, out.value, expected, problem)
 
-    def test(self, args):
+    def test(self, args: dict[str, Any]) -> None:
         if not self.time_for_a_call():
             raise _OutOfTime()
         try:
@@ -292,8 +320,8 @@ class _Trial:
             self.first = self.first or failure
             raise
 
-    def call_ahead(self, drawn) -> list:
-        calls = []
+    def call_ahead(self, drawn: list[dict[str, Any]]) -> list[Call]:
+        calls: list[Call] = []
         expected = self.grading.expected_all(drawn)
         for args, pending in zip(drawn, expected):
             # deterministic: each input called so far, and this one, are called again after
@@ -305,13 +333,13 @@ class _Trial:
                 break
         return calls
 
-    def call_again(self, calls) -> list:
+    def call_again(self, calls: list[Call]) -> list[CallOutcome]:
         """Every input a second time (``deterministic``), once all the first calls ran
         (those the run's budget left time for: the first pass kept time for these)."""
         made = [c for c in calls if c[2] is not None]
         if not made or any(not out.ok for _, _, out in made):
             return []
-        again = []
+        again: list[CallOutcome] = []
         for args, _, _ in made:
             if not self.time_for_a_call():
                 break
@@ -320,7 +348,7 @@ class _Trial:
                 break
         return again
 
-    def check_ahead(self, calls, again):
+    def check_ahead(self, calls: list[Call], again: list[CallOutcome]) -> None:
         try:
             short = False
             try:
@@ -344,7 +372,7 @@ class _Trial:
                 self.not_shrunk = "the run's time ran out before it could be shrunk"
             raise self.confirmed(seen, shrunk=False) from None  # the replay found nothing
 
-    def compare_again(self, calls, again):
+    def compare_again(self, calls: list[Call], again: list[CallOutcome]) -> None:
         for (args, pending, out), second in zip(calls, again):
             if not second.ok:
                 if second.fatal:
@@ -367,10 +395,10 @@ class _Trial:
                     where,
                 )
 
-    def search(self):
+    def search(self) -> None:
         self.calls, self.shapes = 0, set()
 
-        def test(args):  # a plain function: what hypothesis expects
+        def test(args: dict[str, Any]) -> None:  # a plain function: what hypothesis expects
             self.test(args)
 
         try:
@@ -379,10 +407,10 @@ class _Trial:
             )()
         except _hypothesis().errors.Flaky:
             # a failure hypothesis could not reproduce while shrinking: the first one seen
-            raise self.confirmed(self.first, shrunk=False) from None
+            raise self.confirmed(self.first, shrunk=False) from None  # type: ignore[arg-type]  # Flaky: one was seen
         self.edges()
 
-    def confirmed(self, failure, shrunk: bool):
+    def confirmed(self, failure: _Raised | _Wrong, shrunk: bool) -> _Raised | _Wrong | _Changing:
         """The failure to report, once its input was called once more: another answer
         than the first means the function's answer changes from call to call (the
         replay under hypothesis may not have seen it fail again at all); the same one
@@ -421,17 +449,17 @@ class _Trial:
         failure.shrunk = shrunk
         return failure
 
-    def edge_cases(self) -> list:
+    def edge_cases(self) -> list[dict[str, Any]]:
         return self.inputs.edge_cases(self.pool, self.grading.seed)
 
-    def edges(self):
+    def edges(self) -> None:
         # The pool's edge shapes with values at the ends of their ranges, always tried
         # after what hypothesis drew.  (Explicit @example inputs would never be shrunk.)
         for edge in self.edge_cases():
             self.test(edge)
 
-    def details(self):
-        out = {
+    def details(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
             "seed": self.grading.seed,
             "examples_run": self.calls,
             "distinct_shapes": len(self.shapes),
@@ -441,7 +469,7 @@ class _Trial:
             out["not_shrunk"] = self.not_shrunk
         return out
 
-    def out_of_time(self):
+    def out_of_time(self) -> CheckResult:
         """The run's budget ran short before every planned input was checked, and all
         that were agree: graded on those, with how many and why; fewer than the minimum
         is a function too slow to be judged."""
@@ -492,7 +520,7 @@ class _Trial:
             else ""
         )
 
-    def outcome(self, body):
+    def outcome(self, body: Callable[[], object]) -> CheckResult:
         check, grading = self.check, self.grading
         try:
             body()
@@ -548,11 +576,11 @@ class _Trial:
         )
 
 
-def _raise(exc):
+def _raise(exc: BaseException) -> NoReturn:
     raise exc
 
 
-def _shape_key(args) -> str:
+def _shape_key(args: dict[str, Any]) -> str:
     from ..values import leaves
     from ..worker.wire import Leaf
 

@@ -22,10 +22,17 @@ residual shows it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ..verdicts import Status
 from . import callbacks as host
 from .base import ScriptMeasureCheck, bind_tracing, check_kind, instrument, run_traced
 from .outcome import plural
+
+if TYPE_CHECKING:
+    from ..bank import FieldReader, Task
+    from ..report import CheckResult
+    from .base import GradingView, Measured
 
 
 def measure_residuals(ctx, args, kwargs, options, shown=12):
@@ -162,15 +169,15 @@ class ResidualsCheck(ScriptMeasureCheck):
         "stack) in jax.checkpoint so its insides are recomputed instead"
     )
 
-    def __init__(self, r, scripts):
+    def __init__(self, r: FieldReader, scripts: dict[str, Any]) -> None:
         super().__init__(r, scripts)
         self.slack = int(r.number("slack", 0, low=0))
         self.slack_bytes = int(r.number("slack_bytes", 0, low=0))
 
-    def options(self, task) -> dict:
+    def options(self, task: Task) -> dict[str, Any]:
         return {"callbacks": list(host.COUNTED)}
 
-    def judge(self, grading, calls):
+    def judge(self, grading: GradingView, calls: list[Measured]) -> CheckResult:
         details = {
             "slack": self.slack,
             "slack_bytes": self.slack_bytes,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from html import escape
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -16,7 +17,9 @@ class CallMark:
     number: int
     label: str  # the call's shapes: "x_a float32[8], x_b float32[8]"
     state: str  # traced | compiled | cached
-    programs: tuple  # (program number, compiled before?) per compile in this call
+    programs: tuple[
+        tuple[int, bool], ...
+    ]  # (program number, compiled before?) per compile in this call
     same_as: int | None  # a cached call: the earlier call with the same shapes
     why: str  # the first trace's reason
 
@@ -26,10 +29,10 @@ FILL = {"new": "#e3f2fd", "again": "#fde0dc", "cached": "#dcedc8"}
 STROKE = {"new": "#1565c0", "again": "#c62828", "cached": "#2e7d32"}
 
 
-def script_marks(details: dict) -> list[CallMark]:
+def script_marks(details: dict[str, Any]) -> list[CallMark]:
     """What each scripted call cost: traced (Python ran again), compiled only, or served
     from the cache; compiles numbered by the distinct program (function and signature)."""
-    programs: dict[tuple, int] = {}
+    programs: dict[tuple[Any, Any], int] = {}
     marks: list[CallMark] = []
     for number_, (label, events) in enumerate(
         zip(details.get("calls") or [], details.get("per_call") or []), 1
@@ -52,12 +55,12 @@ def script_marks(details: dict) -> list[CallMark]:
     return marks
 
 
-def drawing_key(details: dict) -> tuple:
+def drawing_key(details: dict[str, Any]) -> tuple[Any, ...]:
     """Two drawings with the same key look the same (the class report draws it once)."""
     return tuple((m.label, m.state, m.programs) for m in script_marks(details))
 
 
-def script_drawing(details: dict, per_row: int = 6) -> str:
+def script_drawing(details: dict[str, Any], per_row: int = 6) -> str:
     marks = script_marks(details)
     if not marks:
         return ""

@@ -29,6 +29,8 @@ work done in a forked child is refused, not missed.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..values import leaves
 from ..verdicts import Status, Verdict
@@ -37,13 +39,18 @@ from .base import CheckSpec, Later, Phase, check_kind
 from .outcome import call_label, counterexample, failed_call, mismatch, plural
 from .script_drawing import drawing_key, script_drawing
 
+if TYPE_CHECKING:
+    from ..report import CheckResult
+    from ..session import CallOutcome, ScriptRun
+    from .base import FieldReader, GradingView
 
-def shape_signature(args, keep=()) -> str:
+
+def shape_signature(args: dict[str, Any], keep: Sequence[str] = ()) -> str:
     """What of a call decides its compiled program: each array's kind, dtype and shape,
     each container's type and length; Python numbers only by type, except the arguments
     in ``keep`` (those a learner may make static), by value."""
 
-    def one(value, exact: bool):
+    def one(value: Any, exact: bool) -> str:
         if isinstance(value, Leaf):
             return f"{value.kind}:{value.array.dtype}{list(value.array.shape)}"
         if isinstance(value, dict):
@@ -55,7 +62,7 @@ def shape_signature(args, keep=()) -> str:
     return ";".join(f"{name}={one(value, name in keep)}" for name, value in args.items())
 
 
-def generated_calls(grading) -> list:
+def generated_calls(grading: GradingView) -> list[tuple[dict[str, Any], CallOutcome]]:
     """The learner's calls on generated inputs: those of the task's checks that draw
     inputs (``draws_inputs``: the property check), in the order they were made."""
     labels = dict.fromkeys(c.calls_label for c in grading.task.checks if c.draws_inputs)
@@ -77,7 +84,7 @@ class ScriptedCheck(CheckSpec):
     # figure for an input it already had is none (traces), or the same again (syncs)
     ONCE_PER_INPUT = True
 
-    def __init__(self, r, scripts):
+    def __init__(self, r: FieldReader, scripts: dict[str, Any]) -> None:
         super().__init__(r, scripts)
         self.script = r.get("script", str, None) if self.SCRIPT_OPTIONAL else r.get("script", str)
         if self.script is not None and self.script not in scripts:
@@ -86,7 +93,7 @@ class ScriptedCheck(CheckSpec):
                 "script",
             )
         if self.script is None:
-            self.phase = 9  # it reads the other checks' calls alone: reported after them
+            self.phase = 9  # type: ignore[assignment]  # after every Phase: it reads the other checks' calls alone: reported after them
         budget = r.get("budget", (int, str), "reference", what="a number or 'reference'")
         if isinstance(budget, str) and budget != "reference":
             r.fail(f"expected a number or 'reference', got '{budget}'", "budget")
@@ -104,16 +111,16 @@ class ScriptedCheck(CheckSpec):
                     f"'{name}' is not an argument of the task ({', '.join(names)})", "may_be_static"
                 )
 
-    def scripts_run(self):
+    def scripts_run(self) -> tuple[str, ...]:
         return (self.script,) if self.script else ()
 
-    def run(self, grading):
+    def run(self, grading: GradingView) -> CheckResult | Later:
         if self.script is None:
             return Later(functools.partial(self.judge_generated, grading))
         mine = grading.learner_script(self.script)
         return Later(functools.partial(self.judge, grading, mine))
 
-    def judge_generated(self, grading):
+    def judge_generated(self, grading: GradingView) -> CheckResult:
         """A check without a script: the property check's generated inputs alone, against
         the reference's figure on the same inputs."""
         generated = self.on_generated(grading, 0)
@@ -124,7 +131,7 @@ class ScriptedCheck(CheckSpec):
             return self.result(Status.PASSED, message, details={"generated": details})
         return self.failed(message, details={"generated": details})
 
-    def judge(self, grading, mine):
+    def judge(self, grading: GradingView, mine: ScriptRun) -> CheckResult:
         ref = grading.reference_script(self.script)
         for i, (args, out) in enumerate(zip(mine.calls, mine.outcomes), 1):
             if not out.ok:
@@ -181,7 +188,9 @@ class ScriptedCheck(CheckSpec):
             return self.result(Status.PASSED, message, details=details)
         return self.failed(message, details=details)
 
-    def on_generated(self, grading, allowance: int):
+    def on_generated(
+        self, grading: GradingView, allowance: int
+    ) -> tuple[bool, str, dict[str, Any]] | None:
         """(passed, message, details) for the property check's generated inputs, or None
         when it made no calls.  What the learner's code spent there beyond what the
         reference spent on the same inputs (``weigh``) must stay within the headroom the
@@ -236,50 +245,59 @@ class ScriptedCheck(CheckSpec):
             },
         )
 
-    def weigh(self, calls, theirs, shapes) -> tuple[int, list[int]]:
+    def weigh(
+        self,
+        calls: list[tuple[dict[str, Any], CallOutcome]],
+        theirs: Sequence[CallOutcome | None],
+        shapes: list[str],
+    ) -> tuple[int, list[int]]:
         """What the learner's calls on generated inputs spent beyond the reference's calls
         on the same inputs (``theirs[i]`` None where the reference had that input before;
         ``shapes[i]``: the call's shape signature), and the calls (1-based) that did."""
         raise NotImplementedError
 
-    def generated_summary(self, used, budget, source, over, passed) -> str:
+    def generated_summary(
+        self, used: int, budget: int, source: str, over: str, passed: bool
+    ) -> str:
         raise NotImplementedError
 
-    def explain_excess(self, calls) -> str:
+    def explain_excess(self, calls: list[tuple[int, dict[str, Any], CallOutcome]]) -> str:
         """Lines about the calls (index, args, outcome) that spent beyond the reference."""
         return ""
 
-    def count(self, outcomes, loaded=()) -> int:
+    def count(self, outcomes: list[CallOutcome], loaded: Sequence[Any] = ()) -> int:
         """The figure over a script's calls (``outcomes``) and the events of the file's
         load (``loaded``)."""
         raise NotImplementedError
 
-    def counts_load(self, loaded) -> bool:
+    def counts_load(self, loaded: Sequence[Any]) -> bool:
         """Did the file's load add to the figure?"""
         return False
 
-    def explain_load(self, loaded, reference_loaded) -> str:
+    def explain_load(self, loaded: Sequence[Any], reference_loaded: Sequence[Any]) -> str:
         return ""
 
-    def off_device(self, mine, ref) -> str | None:
+    def off_device(self, mine: ScriptRun, ref: ScriptRun) -> str | None:
         """Why the figure measures nothing (the work was done on the host), or None."""
         return None
 
-    def details(self, mine, ref) -> dict:
+    def details(self, mine: ScriptRun, ref: ScriptRun) -> dict[str, Any]:
         return {}
 
-    def summary(self, used, budget, source, over, passed) -> str:
+    def summary(self, used: int, budget: int, source: str, over: str, passed: bool) -> str:
         raise NotImplementedError
 
-    def explain(self, calls, report, passed, noun) -> str:
+    def explain(
+        self, calls: list[tuple[dict[str, Any], CallOutcome]], report: Any, passed: bool, noun: str
+    ) -> str:
         return ""
 
 
-def _events(outcomes) -> list[dict]:
+def _events(outcomes: Iterable[CallOutcome]) -> list[dict[str, Any]]:
     return [e for o in outcomes for e in o.traces if isinstance(e, dict)]
 
 
-def _eager_compiles(events) -> dict[str, int]:
+def _eager_compiles(events: list[dict[str, Any]]) -> dict[str, int]:
     ops: dict[str, int] = {}
     for e in events:
         if e.get("origin") == "eager" and e.get("stage") == "compile":
@@ -296,7 +314,7 @@ class RetraceCheck(ScriptedCheck):
     CLASS_SECTION = "Failed retrace scripts"
 
     @classmethod
-    def html(cls, result) -> str:
+    def html(cls, result: CheckResult) -> str:
         """The scripted calls drawn (script_drawing.py); passed too: the learner sees
         what 8, 16, 32 and 8 again cost, not only waste."""
         if result.status not in (Status.PASSED, Status.FAILED):
@@ -304,13 +322,13 @@ class RetraceCheck(ScriptedCheck):
         return script_drawing(result.details)
 
     @classmethod
-    def class_key(cls, result):
+    def class_key(cls, result: CheckResult) -> tuple[Any, ...] | None:
         """Each distinct failed script once in the class report."""
         if result.status == Status.FAILED and result.details.get("per_call"):
             return drawing_key(result.details)
         return None
 
-    def __init__(self, r, scripts):
+    def __init__(self, r: FieldReader, scripts: dict[str, Any]) -> None:
         super().__init__(r, scripts)
         self.measure = r.get("measure", str, "traces")
         if self.measure not in ("traces", "compiles", "retraces"):
@@ -320,13 +338,13 @@ class RetraceCheck(ScriptedCheck):
         # task whose point is "no recompiles at all" counts them
         self.include_eager = r.get("include_eager", bool, False)
 
-    def count(self, outcomes, loaded=()) -> int:
+    def count(self, outcomes: list[CallOutcome], loaded: Sequence[Any] = ()) -> int:
         events = [e for e in loaded if isinstance(e, dict)] + _events(outcomes)
         learner = [e for e in events if e.get("origin") == "learner"]
         if self.measure == "retraces":
             # traces beyond each function's first: two helpers each traced once are no
             # worse than one, so a solution split differently from the reference's is fair
-            total = sum(
+            total: int = sum(
                 e.get("stage") == "trace" and not str(e.get("reason") or "").startswith("first")
                 for e in learner
             )
@@ -334,16 +352,16 @@ class RetraceCheck(ScriptedCheck):
                 total += sum(max(0, n - 1) for n in _eager_compiles(events).values())
             return total
         stage = "trace" if self.measure == "traces" else "compile"
-        return sum(e.get("stage") == stage for e in learner) + (
+        return sum(e.get("stage") == stage for e in learner) + (  # type: ignore[no-any-return]  # a count
             sum(e.get("origin") == "eager" and e.get("stage") == stage for e in events)
             if self.include_eager
             else 0
         )
 
-    def counts_load(self, loaded) -> bool:
+    def counts_load(self, loaded: Sequence[Any]) -> bool:
         return self.count([], loaded) > 0
 
-    def explain_load(self, loaded, reference_loaded) -> str:
+    def explain_load(self, loaded: Sequence[Any], reference_loaded: Sequence[Any]) -> str:
         """What the file compiled while it loaded, before any call asked for it."""
         events = [e for e in loaded if isinstance(e, dict)]
         compiles = sum(
@@ -376,8 +394,8 @@ class RetraceCheck(ScriptedCheck):
             )
         return "\n".join(lines)
 
-    def off_device(self, mine, ref):
-        def compiled(run):
+    def off_device(self, mine: ScriptRun, ref: ScriptRun) -> str | None:
+        def compiled(run: ScriptRun) -> int:
             return sum(
                 e.get("stage") == "compile"
                 for e in [e for e in run.loaded if isinstance(e, dict)] + _events(run.outcomes)
@@ -396,7 +414,7 @@ class RetraceCheck(ScriptedCheck):
         )
 
     @staticmethod
-    def unread_inputs(mine, ref) -> str | None:
+    def unread_inputs(mine: ScriptRun, ref: ScriptRun) -> str | None:
         """The answer must come from the device: an input array that a device program
         of the reference's call read must be read by a program the learner's call ran
         (the array itself, or a copy as large of its dtype, padded or not).  Weighed
@@ -445,7 +463,7 @@ class RetraceCheck(ScriptedCheck):
     def _stage(self) -> str:
         return "compile" if self.measure == "compiles" else "trace"
 
-    def _compiled(self, outcome, eager: bool = True) -> bool:
+    def _compiled(self, outcome: CallOutcome, eager: bool = True) -> bool:
         """Did the call compile a program of the caller's own (and, with ``include_eager``,
         an eager operation)?"""
         stage = self._stage()
@@ -460,7 +478,7 @@ class RetraceCheck(ScriptedCheck):
             for e in outcome.traces
         )
 
-    def _wasted(self, outcome) -> int:
+    def _wasted(self, outcome: CallOutcome) -> int:
         """Programs compiled again for an abstract input already compiled (a new function
         object, a static value, a dropped cache; but not a ``may_be_static`` argument's
         new value): every clause of the retrace's reason says so, none a new shape,
@@ -483,7 +501,12 @@ class RetraceCheck(ScriptedCheck):
                 n += 1
         return n
 
-    def weigh(self, calls, theirs, shapes):
+    def weigh(
+        self,
+        calls: list[tuple[dict[str, Any], CallOutcome]],
+        theirs: Sequence[CallOutcome | None],
+        shapes: list[str],
+    ) -> tuple[int, list[int]]:
         """On generated inputs new shapes compile everywhere, so two things are weighed
         against the reference on the same inputs: programs compiled again for an
         abstract input already had (a fresh jit on every call, a static value); and the
@@ -511,7 +534,9 @@ class RetraceCheck(ScriptedCheck):
         used = max(0, waste - waste_ref) + max(0, len(mine_at) - len(theirs_at))
         return used, sorted(set(wasted_at) | set(more_shapes)) if used else []
 
-    def generated_summary(self, used, budget, source, over, passed):
+    def generated_summary(
+        self, used: int, budget: int, source: str, over: str, passed: bool
+    ) -> str:
         verdict = "within" if passed else "over"
         what = "compiled" if self.measure == "compiles" or self.include_eager else "traced"
         return (
@@ -519,7 +544,7 @@ class RetraceCheck(ScriptedCheck):
             f"did on the same inputs, {verdict} the budget of {budget}{source}"
         )
 
-    def explain_excess(self, calls):
+    def explain_excess(self, calls: list[tuple[int, dict[str, Any], CallOutcome]]) -> str:
         lines = self.extra_traces(
             [(args, out) for _, args, out in calls],
             "generated input",
@@ -542,7 +567,7 @@ class RetraceCheck(ScriptedCheck):
                 )
         return "\n".join(lines)
 
-    def details(self, mine, ref):
+    def details(self, mine: ScriptRun, ref: ScriptRun) -> dict[str, Any]:
         return {
             "functions": mine.report.get("functions", []),
             "eager": mine.report.get("eager", {}),
@@ -553,7 +578,7 @@ class RetraceCheck(ScriptedCheck):
             ],
         }
 
-    def summary(self, used, budget, source, over, passed):
+    def summary(self, used: int, budget: int, source: str, over: str, passed: bool) -> str:
         what = {"traces": "trace", "compiles": "compile", "retraces": "retrace"}[self.measure]
         verdict = "within" if passed else "over"
         who = (
@@ -567,7 +592,9 @@ class RetraceCheck(ScriptedCheck):
             )
         return f"{who} made {plural(used, what)} over {over}, {verdict} the budget of {budget} ({source})"
 
-    def explain(self, calls, report, passed, noun):
+    def explain(
+        self, calls: list[tuple[dict[str, Any], CallOutcome]], report: Any, passed: bool, noun: str
+    ) -> str:
         lines = []
         for fn in (report or {}).get("functions", []):
             if not isinstance(fn, dict):
@@ -597,10 +624,15 @@ class RetraceCheck(ScriptedCheck):
         return "\n".join(lines)
 
     @staticmethod
-    def extra_traces(calls, noun: str = "call", shown: int = 4, numbers=None) -> list[str]:
+    def extra_traces(
+        calls: list[tuple[dict[str, Any], CallOutcome]],
+        noun: str = "call",
+        shown: int = 4,
+        numbers: list[int] | None = None,
+    ) -> list[str]:
         """Each distinct cause of tracing again, once, with how often and where first
         (calls numbered ``numbers``, or from 1)."""
-        seen: dict[tuple, list[int]] = {}
+        seen: dict[tuple[Any, ...], list[int]] = {}
         index = {}
         for i, (_, out) in enumerate(calls, 1):
             index[i] = numbers[i - 1] if numbers else i
@@ -662,7 +694,7 @@ class SyncCheck(ScriptedCheck):
     DODGES = ("thread_sync", "host_compute", "host_callback")
     ONCE_PER_INPUT = False
 
-    def __init__(self, r, scripts):
+    def __init__(self, r: FieldReader, scripts: dict[str, Any]) -> None:
         super().__init__(r, scripts)
         # kinds of sync not counted (as the report names them: "jax.debug.print")
         self.allow = tuple(r.get("allow", list, []))
@@ -671,26 +703,31 @@ class SyncCheck(ScriptedCheck):
                 "must be a list of the kinds of sync not counted, such as jax.debug.print", "allow"
             )
 
-    def counted(self, out) -> list[dict]:
+    def counted(self, out: CallOutcome) -> list[dict[str, Any]]:
         return [s for s in out.syncs if s.get("kind") not in self.allow]
 
-    def count(self, outcomes, loaded=()) -> int:
+    def count(self, outcomes: list[CallOutcome], loaded: Sequence[Any] = ()) -> int:
         return sum(len(self.counted(o)) for o in outcomes)
 
-    def details(self, mine, ref):
-        def counted(run):
+    def details(self, mine: ScriptRun, ref: ScriptRun) -> dict[str, Any]:
+        def counted(run: ScriptRun) -> list[dict[str, Any]]:
             return [s for s in run.syncs() if s.get("kind") not in self.allow][:50]
 
         return {"syncs": counted(mine), "reference_syncs": counted(ref)}
 
-    def summary(self, used, budget, source, over, passed):
+    def summary(self, used: int, budget: int, source: str, over: str, passed: bool) -> str:
         verdict = "within" if passed else "over"
         return (
             f"your code pulled values back to the host {used} time{'s' if used != 1 else ''} "
             f"over {over}, {verdict} the budget of {budget} ({source})"
         )
 
-    def weigh(self, calls, theirs, shapes):
+    def weigh(
+        self,
+        calls: list[tuple[dict[str, Any], CallOutcome]],
+        theirs: Sequence[CallOutcome | None],
+        shapes: list[str],
+    ) -> tuple[int, list[int]]:
         where, used = [], 0
         for i, ((_, out), ref) in enumerate(zip(calls, theirs), 1):
             # what the reference pulls, of any kind, the learner may pull too (its
@@ -701,7 +738,9 @@ class SyncCheck(ScriptedCheck):
                 where.append(i)
         return used, where
 
-    def generated_summary(self, used, budget, source, over, passed):
+    def generated_summary(
+        self, used: int, budget: int, source: str, over: str, passed: bool
+    ) -> str:
         verdict = "within" if passed else "over"
         return (
             f"on {over}: your code pulled values back to the host {plural(used, 'time')} "
@@ -709,7 +748,7 @@ class SyncCheck(ScriptedCheck):
             f"{budget}{source}"
         )
 
-    def explain_excess(self, calls):
+    def explain_excess(self, calls: list[tuple[int, dict[str, Any], CallOutcome]]) -> str:
         return self.explain(
             [(args, out) for _, args, out in calls],
             None,
@@ -718,10 +757,17 @@ class SyncCheck(ScriptedCheck):
             [i for i, _, _ in calls],
         )
 
-    def explain(self, calls, report, passed, noun, numbers=None):
+    def explain(
+        self,
+        calls: list[tuple[dict[str, Any], CallOutcome]],
+        report: Any,
+        passed: bool,
+        noun: str,
+        numbers: list[int] | None = None,
+    ) -> str:
         if passed:
             return ""
-        seen: dict[tuple, list] = {}
+        seen: dict[tuple[Any, ...], list[int]] = {}
         native = False
         for i, (_args, out) in enumerate(calls, 1):
             for s in self.counted(out):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -24,6 +25,12 @@ from ..worker.wire import Leaf
 from .base import CheckSpec, Later, Phase, check_kind
 from .outcome import call_text, counterexample, failed_call
 
+if TYPE_CHECKING:
+    from ..bank import FieldReader
+    from ..report import CheckResult
+    from ..session import CallOutcome
+    from .base import GradingView
+
 SHOWN_DEVICES = 3
 
 
@@ -32,7 +39,7 @@ class ShardingCheck(CheckSpec):
     phase = Phase.GENERATED
     FIELDS = CheckSpec.FIELDS + ("examples", "max_shapes")
 
-    def __init__(self, r, scripts):
+    def __init__(self, r: FieldReader, scripts: dict[str, Any]) -> None:
         super().__init__(r, scripts)
         self.examples = int(r.number("examples", 6, low=1))
         self.max_shapes = int(r.number("max_shapes", 8, low=3))
@@ -40,10 +47,10 @@ class ShardingCheck(CheckSpec):
     def pool_size(self) -> int:
         return self.max_shapes
 
-    def planned_calls(self, grading) -> int:
+    def planned_calls(self, grading: GradingView) -> int:
         return self.examples
 
-    def inputs(self, grading) -> list[dict]:
+    def inputs(self, grading: GradingView) -> list[dict[str, Any]]:
         """The pool's edges (empty, smallest, largest), then seeded draws from the pool."""
         task = grading.task
         inputs = Inputs(task.args, task.dims)
@@ -55,17 +62,23 @@ class ShardingCheck(CheckSpec):
         # an empty array lands nowhere, so says nothing about a layout: those go last
         return sorted(calls, key=_empty)
 
-    def run(self, grading):
+    def run(self, grading: GradingView) -> CheckResult | Later:
         calls = self.inputs(grading)
         expected = grading.expected_all(calls)
-        outcomes = []
+        outcomes: list[CallOutcome] = []
         for args in calls:
             outcomes.append(grading.learner_call(args, "sharding"))
             if not outcomes[-1].ok:
                 break
         return Later(functools.partial(self.judge, grading, calls, expected, outcomes))
 
-    def judge(self, grading, calls, expected, outcomes):
+    def judge(
+        self,
+        grading: GradingView,
+        calls: list[dict[str, Any]],
+        expected: list[Any],
+        outcomes: list[CallOutcome],
+    ) -> CheckResult:
         for args, pending, out in zip(calls, expected, outcomes):
             if not out.ok:
                 return failed_call(self, grading, args, out)
@@ -97,7 +110,7 @@ class ShardingCheck(CheckSpec):
 # ---------------------------------------------------------------- layouts, compared and in words
 
 
-def difference(actual, expected) -> str | None:
+def difference(actual: Any, expected: Any) -> str | None:
     """Why ``actual`` is laid out differently from ``expected``, leaf by leaf; None when
     every leaf the reference placed on the devices is placed the same way."""
     mine, theirs = list(leaves(actual)), list(leaves(expected))
@@ -136,16 +149,16 @@ def difference(actual, expected) -> str | None:
     return None
 
 
-def _empty(args) -> bool:
+def _empty(args: dict[str, Any]) -> bool:
     arrays = [l.array for l in leaves(args) if isinstance(l, Leaf)]
     return bool(arrays) and all(a.size == 0 for a in arrays if a.ndim)
 
 
-def _blocks(layout) -> dict[int, tuple]:
+def _blocks(layout: dict[str, Any]) -> dict[int, tuple[Any, ...]]:
     return {int(d): tuple(tuple(b) for b in blocks) for d, blocks in layout.get("shards", [])}
 
 
-def same_layout(a: dict, b: dict, shape) -> bool:
+def same_layout(a: dict[str, Any], b: dict[str, Any], shape: tuple[int, ...]) -> bool:
     """The same part of the array on each device (an empty array lands nowhere)."""
     if math.prod(shape) == 0:
         return True
@@ -160,7 +173,7 @@ def _dim_word(k: int, rank: int) -> str:
     return f"dimension {k}"
 
 
-def _range_words(k: int, rank: int, block) -> str:
+def _range_words(k: int, rank: int, block: tuple[int, int]) -> str:
     """ "rows 0-7", "row 7", "no rows" """
     word = _dim_word(k, rank)
     start, stop = block
@@ -172,7 +185,7 @@ def _range_words(k: int, rank: int, block) -> str:
     return f"{word} {start}-{stop - 1}"
 
 
-def _over(axes: list[str], sizes: dict) -> str:
+def _over(axes: list[str], sizes: dict[str, Any]) -> str:
     names = ", ".join(f"`{a}`" for a in axes)
     return (
         f"over the {math.prod(sizes[a] for a in axes)} devices of "
@@ -180,7 +193,7 @@ def _over(axes: list[str], sizes: dict) -> str:
     )
 
 
-def describe(layout: dict, shape) -> str:
+def describe(layout: dict[str, Any], shape: tuple[int, ...]) -> str:
     """The layout in words: "rows split over the 8 devices of axis `data`",
     "every device holding the whole array (replicated on 8 devices)", ..."""
     spec = layout.get("spec") or []
@@ -224,7 +237,7 @@ def describe(layout: dict, shape) -> str:
     return f"{text}, each block on {copies} devices" if copies > 1 else text
 
 
-def _placement(layout: dict, shape) -> str:
+def _placement(layout: dict[str, Any], shape: tuple[int, ...]) -> str:
     """Which part each of the first few devices holds: "device 0 rows 0-7, device 1 ..."."""
     blocks = sorted(_blocks(layout).items())
     shown = []
@@ -236,5 +249,5 @@ def _placement(layout: dict, shape) -> str:
     return ", ".join(shown) + more
 
 
-def _layouts(value) -> list:
+def _layouts(value: Any) -> list[Any]:
     return [l.sharding if isinstance(l, Leaf) else None for l in leaves(value)]

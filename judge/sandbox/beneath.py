@@ -121,6 +121,7 @@ class _Frame:
     __slots__ = ("fd", "ident", "name", "subdirs")
 
     def __init__(self, fd: int, ident: tuple[int, int], name: str | None):
+        self.subdirs: list[str]
         self.fd, self.ident, self.name, self.subdirs = fd, ident, name, []
 
 

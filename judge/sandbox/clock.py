@@ -51,7 +51,7 @@ class Meter:
 
     @property
     def cpu_s(self) -> float:
-        return 0.0 if self.cpu0 is None else self._cpu - self.cpu0
+        return 0.0 if self.cpu0 is None else self._cpu - self.cpu0  # type: ignore[operator]  # set with cpu0
 
     def wall_s(self, now: float | None = None) -> float:
         return (time.monotonic() if now is None else now) - self.started
@@ -65,7 +65,7 @@ class Meter:
         if dt <= 0:
             return
         run = wait = 0
-        usable: set = set()  # the CPUs the threads that wanted one let themselves use
+        usable: set[int] | int = set()  # the CPUs the threads that wanted one let themselves use
         for key, (r, w) in s.threads.items():
             r0, w0 = self._threads.get(key, (0, 0))  # a new thread: all of it is new
             run += max(0, r - r0)
@@ -75,14 +75,14 @@ class Meter:
         run_s, wait_s = run / 1e9, wait / 1e9
         wanting = (run_s + wait_s) / dt
         # pinned to one CPU, the code's threads queue for it behind each other, not others
-        usable = min(self.cores, len(usable)) if usable else self.cores
+        usable = min(self.cores, len(usable)) if usable else self.cores  # type: ignore[arg-type]  # the set yet
         share = 1.0 if wanting < IDLE else min(1.0, (run_s / dt) / min(wanting, usable))
         self.charged_s += dt * share
         self._t, self._threads = now, dict(s.threads)
         if s.cpu_known:
             if self.cpu0 is None:
                 self.cpu0 = self._cpu = s.cpu_s
-            self._cpu = max(self._cpu, s.cpu_s)
+            self._cpu = max(self._cpu, s.cpu_s)  # type: ignore[type-var]  # cpu0, so _cpu, is set
 
     def finish_unseen(self, now: float | None = None) -> None:
         """The request ended where nothing could be sampled (the worker died): the

@@ -110,7 +110,7 @@ def _cpu_words(f: Facts) -> str:
 def explain(where: str, status: int | None, reason: str | None, f: Facts) -> WorkerFailure:
     """The failure for a worker that ended (``status``, None if it could not be reaped)
     or that the judge killed (``reason``)."""
-    detail = {"limit_s": f.limit_s} if f.limit_s is not None else {}
+    detail: dict[str, object] = {"limit_s": f.limit_s} if f.limit_s is not None else {}
     if reason == "memory":
         return WorkerFailure(
             "memory",

@@ -33,6 +33,7 @@ import sys
 import tempfile
 import threading
 import time
+from typing import TYPE_CHECKING
 
 from ..compile_log import CompileLog
 from ..limits import Limits
@@ -40,6 +41,9 @@ from ..worker import wire
 from . import beneath, policy, procs
 from .clock import WALL_FACTOR, Meter, RunClock, cores
 from .deaths import Facts, WorkerFailure, explain, seconds
+
+if TYPE_CHECKING:
+    import resource
 
 # Loads judge/worker as a package under a private name, so neither `judge` nor the
 # folder holding it needs to be on the worker's sys.path.
@@ -81,6 +85,11 @@ def size_words(n: int) -> str:
 
 
 class WorkerHandle:
+    # set by start()
+    _cmd_w: int
+    _reply_r: int
+    _t0: float
+
     def __init__(
         self,
         limits: Limits,
@@ -101,8 +110,9 @@ class WorkerHandle:
         self.scratch: str | None = None  # holds the submission (read-only to the learner)
         self.home: str | None = None  # the learner's cwd, HOME and TMPDIR, as it sees them
         self.ready_s: float | None = None  # spawn to ready, measured by the judge
-        self._plan: policy.Plan | None = None
-        self._proc: subprocess.Popen | None = None
+        # None until start() sets them; only read after it
+        self._plan: policy.Plan = None  # type: ignore[assignment]
+        self._proc: subprocess.Popen[bytes] = None  # type: ignore[assignment]
         self._token = secrets.token_bytes(wire.TOKEN_LEN)
         self._seq = 0
         self._ready = False
@@ -117,7 +127,8 @@ class WorkerHandle:
         self._long_wait = False
         self._kill_lock = threading.Lock()
         self._kill_reason: str | None = None
-        self._status: tuple[int, object] | None = None  # (wait status, rusage) once reaped
+        # (wait status, rusage) once reaped
+        self._status: tuple[int, resource.struct_rusage | None] | None = None
         self._peak = 0
         self._closed = False
         self._cores = cores()
@@ -708,7 +719,7 @@ class WorkerHandle:
                         self._tmpfs_fds.append(beneath.open_beneath(root, path.lstrip("/")))
                 finally:
                     os.close(root)
-                home = dict(zip(self._plan.tmpfs, self._tmpfs_fds)).get(self.home, -1)
+                home = dict(zip(self._plan.tmpfs, self._tmpfs_fds)).get(self.home, -1)  # type: ignore[arg-type]  # no home finds -1
             else:
                 home = self._writable_fd
             if home < 0 or not isinstance(records, str) or not os.path.isabs(records):

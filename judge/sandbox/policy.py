@@ -160,6 +160,8 @@ class View:
 @lru_cache(maxsize=1)
 def view() -> View:
     """Computed once per judge process (~50 ms: package metadata)."""
+    links: list[tuple[str, str]]
+    read: list[str]
     links, read = [], []
 
     def covered(path: str) -> bool:

@@ -74,7 +74,7 @@ def identity(pid: int) -> tuple[int, int, str] | None:
 
 
 def children(pid: int) -> list[int]:
-    out = []
+    out: list[int] = []
     try:
         tids = os.listdir(f"/proc/{pid}/task")
     except OSError:
@@ -89,6 +89,7 @@ def children(pid: int) -> list[int]:
 
 
 def descendants(pid: int, limit: int = MAX_TREE) -> list[int]:
+    found: list[int]
     found, todo = [], [pid]
     while todo and len(found) < limit:
         kids = children(todo.pop())

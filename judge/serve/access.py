@@ -27,6 +27,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import yaml
 
@@ -133,7 +134,9 @@ class Access:
         scheme, _, token = (authorization or "").partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             return "unauthorized"
-        return self.tokens.get(hashlib.sha256(token.strip().encode()).digest(), "unauthorized")
+        # not loopback_only: it has tokens
+        tokens = cast("dict[bytes, Client]", self.tokens)
+        return tokens.get(hashlib.sha256(token.strip().encode()).digest(), "unauthorized")
 
 
 class RateLimiter:

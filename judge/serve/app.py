@@ -98,7 +98,7 @@ def create_app(
             )
         if who == "unauthorized":
             raise Refused(401, "a bearer token is required: Authorization: Bearer TOKEN")
-        return who
+        return who  # type: ignore[return-value]  # the refusals' words are raised above
 
     def instructor(request: Request) -> Client:
         who = caller(request)

@@ -310,7 +310,7 @@ class CallbackTargets:
         if self._name_allowed(host):
             return found
         for *_, sockaddr in found:
-            kind = self._address_refusal(sockaddr[0].split("%")[0])
+            kind = self._address_refusal(sockaddr[0].split("%")[0])  # type: ignore[union-attr]  # an IP address: text
             if kind:
                 raise CallbackRefused(
                     f"'{host}' resolves to {kind}: a callback goes to public addresses only "
@@ -333,7 +333,7 @@ def _numeric(host: str):
         found = socket.getaddrinfo(host.strip("[]"), None, flags=socket.AI_NUMERICHOST)
     except (socket.gaierror, UnicodeError):
         return None
-    return found[0][4][0].split("%")[0] if found else None
+    return found[0][4][0].split("%")[0] if found else None  # type: ignore[union-attr]  # as above
 
 
 class _GuardedBackend(httpcore.SyncBackend):

@@ -8,6 +8,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 from .. import __version__
 from ..bank import Bank, UnknownTask
@@ -17,7 +18,7 @@ from .doors import Doors, Refusal, parse_json
 from .learners import BadLearner, learner_id
 from .metrics import Metrics
 from .queue import GradingQueue
-from .store import Store
+from .store import Added, Store
 
 MAX_SOURCE_BYTES = 512 * 1024
 SEED_RANGE = (0, 2**32 - 1)
@@ -229,7 +230,7 @@ class Service:
                 f"minute; try again in {wait} s",
                 retry_after=wait,
             )
-        fields = dict(
+        fields: dict[str, Any] = dict(
             key=self.key(sub),
             task=sub.task,
             seed=sub.seed,
@@ -257,7 +258,8 @@ class Service:
                     503, f"the queue is full{whose}; try again in {wait} s", retry_after=wait
                 )
             try:
-                added = self.store.add(**fields)  # a repeat again if one came meanwhile
+                # a repeat again if one came meanwhile (with create, always one)
+                added = cast(Added, self.store.add(**fields))
             except BaseException:
                 self.queue.put(None, client.name)
                 raise

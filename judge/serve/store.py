@@ -101,7 +101,8 @@ class Store:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self._lock = threading.Lock()
-        self._db: sqlite3.Connection | None = None
+        # None only before open() and after close(), where using it fails as it always has
+        self._db: sqlite3.Connection = None  # type: ignore[assignment]
         self.requeued = 0  # rows found running on open: a grading cut off by a crash
 
     def open(self) -> "Store":
@@ -134,7 +135,7 @@ class Store:
         with self._lock:
             if self._db is not None:
                 self._db.close()
-                self._db = None
+                self._db = None  # type: ignore[assignment]  # closed: see __init__
 
     # ------------------------------------------------------------ submissions
     def add(

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..bank import Bank, Task
+from ..limits import Limits
 from ..runner import Oracle, grade
 from ..sandbox import WorkerHandle
 from ..session import Session, start_learner_worker
@@ -37,7 +38,7 @@ from ..verdicts import Verdict
 log = logging.getLogger("judge.serve")
 
 
-def sandbox_limits(task: Task):
+def sandbox_limits(task: Task) -> Limits:
     """The worker limits a grading of this task runs under (as its Session makes them)."""
     return Session(Path(task.reference_path), "", task.entrypoint, task.limits).limits
 
@@ -54,7 +55,7 @@ class LearnerPool:
     def __init__(self, bank: Bank, size: int):
         self.bank, self.size = bank, size
         self.hidden = bank.hidden_paths()
-        self._limits: dict[tuple, object] = {}
+        self._limits: dict[tuple, Limits] = {}
         for task in bank.tasks.values():
             self._limits.setdefault(pool_key(task), sandbox_limits(task))
         self._idle: dict[tuple, deque[WorkerHandle]] = {k: deque() for k in self._limits}
@@ -114,14 +115,16 @@ class LearnerPool:
                 if self._closed:
                     return
                 surplus = self._surplus()
-                key = None if surplus else self._short()
+                key = None if surplus else self._short()  # None only with a surplus
             if surplus:  # a kind nobody asked for lately
                 surplus.stop()
                 surplus.close()
                 continue
             try:
                 worker = start_learner_worker(
-                    self._limits[key], hidden_paths=self.hidden, devices=key[1]
+                    self._limits[key],  # type: ignore[index]  # no surplus here: a key
+                    hidden_paths=self.hidden,
+                    devices=key[1],  # type: ignore[index]  # as above
                 )
             except Exception as exc:  # the machine is out of processes, ...
                 log.warning("could not start a warm learner worker: %s", exc)
@@ -132,7 +135,7 @@ class LearnerPool:
                 if self._closed:
                     worker.close()
                     return
-                self._idle[key].append(worker)
+                self._idle[key].append(worker)  # type: ignore[index]  # as above
 
     def _full(self) -> bool:
         want = Counter(self._wanted)

@@ -154,7 +154,7 @@ class Executions:
         for _, args in log:
             for _, dtype, size in args:
                 largest[dtype] = max(largest.get(dtype, 0), size)
-        out = []
+        out: list[bool | None] = []
         for leaf in leaves:
             size = int(getattr(leaf, "size", 0) or 0)
             if size == 0 or not getattr(leaf, "shape", ()):
@@ -197,6 +197,7 @@ class Executions:
         collectives: dict = {}
         for m in _COLLECTIVE.finditer(text):
             collectives[m.group(1)] = collectives.get(m.group(1), 0) + 1
+        primitives: dict | None
         equations, primitives = None, None
         jaxpr = self._jaxpr_of.get(call)
         if jaxpr is not None:
@@ -236,10 +237,12 @@ class Executions:
                 order.append(call)
                 times[call] = 0
             times[call] += 1
+        flops: float | None
+        equations: int | None
         flops, equations = 0.0, 0
         primitives: dict = {}
         collectives: dict = {}
-        programs = []
+        programs: list[dict] = []
         hlo_left = _MAX_HLO_SENT
         for call in sorted(order, key=lambda c: -times[c]):
             n = times[call]

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING
 import jax
 
 if TYPE_CHECKING:
+    from types import FrameType
+
     from .learner_file import LearnerSource
 
 _PJIT_FILE = os.path.join("jax", "_src", "pjit.py")
@@ -51,7 +53,7 @@ class JitCall:
     jit_info: object
     args: tuple
     kwargs: dict
-    outer: object  # the frame that called into jit
+    outer: FrameType | None  # the frame that called into jit
 
 
 def aot_compile_frame(frame):
@@ -204,7 +206,7 @@ _PASSAGES = {
 
 def _is_passage(filename: str, name: str) -> bool:
     names = _PASSAGES.get(filename[len(_JAX_DIR) :], False)
-    return names is None or (names is not False and name in names)
+    return names is None or (names is not False and name in names)  # type: ignore[operator]  # a set here
 
 
 def _sub_jaxprs(values, depth: int = 0):
@@ -256,4 +258,4 @@ def learner_body_line(fun, source: LearnerSource, outer, budget: int = 2000) -> 
 
 def cache_entries(value) -> int | None:
     """How many programs a jitted object holds (a private method: None where absent)."""
-    return int(value._cache_size()) if type(value) is _JIT_TYPE else None
+    return int(value._cache_size()) if type(value) is _JIT_TYPE else None  # type: ignore[attr-defined]  # jax's private method, on its own type

@@ -10,6 +10,7 @@ import inspect
 import os
 import sys
 import time
+from typing import TYPE_CHECKING, Any
 
 from .arguments import _Arguments, _LearnersFault, _to_argument
 from .learner_file import (
@@ -28,6 +29,9 @@ from .measure import (
     _Unmeasurable,
     _WrongResult,
 )
+
+if TYPE_CHECKING:
+    from .devices import Devices
 
 # ---------------------------------------------------------------- probe fallbacks
 
@@ -143,6 +147,8 @@ def _report_instruments(reply, watch: list) -> None:
 
 def _make_probes(path: str):
     """(probe, syncs, error): empty ones when the probe modules are missing or fail."""
+    probe: _NoProbe | _Guarded
+    syncs: _NoSyncs | _Guarded
     probe, syncs, errors = _NoProbe(), _NoSyncs(), []
     try:
         from .probe import Probe
@@ -163,6 +169,11 @@ def _make_probes(path: str):
 
 
 class Loop:
+    # None until the load op sets them (learner, module) and finds the entrypoint
+    module: Any
+    entry: Any
+    learner: Learner
+
     def __init__(
         self,
         token: bytes,
@@ -178,12 +189,12 @@ class Loop:
         self.token, self.cmd_fd, self.reply_fd, self.t0 = token, cmd_fd, reply_fd, t0
         self.lost_exit = lost_exit  # exit code telling the judge the channel broke
         self.device_count = devices  # a task's `devices: N`; None: jax's own default
-        self.devices = None  # devices.Devices once warmed up, for such a task
+        self.devices: Devices | None = None  # devices.Devices once warmed up, for such a task
         self.confine_failed = confine_failed or []
         self.no_processes = no_processes  # refuse process creation once the learner's file runs
         self.pid = os.getpid()
         self.learner_ran = False  # once the learner's file runs, a broken worker is theirs
-        self.module = self.entry = self.learner = None
+        self.module = self.entry = self.learner = None  # type: ignore[assignment]  # see above
         self.params: list[str] = []  # the entrypoint's parameter names
         self.probe, self.syncs = _NoProbe(), _NoSyncs()
         self.probe_error: str | None = None
@@ -299,7 +310,7 @@ class Loop:
             return wire.pack(self.token, seq, self._broken("the reply could not be encoded"))
 
     def _handle(self, header: dict, blobs: list[bytes]) -> tuple[dict, list[bytes]]:
-        op = header.get("op")
+        op: Any = header.get("op")
         handler = {
             "load": self._load,
             "call": self._call,
@@ -408,10 +419,10 @@ class Loop:
 
     def _import(self, path: str) -> dict | None:
         spec = importlib.util.spec_from_file_location("submission", path)
-        module = importlib.util.module_from_spec(spec)
+        module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]  # a .py path has one
         sys.modules["submission"] = module
         try:
-            spec.loader.exec_module(module)
+            spec.loader.exec_module(module)  # type: ignore[union-attr]  # as above
         except SystemExit as exc:
             return self.learner.error(
                 "invalid_submission",

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import functools
 import sys
+from typing import TYPE_CHECKING, Any
 
 from .learner_file import _run_learner
+
+if TYPE_CHECKING:
+    from types import FrameType
 
 
 class _Unmeasurable(Exception):
@@ -110,7 +114,7 @@ class MeasureContext:
 
         return watched
 
-    def raised_inside(self, exc: BaseException) -> bool:
+    def raised_inside(self, exc: BaseException | None) -> bool:
         seen = 0
         while exc is not None and seen < 20:
             if any(exc is r for r in self.raised):
@@ -120,7 +124,7 @@ class MeasureContext:
 
     def _note_traced(self, result) -> None:
         """Remember the instrument line whose jax call is running the learner's function."""
-        frame = sys._getframe(2)
+        frame: FrameType | None = sys._getframe(2)
         while frame is not None and not frame.f_code.co_filename.startswith(_INSTRUMENT_FILE):
             frame = frame.f_back
         if frame is not None:
@@ -227,7 +231,7 @@ def _compile_instrument(spec: dict):
     """(the function an instrument's source defines, what its setup returned), in a
     namespace of its own."""
     name = str(spec["name"])
-    namespace = {"__name__": f"_jj_instrument_{name}"}
+    namespace: dict[str, Any] = {"__name__": f"_jj_instrument_{name}"}
     exec(compile(str(spec["source"]), f"{_INSTRUMENT_FILE}{name}>", "exec"), namespace)
     setup = str(spec.get("setup") or "")
     return namespace[str(spec["function"])], (namespace[setup]() if setup else None)

@@ -212,7 +212,7 @@ class Leaf:
     def aval(self) -> str:
         if self.dtype is None:
             return self.python
-        return f"{self.dtype}[{','.join(str(d) for d in self.shape)}]"
+        return f"{self.dtype}[{','.join(str(d) for d in self.shape)}]"  # type: ignore[union-attr]  # a dtype comes with a shape
 
     def same_type(self, other: "Leaf") -> bool:
         return (self.dtype, self.shape, self.weak) == (other.dtype, other.shape, other.weak)
@@ -481,7 +481,7 @@ class Probe:
             (jax.monitoring.unregister_event_duration_listener, self._on_end),
         ):
             try:
-                unregister(listener)
+                unregister(listener)  # type: ignore[arg-type]  # each listener to its own kind
             except (AssertionError, ValueError):  # already gone
                 pass
 
@@ -643,7 +643,7 @@ class Probe:
             seen.add(id(space))
             for name, value in list(space.items()):
                 # type() first: a learner's object with a __getattr__ must not run here
-                if type(value) is _JIT_TYPE and value._jit_info is call.jit_info:
+                if type(value) is _JIT_TYPE and value._jit_info is call.jit_info:  # type: ignore[attr-defined]  # jax's private field, on its own type
                     return name
         return None
 

@@ -128,7 +128,7 @@ class _ThreadState(threading.local):
 
 _thread = _ThreadState()
 _current: "SyncCounter | None" = None
-_restore: list[tuple[object, str, object]] = []
+_restore: list[tuple[object, str, object, object]] = []
 _compiled_outside: list[dict] = []  # custom-call records made between calls
 _sites: dict = {}  # fmt string or callback function -> learner line where it was traced
 
@@ -425,7 +425,7 @@ class _BufferHook:
             or self._procs(_ARRAY_TYPE) is None
         ):
             return
-        self._slot = ctypes.c_void_p.from_address(self._procs(_ARRAY_TYPE))
+        self._slot = ctypes.c_void_p.from_address(self._procs(_ARRAY_TYPE))  # type: ignore[arg-type]  # not None: checked above
         if not self._slot.value:
             return
         original = ctypes.PYFUNCTYPE(*self._SIGNATURE)(self._slot.value)

@@ -19,8 +19,12 @@ import math
 import os
 import re
 import struct
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 MAGIC = b"JJW1"
 TOKEN_LEN = 16
@@ -468,7 +472,7 @@ def _decode(node, blobs, depth, counter):
 # ---------------------------------------------------------------- framing
 
 
-def pack(token: bytes, seq: int, header: dict, blobs: list[bytes] = ()) -> bytes:
+def pack(token: bytes, seq: int, header: dict, blobs: Sequence[bytes] = ()) -> bytes:
     header = dict(header, blobs=len(blobs))
     body = json.dumps(header, separators=(",", ":")).encode()
     if len(body) > MAX_HEADER:

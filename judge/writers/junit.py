@@ -98,7 +98,7 @@ def write(report, stream, *, color: bool = False) -> None:
         "testsuites",
         {
             "name": "jax-judge",
-            **{k: suite.get(k) for k in ("tests", "failures", "errors", "skipped", "time")},
+            **{k: suite.get(k) for k in ("tests", "failures", "errors", "skipped", "time")},  # type: ignore[misc]  # testsuite sets each
         },
     )
     root.append(suite)

@@ -10,13 +10,16 @@ import math
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
 from ...values import is_floating, numeric_leaves
 from ...worker.wire import dtype_from_name
 from .shapes import MAX_DIM, Dim  # noqa: F401  (MAX_DIM: one of the limits below)
+
+if TYPE_CHECKING:
+    from hypothesis.strategies import SearchStrategy
 
 
 @functools.lru_cache(maxsize=1)
@@ -110,7 +113,7 @@ class Spec:
     def dims_used(self) -> set[str]:
         return set()
 
-    def strategy(self, assign: dict[str, Any], drawn: dict[str, Any]) -> st.SearchStrategy:
+    def strategy(self, assign: dict[str, Any], drawn: dict[str, Any]) -> SearchStrategy:
         raise NotImplementedError
 
     def sample(
@@ -188,13 +191,13 @@ def _range(r, key: str, default, dims: dict[str, Dim]):
 
 def _bound_dim(bound: str) -> str:
     """The dimension an end of a range names ('n' in '-n - 3')."""
-    return _DIM_BOUND.match(bound).group(2)
+    return _DIM_BOUND.match(bound).group(2)  # type: ignore[union-attr]  # bounds are checked as read
 
 
 def _resolve(bound, assign) -> float:
     if not isinstance(bound, str):
         return bound
-    negate, name, sign, offset = _DIM_BOUND.match(bound).groups()
+    negate, name, sign, offset = _DIM_BOUND.match(bound).groups()  # type: ignore[union-attr]  # as above
     value = -assign[name] if negate else assign[name]
     return value + (int(offset) if sign == "+" else -int(offset)) if offset else value
 
@@ -215,7 +218,7 @@ def _values_reached(values: list, numbers, what: str = "value") -> set[str]:
     """Which value edges ``numbers`` reach; an end is reached when a number equals it as
     the numbers' own dtype holds it (0.01 as a float32 is 0.0099999998)."""
     lo, hi = values
-    found = set()
+    found: set[str] = set()
     numbers = np.asarray(numbers)
     if not numbers.size or not all(isinstance(b, (int, float)) for b in values):
         return found
@@ -273,7 +276,7 @@ def _dtype_list(r, default: str | None) -> list[str]:
     return names
 
 
-def _elements(dtype: np.dtype, lo: float, hi: float) -> st.SearchStrategy:
+def _elements(dtype: np.dtype, lo: float, hi: float) -> SearchStrategy:
     if dtype.kind == "b":
         return st.booleans()
     if dtype.kind in "iu":
@@ -295,7 +298,7 @@ def _elements(dtype: np.dtype, lo: float, hi: float) -> st.SearchStrategy:
 def _representable(lo: float, hi: float, width: int) -> tuple[float, float]:
     """[lo, hi] narrowed to the nearest floats of that width inside it: 0.9 is no
     float32, and hypothesis refuses a bound its width cannot hold."""
-    kind = {16: np.float16, 32: np.float32, 64: np.float64}[width]
+    kind: Any = {16: np.float16, 32: np.float32, 64: np.float64}[width]
     low, high = kind(lo), kind(hi)
     if float(low) < lo:
         low = np.nextafter(low, kind(np.inf))
@@ -304,7 +307,7 @@ def _representable(lo: float, hi: float, width: int) -> tuple[float, float]:
     return float(low), float(high)
 
 
-def _array_values(dtype: np.dtype, shape: tuple, lo, hi) -> st.SearchStrategy:
+def _array_values(dtype: np.dtype, shape: tuple, lo, hi) -> SearchStrategy:
     from hypothesis.extra import numpy as hnp
 
     if dtype.name in ("bfloat16",) or dtype.kind == "V" or dtype.name.startswith("float8"):
@@ -322,7 +325,7 @@ def _cast(a: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return a.astype(dtype)
 
 
-def _arrays_of(names: list[str], shape: tuple, lo, hi) -> st.SearchStrategy:
+def _arrays_of(names: list[str], shape: tuple, lo, hi) -> SearchStrategy:
     """Arrays of any of these dtypes (shrinking towards the first).  one_of, not
     sampled_from(...).flatmap: a flatmap's label hashes its function, a partial's hash is
     its address, and hypothesis groups what it mutates by label, so the same seed would

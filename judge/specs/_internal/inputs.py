@@ -4,7 +4,7 @@ samples at the pool's edges, and the data leaves a tolerance scales with."""
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -12,6 +12,9 @@ from ...values import numeric_leaves
 from .containers import OneOfSpec, _Container
 from .core import Edge, Spec, st
 from .shapes import Dim, edge_count, shape_pool
+
+if TYPE_CHECKING:
+    from hypothesis.strategies import SearchStrategy
 
 # ---------------------------------------------------------------- whole argument lists
 
@@ -29,7 +32,7 @@ class Inputs:
     def pool(self, seed: int, size: int) -> list[dict[str, Any]]:
         return shape_pool(self.variables, seed, size)
 
-    def strategy(self, pool: list[dict[str, Any]]) -> st.SearchStrategy:
+    def strategy(self, pool: list[dict[str, Any]]) -> SearchStrategy:
         return arguments_strategy()(pool, self.specs)
 
     def sample(self, assign: dict[str, Any], rng, edge: Edge | None = None) -> dict[str, Any]:

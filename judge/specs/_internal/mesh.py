@@ -74,7 +74,7 @@ def _partition(r) -> list[list[str]] | None:
     raw = r.get("sharding", list, None)
     if raw is None:
         return None
-    out = []
+    out: list[list[str]] = []
     for entry in raw:
         if entry is None:
             out.append([])
