@@ -655,8 +655,13 @@ class RetraceCheck(ScriptedCheck):
                 f"{call_label(calls[where[0] - 1][0])}): {reason}"
             )
         if len(seen) > shown:
+            # said here in full, not left to a JSON report the learner may never open
+            rest = list(seen.values())[shown:]
+            firsts = ", ".join(str(index[where[0]]) for where in rest[:12])
+            more = ", ..." if len(rest) > 12 else ""
             lines.append(
-                f"  ... and {len(seen) - shown} other reasons (see the JSON report's details)"
+                f"  ... and {len(rest)} other causes of tracing again, first at "
+                f"{noun}s {firsts}{more}"
             )
         return lines
 
