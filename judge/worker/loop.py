@@ -126,19 +126,31 @@ class _Unchecked:
         return []
 
 
-def _report_instruments(reply, watch: list) -> None:
+class _Watch:
+    """What the loop reads after every request that ran learner code: the instruments'
+    check and the probe's compile count.  One object, bound by the loop before any
+    learner code runs and filled in when the probes are made."""
+
+    __slots__ = ("check", "compiles_seen")
+
+    def __init__(self) -> None:
+        self.check: Any = None  # Instruments, or _Unchecked where none could be made
+        self.compiles_seen: Any = None  # () -> int | None
+
+
+def _report_instruments(reply, watch: _Watch) -> None:
     """Put into a reply what changed of the instruments and how many compiles the probe
     has seen (its count is cross-checked with XLA's by the judge)."""
     if not isinstance(reply, dict):
         return
-    if watch[0] is None:
+    if watch.check is None:
         reply["tampered"] = ["the worker's check of the judge's instruments was removed"]
         return
-    changes = watch[0].changes()
+    changes = watch.check.changes()
     if changes:
         reply["tampered"] = changes
     try:
-        seen = watch[1]()
+        seen = watch.compiles_seen()
         if seen is not None:
             reply["compiles_seen"] = int(seen)
     except Exception:
@@ -202,8 +214,7 @@ class Loop:
         self.compile_log: str | None = "" if compile_log else None  # XLA's record, once set up
         self.dump_guard = None  # (holder, attribute, wrapper) keeping XLA's record in place
         self.executions = None  # executions.Executions: the programs each call runs
-        # [the instruments' check, the probe's compile count], set when the probes are made
-        self._watch: list = [None, None]
+        self._watch = _Watch()  # filled in when the probes are made
 
     def run(self) -> None:
         from . import wire
@@ -407,15 +418,17 @@ class Loop:
                 for name, (_, kept) in self.instruments.items()
                 if isinstance(kept, dict)
             }
-            self._watch[0] = Instruments(real_probe, real_syncs, guards, bound)
-            self._watch[1] = real_probe.compiles_seen if real_probe is not None else (lambda: None)
+            self._watch.check = Instruments(real_probe, real_syncs, guards, bound)
+            self._watch.compiles_seen = (
+                real_probe.compiles_seen if real_probe is not None else (lambda: None)
+            )
         except (
             Exception
         ) as exc:  # a jax layout change: the check is missing, not the learner's fault
             self.probe_error = (
                 self.probe_error or ""
             ) + f" instruments unchecked: {type(exc).__name__}: {exc}"
-            self._watch[0], self._watch[1] = _Unchecked(), (lambda: None)
+            self._watch.check, self._watch.compiles_seen = _Unchecked(), (lambda: None)
 
     def _import(self, path: str) -> dict | None:
         spec = importlib.util.spec_from_file_location("submission", path)
