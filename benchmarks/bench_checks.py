@@ -29,7 +29,7 @@ TASKS = ("ema_scan", "sgd_update", "remat_tanh_stack", "chain_matmul")
 
 def timed_checks(task, spent: dict):
     """The task with each check's run and finish timed into ``spent`` (seconds)."""
-    from judge.checks.base import Later
+    from judge.checks.base import ResultAfterCalls
 
     for check in task.checks:
 
@@ -37,7 +37,7 @@ def timed_checks(task, spent: dict):
             started = time.perf_counter()
             out = original(check, grading)
             spent[check.id] = spent.get(check.id, 0.0) + time.perf_counter() - started
-            if isinstance(out, Later):
+            if isinstance(out, ResultAfterCalls):
                 finish = out.finish
 
                 def timed_finish(finish=finish):
@@ -47,7 +47,7 @@ def timed_checks(task, spent: dict):
                     finally:
                         spent[check.id] += time.perf_counter() - t
 
-                return Later(timed_finish)
+                return ResultAfterCalls(timed_finish)
             return out
 
         check.run = run

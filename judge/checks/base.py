@@ -223,10 +223,6 @@ class ResultAfterCalls:
         self.finish = finish
 
 
-# the name before 2026-12-02; the kinds still return it (owned with this module)
-Later = ResultAfterCalls
-
-
 # ---------------------------------------------------------------- worker-side halves
 
 
@@ -568,9 +564,9 @@ class CheckSpec:
         generates none); `judge validate` checks that they reach each declared edge."""
         return None
 
-    def run(self, grading: GradingView) -> CheckResult | Later:
+    def run(self, grading: GradingView) -> CheckResult | ResultAfterCalls:
         """The learner's calls, then the result; or, where the result needs reference
-        values still being computed, ``Later(finish)``: the grading calls ``finish()``
+        values still being computed, ``ResultAfterCalls(finish)``: the grading calls ``finish()``
         once every check has made its learner calls, so the learner's worker never waits
         idle for the reference's."""
         raise NotImplementedError
@@ -652,7 +648,7 @@ class ScriptMeasureCheck(CheckSpec):
         first)."""
         return options
 
-    def run(self, grading: GradingView) -> CheckResult | Later:
+    def run(self, grading: GradingView) -> CheckResult | ResultAfterCalls:
         calls = grading.script_calls(self.script)
         options = [
             self.call_options(self.options(grading.task), i) for i in range(1, len(calls) + 1)
@@ -668,7 +664,7 @@ class ScriptMeasureCheck(CheckSpec):
             )
             if not mine[-1].ok:
                 break
-        return Later(functools.partial(self._finish, grading, calls, mine, theirs))
+        return ResultAfterCalls(functools.partial(self._finish, grading, calls, mine, theirs))
 
     def _finish(
         self,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any
 
-from .base import CheckSpec, Later, Phase, check_kind
+from .base import CheckSpec, Phase, ResultAfterCalls, check_kind
 from .outcome import call_text, counterexample, failed_call, mismatch, replay
 
 if TYPE_CHECKING:
@@ -19,7 +19,7 @@ class ExampleCheck(CheckSpec):
     phase = Phase.CALLS
     needs_teeth = False  # the statement's examples are there to be agreed with
 
-    def run(self, grading: GradingView) -> CheckResult | Later:
+    def run(self, grading: GradingView) -> CheckResult | ResultAfterCalls:
         if not grading.task.examples:
             return self.result("skipped", "the task states no examples")
         calls: list[
@@ -35,7 +35,7 @@ class ExampleCheck(CheckSpec):
             calls.append((ex, expected, out))
             if not out.ok:
                 break
-        return Later(functools.partial(self.judge, grading, calls))
+        return ResultAfterCalls(functools.partial(self.judge, grading, calls))
 
     def judge(self, grading: GradingView, calls: list[tuple[Any, Any, CallOutcome]]) -> CheckResult:
         entrypoint = grading.task.entrypoint

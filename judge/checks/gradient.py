@@ -26,7 +26,7 @@ import numpy as np
 from ..compare import ResultSpec, Tolerance, compare
 from ..specs import data_leaves
 from ..verdicts import Status, Verdict
-from .base import CheckSpec, Later, Phase, bind_tracing, check_kind, instrument
+from .base import CheckSpec, Phase, ResultAfterCalls, bind_tracing, check_kind, instrument
 from .outcome import call_text, counterexample, failed_call, mismatch
 
 if TYPE_CHECKING:
@@ -155,7 +155,7 @@ class GradientCheck(CheckSpec):
             drawn.append(inputs.sample(pool[len(drawn) % len(pool)], rng))
         return {"inputs": drawn[: max(n, 1)]}
 
-    def run(self, grading: GradingView) -> CheckResult | Later:
+    def run(self, grading: GradingView) -> CheckResult | ResultAfterCalls:
         from ..values import leaves
 
         prepared = grading.prepared(self.id) or self.prepare(grading)
@@ -180,7 +180,7 @@ class GradientCheck(CheckSpec):
             )
             if not calls[-1][2].ok or grading.time_left() < 1.0:
                 break
-        return Later(functools.partial(self.judge, grading, calls))
+        return ResultAfterCalls(functools.partial(self.judge, grading, calls))
 
     def judge(self, grading, calls):
         task = grading.task

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Callable, NoReturn
 from ..specs import Inputs, import_hypothesis
 from ..values import first_difference, render
 from ..verdicts import Status, Verdict
-from .base import CheckSpec, Later, Phase, check_kind
+from .base import CheckSpec, Phase, ResultAfterCalls, check_kind
 from .outcome import call_text, counterexample, failed_call, mismatch, replay
 
 if TYPE_CHECKING:
@@ -226,7 +226,7 @@ class PropertyCheck(CheckSpec):
             + inputs.pool_cases(pool, grading.seed)
         )
 
-    def run(self, grading: GradingView) -> CheckResult | Later:
+    def run(self, grading: GradingView) -> CheckResult | ResultAfterCalls:
         trial = _Trial(self, grading, *self._plan(grading))
         drawn = grading.prepared(self.id)
         if drawn is None:
@@ -246,7 +246,7 @@ class PropertyCheck(CheckSpec):
         trial.planned = len(everything)
         calls = trial.call_ahead(everything)
         again = trial.call_again(calls) if self.deterministic else []
-        return Later(
+        return ResultAfterCalls(
             functools.partial(trial.outcome, functools.partial(trial.check_ahead, calls, again))
         )
 

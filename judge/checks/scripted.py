@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from ..values import leaves
 from ..verdicts import Status, Verdict
 from ..worker.wire import Leaf
-from .base import CheckSpec, Later, Phase, check_kind
+from .base import CheckSpec, Phase, ResultAfterCalls, check_kind
 from .outcome import call_label, counterexample, failed_call, mismatch, plural
 from .script_drawing import drawing_key, script_drawing
 
@@ -114,11 +114,11 @@ class ScriptedCheck(CheckSpec):
     def scripts_run(self) -> tuple[str, ...]:
         return (self.script,) if self.script else ()
 
-    def run(self, grading: GradingView) -> CheckResult | Later:
+    def run(self, grading: GradingView) -> CheckResult | ResultAfterCalls:
         if self.script is None:
-            return Later(functools.partial(self.judge_generated, grading))
+            return ResultAfterCalls(functools.partial(self.judge_generated, grading))
         mine = grading.learner_script(self.script)
-        return Later(functools.partial(self.judge, grading, mine))
+        return ResultAfterCalls(functools.partial(self.judge, grading, mine))
 
     def judge_generated(self, grading: GradingView) -> CheckResult:
         """A check without a script: the property check's generated inputs alone, against

@@ -22,7 +22,7 @@ from ..specs import Inputs
 from ..values import kind_phrase, leaves
 from ..verdicts import Status
 from ..worker.wire import Leaf
-from .base import CheckSpec, Later, Phase, check_kind
+from .base import CheckSpec, Phase, ResultAfterCalls, check_kind
 from .outcome import call_text, counterexample, failed_call
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ class ShardingCheck(CheckSpec):
         # an empty array lands nowhere, so says nothing about a layout: those go last
         return sorted(calls, key=_empty)
 
-    def run(self, grading: GradingView) -> CheckResult | Later:
+    def run(self, grading: GradingView) -> CheckResult | ResultAfterCalls:
         calls = self.inputs(grading)
         expected = grading.expected_all(calls)
         outcomes: list[CallOutcome] = []
@@ -70,7 +70,7 @@ class ShardingCheck(CheckSpec):
             outcomes.append(grading.learner_call(args, "sharding"))
             if not outcomes[-1].ok:
                 break
-        return Later(functools.partial(self.judge, grading, calls, expected, outcomes))
+        return ResultAfterCalls(functools.partial(self.judge, grading, calls, expected, outcomes))
 
     def judge(
         self,
