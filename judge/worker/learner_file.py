@@ -44,7 +44,7 @@ def _text(exc: BaseException) -> str:
     return text if len(text) <= _MAX_MESSAGE else text[:_MAX_MESSAGE] + "..."
 
 
-class Learner:
+class SubmissionFile:
     """Where the learner's file lives, and how to show its errors as the learner knows it."""
 
     def __init__(self, path: str, display_name: str):

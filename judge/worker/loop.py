@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .arguments import _Arguments, _LearnersFault, _to_argument
 from .learner_file import (
-    Learner,
+    SubmissionFile,
     _exit_words,
     _flush_learner_output,
     _is_memory_error,
@@ -184,7 +184,7 @@ class Loop:
     # None until the load op sets them (learner, module) and finds the entrypoint
     module: Any
     entry: Any
-    learner: Learner
+    submission_file: SubmissionFile
 
     def __init__(
         self,
@@ -206,7 +206,7 @@ class Loop:
         self.no_processes = no_processes  # refuse process creation once the learner's file runs
         self.pid = os.getpid()
         self.learner_ran = False  # once the learner's file runs, a broken worker is theirs
-        self.module = self.entry = self.learner = None  # type: ignore[assignment]  # see above
+        self.module = self.entry = self.submission_file = None  # type: ignore[assignment]  # see above
         self.params: list[str] = []  # the entrypoint's parameter names
         self.probe, self.syncs = _NoProbe(), _NoSyncs()
         self.probe_error: str | None = None
@@ -358,7 +358,9 @@ class Loop:
 
     def _load(self, header: dict, blobs) -> tuple[dict, list[bytes]]:
         path, name = header["path"], header["entrypoint"]
-        self.learner = Learner(path, header.get("display_name") or os.path.basename(path))
+        self.submission_file = SubmissionFile(
+            path, header.get("display_name") or os.path.basename(path)
+        )
         if header.get("x64"):  # a reference computed in float64 (judge validate)
             import jax
 
@@ -437,15 +439,15 @@ class Loop:
         try:
             spec.loader.exec_module(module)  # type: ignore[union-attr]  # as above
         except SystemExit as exc:
-            return self.learner.error(
+            return self.submission_file.error(
                 "invalid_submission",
                 exc,
                 f"the file called {_exit_words(exc)} while being imported",
             )
         except BaseException as exc:
             if _is_memory_error(exc):
-                return self.learner.error("memory", exc)
-            err = self.learner.error("invalid_submission", exc)
+                return self.submission_file.error("memory", exc)
+            err = self.submission_file.error("invalid_submission", exc)
             at = f" (line {err['line']})" if err["line"] else ""
             err["message"] = f"importing the file failed: {err['type']}: {err['message']}{at}"
             return err
@@ -453,7 +455,7 @@ class Loop:
         return None
 
     def _find_entrypoint(self, name: str) -> dict | None:
-        shown = self.learner.display_name
+        shown = self.submission_file.display_name
         try:
             entry = getattr(self.module, name)
         except BaseException:
@@ -571,7 +573,7 @@ class Loop:
             )
         except BaseException as exc:
             replaced = self.devices.tampered() if self.devices is not None else []
-            if self.learner is None or not (self.learner.frames(exc) or replaced):
+            if self.submission_file is None or not (self.submission_file.frames(exc) or replaced):
                 raise
             error = self._call_error(exc)
             what = f" ({', '.join(replaced[:3])})" if replaced else ""
@@ -593,7 +595,10 @@ class Loop:
             return {"ok": False, "error": fault.error}, []
         args, kwargs = arguments.args, arguments.kwargs
         ctx = MeasureContext(
-            self.entry, self.learner.path if self.learner else None, bound, self.executions
+            self.entry,
+            self.submission_file.path if self.submission_file else None,
+            bound,
+            self.executions,
         )
         self.probe.begin_call(header.get("label", "measure"))
         self.syncs.begin()
@@ -629,7 +634,7 @@ class Loop:
         except BaseException as exc:
             # the learner's code raised inside the instrument (a tracer turned into a
             # bool, ...): theirs; an instrument's own failure is the judge's
-            learners = self.learner.frames(exc) or ctx.raised_inside(exc)
+            learners = self.submission_file.frames(exc) or ctx.raised_inside(exc)
             returned = None if learners else ctx.traced_result(exc)
             if learners:
                 reply = {"ok": False, "error": self._call_error(exc)}
@@ -670,10 +675,10 @@ class Loop:
 
     def _call_error(self, exc: BaseException) -> dict:
         if isinstance(exc, SystemExit):
-            return self.learner.error("exit", exc, f"called {_exit_words(exc)}")
+            return self.submission_file.error("exit", exc, f"called {_exit_words(exc)}")
         if _is_memory_error(exc):
-            return self.learner.error("memory", exc)
-        return self.learner.error("exception", exc)
+            return self.submission_file.error("memory", exc)
+        return self.submission_file.error("exception", exc)
 
     # -- report
 
