@@ -14,13 +14,6 @@ from __future__ import annotations
 from html import escape
 
 from ..checks import kind_of
-from ..checks.script_drawing import (  # noqa: F401
-    CallMark,
-    drawing_key,
-    script_caption,
-    script_drawing,  # their old home
-    script_marks,
-)
 from ..scoring import number, outcome, score
 from ..values import render_shown
 from ..verdicts import Status, Verdict

@@ -38,8 +38,8 @@ def test_judge_run_writes_each_format(fmt):
 @pytest.mark.slow
 def test_the_script_drawing_shows_lengths_8_16_32_8_as_three_programs_and_a_cache_hit():
     from judge.bank import load_bank
+    from judge.checks.script_drawing import script_caption, script_drawing, script_marks
     from judge.runner import grade
-    from judge.writers.html import script_caption, script_drawing, script_marks
 
     graded = grade(load_bank().get(TASK), ROOT / "examples" / f"{TASK}.py", examples=5)
     retrace = next(c for c in graded.checks if c.id == "retrace")
