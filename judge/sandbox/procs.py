@@ -1,8 +1,10 @@
 """Process bookkeeping: spawning workers from one long-lived thread, reading /proc,
 killing whole trees, reaping, and the escapee sweep.  No policy lives here.
 
-Measured facts behind the choices: ../shared/notes/sandbox.md (SIGKILL, not SIGTERM;
-setsid + double fork escapes killpg, so the judge is a child subreaper; reap with wait4).
+Measured facts behind the choices (docs/security.md): SIGKILL, not SIGTERM (a learner's
+handler can ignore the one, not the other); setsid and a double fork escape killpg, so
+the judge is a child subreaper; children are reaped with wait4, which reports their
+resource use.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """jax's private layout, read by the probe and the sync counter: the one file a jax
-upgrade touches (pyproject pins ``jax<0.11`` for it; measured on jax 0.10.2, see
-shared/notes/jax-instrumentation.md).
+upgrade touches (pyproject pins ``jax<0.11`` for it; measured on jax 0.10.2, and
+tests/integration/test_probe.py fails loudly where any of it moved).
 
 What it reads: the jit dispatcher's Python fallback frames (``cache_miss`` and
 ``_infer_params`` in ``jax/_src/pjit.py``) and their locals (``fun``, ``jit_info``/``ji``,
