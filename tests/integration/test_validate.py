@@ -96,7 +96,9 @@ tasks:
     step: 1
     dims: {n: [2, 8]}
     args:
-      x: {type: array, dtype: float32, shape: [n], values: [-1, 1]}
+      # nearly constant on every input drawn, not only on the ones a shape pool happens
+      # to reach: the standard deviation is then float32 rounding noise
+      x: {type: array, dtype: float32, shape: [n], values: [0.1, 0.10001]}
     result: {type: array, dtype: same}
     tolerance: {mode: elementwise}
     checks:
