@@ -24,6 +24,10 @@ tasks:
       x: {type: array, dtype: float32, shape: [T], values: [-1, 1]}
       a: {type: scalar, kind: jax, dtype: float32, values: [0.1, 1]}
     result: {type: array, dtype: same}
+    # the jaxpr kind also runs each scripted call for values (what the call ran is
+    # weighed too): an unrolled loop over 200 elements then compiles a 200-step program,
+    # seconds of CPU on a loaded machine; this test is about the message, not the limit
+    limits: {call_timeout_s: 60}
     scripts:
       lengths:
         - {args: {x: {$random: {shape: [8]}}, a: {$scalar: 0.5, dtype: float32}}}
