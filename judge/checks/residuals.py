@@ -9,7 +9,7 @@ would drown the difference); each remaining distinct value counts, with its byte
 This is what jax's ``jax.ad_checkpoint.print_saved_residuals`` (public, text) and
 ``jax._src.ad_checkpoint.saved_residuals`` (private, a list) compute, built here on the
 public ``make_jaxpr`` and ``vjp`` so no private name or printed text is relied upon;
-``tests/test_residuals_check.py`` pins it against both.  Measured on jax 0.10.2: four
+``tests/unit/test_measure_kinds.py`` pins it against both.  Measured on jax 0.10.2: four
 tanh layers save 9 values without ``jax.checkpoint`` and 5 with it on each layer, their
 arguments included (5 of them).
 

@@ -1,6 +1,6 @@
 """How a worker ended, in the words a learner reads: a pure function of the wait
 status, the reason the judge killed it (if it did) and what was measured.  No
-processes here, so every message is unit-tested as it is (tests/test_deaths.py)."""
+processes here, so every message is unit-tested as it is (tests/unit/test_deaths.py)."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ the sync counter could see: no jax array is read, XLA hands the handler raw poin
 So every program XLA compiles is read on its way into the compiler
 (``jax._src.compiler.compile_or_get_cached``, jax 0.10.2, the door every jit, AOT and
 eager program passes, compiled or read from a cache; a private name: the tests in
-tests/test_process_and_ffi_gaps.py fail when it moves; ``backend_compile_and_load`` under
+tests/integration/test_process_and_ffi_gaps.py fail when it moves; ``backend_compile_and_load`` under
 it is xla_records.py's), and each
 custom-call target in it that jax did not register itself is reported to the sync
 counter as a host round trip of the learner's (``custom call `name```).  jax's own

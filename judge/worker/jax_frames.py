@@ -8,7 +8,7 @@ What it reads: the jit dispatcher's Python fallback frames (``cache_miss`` and
 compiles); ``jax._src.pjit._cpp_pjit``, which makes every jitted object, wrapped to
 learn who built it; the ``_jit_info`` of jax's library jits; the closure of jax's
 one-primitive eager jits (``_apply_primitive``, ``params``) and equations' tracebacks;
-a jitted object's ``_cache_size()``.  When any of these moves, tests/test_probe.py
+a jitted object's ``_cache_size()``.  When any of these moves, tests/integration/test_probe.py
 fails loudly and the probe turns the failure into a ``probe_error`` note, never an
 exception in the learner's call.  (The sync counter's own choke points, jaxlib's
 ``ArrayImpl`` methods and jax's callback implementations, and the custom-call reader's

@@ -34,7 +34,7 @@ retrace by the difference to the closest earlier signature of the same group.
 Only cache misses fire these events, so the probe costs nothing on the hot path.  It
 leans on private names (``cache_miss``, its locals, ``_jit_info``); every listener body
 is wrapped so a change there becomes a ``probe_error`` note, never an exception in the
-learner's call, and tests/test_probe.py fails loudly when the layout moves.
+learner's call, and tests/integration/test_probe.py fails loudly when the layout moves.
 
 Known blind spots: a jitted helper first called inside another jit is traced as part of
 the outer function and gets no event of its own; a jit built by code whose file name
