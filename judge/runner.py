@@ -94,67 +94,44 @@ class Grading:
         isolation: str | None = None,
         source_bytes: bytes | None = None,
     ):
+        # a worker handed in is ours from here on: if setting up fails, nobody else closes it
         try:
-            self._set_up(
-                task,
-                submission,
-                seed,
-                examples,
-                strict,
-                oracle,
-                display_name,
-                worker,
-                isolation,
-                source_bytes,
+            self.task = task
+            self.submission = Path(submission)
+            self.seed = task.seed if seed is None else seed
+            self.n_examples = examples
+            self.strict = strict
+            self.learner_session = Session(
+                self.submission,
+                display_name or self.submission.name,
+                task.entrypoint,
+                task.limits,
+                hidden_paths=task.bank.hidden_paths(),
+                instruments=task_instruments(task),
+                devices=task.devices,
+                isolation=isolation,
+                source_bytes=source_bytes,
             )
+            if worker is not None and (worker.limits, worker.devices) != (
+                self.learner_session.limits,
+                self.learner_session.devices,
+            ):
+                raise ValueError(
+                    "the warm worker was started with other limits or devices than this task's"
+                )
+            self.warm_worker = worker  # started ahead of its one submission, or None
+            self.own_oracle = oracle is None
+            # --examples draws other inputs than the memo's: a run without it
+            memo = (
+                ReferenceMemo.for_task(task, self.seed)
+                if oracle is None and examples is None
+                else None
+            )
+            self.oracle = oracle or Oracle(task, self.seed, memo=memo)
         except BaseException:
             if worker is not None:
-                worker.close()  # handed to us: nobody else will
+                worker.close()
             raise
-
-    def _set_up(
-        self,
-        task,
-        submission,
-        seed,
-        examples,
-        strict,
-        oracle,
-        display_name,
-        worker,
-        isolation,
-        source_bytes,
-    ) -> None:
-        self.task = task
-        self.submission = Path(submission)
-        self.seed = task.seed if seed is None else seed
-        self.n_examples = examples
-        self.strict = strict
-        self.learner_session = Session(
-            self.submission,
-            display_name or self.submission.name,
-            task.entrypoint,
-            task.limits,
-            hidden_paths=task.bank.hidden_paths(),
-            instruments=task_instruments(task),
-            devices=task.devices,
-            isolation=isolation,
-            source_bytes=source_bytes,
-        )
-        if worker is not None and (worker.limits, worker.devices) != (
-            self.learner_session.limits,
-            self.learner_session.devices,
-        ):
-            raise ValueError(
-                "the warm worker was started with other limits or devices than this task's"
-            )
-        self.warm_worker = worker  # started ahead of its one submission, or None
-        self.own_oracle = oracle is None
-        # --examples draws other inputs than the memo's: a run without it
-        memo = (
-            ReferenceMemo.for_task(task, self.seed) if oracle is None and examples is None else None
-        )
-        self.oracle = oracle or Oracle(task, self.seed, memo=memo)
         self._expected: dict[int, tuple] = {}  # id(args) -> (args, pending expected value)
         self._largest_expected = 0  # bytes, of the reference's values so far
         self._scripts: dict[str, ScriptRun] = {}
