@@ -26,26 +26,29 @@ from .base import ScriptMeasureCheck, bind_tracing, check_kind, instrument
 from .outcome import plural
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
     from ..bank import FieldReader, Task
     from ..report import CheckResult
     from .base import GradingView, Measured
+    from .shipped import Context
 
 
 def measure_donation(
-    ctx,
-    args,
-    kwargs,
-    options,
-    catch_warnings=__import__("warnings").catch_warnings,
-    simplefilter=__import__("warnings").simplefilter,
-):
+    ctx: "Context",
+    args: "Sequence[Any]",
+    kwargs: "dict[str, Any]",
+    options: "dict[str, Any]",
+    catch_warnings: "Any" = __import__("warnings").catch_warnings,
+    simplefilter: "Any" = __import__("warnings").simplefilter,
+) -> "dict[str, Any]":
     """Runs in the worker: calls the function once and reports, for each leaf of the
     named argument, whether it was deleted and whether a result now holds its buffer;
     the result is kept."""
     block_until_ready, device_put = ctx.bound["block_until_ready"], ctx.bound["device_put"]
     index, name = int(options["argument"]), str(options["name"])
 
-    def walk(value, path, depth=0):
+    def walk(value: "Any", path: str, depth: int = 0) -> "Iterator[tuple[str, Any]]":
         if depth > 50:
             return
         if type(value) in (list, tuple):
@@ -57,13 +60,13 @@ def measure_donation(
         else:
             yield path, value
 
-    def buffers(leaf):
+    def buffers(leaf: "Any") -> "list[int] | None":
         try:
             return [int(s.data.unsafe_buffer_pointer()) for s in leaf.addressable_shards]
         except Exception:
             return None
 
-    def result_leaves(value, depth=0):
+    def result_leaves(value: "Any", depth: int = 0) -> "Iterator[Any]":
         if depth > 50:
             return
         if isinstance(value, (list, tuple)):
@@ -75,7 +78,7 @@ def measure_donation(
         else:
             yield value
 
-    def owned(value, depth=0):
+    def owned(value: "Any", depth: int = 0) -> "Any":
         # device_put may hand jax a NumPy buffer without copying it, and XLA cannot write
         # into a buffer jax does not own: it copies, and whether it must depends on the
         # buffer's alignment.  Arrays made by jax, as parameters are in training, are
@@ -105,7 +108,7 @@ def measure_donation(
             block_until_ready(result)
         except Exception:
             pass  # non-array leaves: nothing to wait for
-    held = set()
+    held: "set[int]" = set()
     for leaf in result_leaves(result):
         if hasattr(leaf, "is_deleted") and not leaf.is_deleted():
             held.update(buffers(leaf) or [])
@@ -122,7 +125,7 @@ def measure_donation(
                 "shape": list(leaf.shape),
                 "dtype": str(leaf.dtype),
                 "deleted": bool(leaf.is_deleted()),
-                "reused": bool(ptrs) and set(ptrs) <= held,
+                "reused": bool(ptrs and set(ptrs) <= held),
             }
             for path, leaf, ptrs in watched
         ],
@@ -194,7 +197,9 @@ class DonationCheck(ScriptMeasureCheck):
             )
         return self.result(Status.PASSED, text, details=details)
 
-    def failure(self, call, leaves, kept) -> str:
+    def failure(
+        self, call: Measured, leaves: list[dict[str, Any]], kept: list[dict[str, Any]]
+    ) -> str:
         ref = sum(1 for l in call.reference["leaves"] if l["deleted"] and l["reused"])
         lines = [
             f"after scripted call {call.index} ({call.label}), "

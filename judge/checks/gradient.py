@@ -30,14 +30,25 @@ from .base import CheckSpec, Phase, ResultAfterCalls, bind_tracing, check_kind, 
 from .outcome import call_text, counterexample, failed_call, mismatch
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+    from concurrent.futures import Future
+
     from ..bank import FieldReader
     from ..report import CheckResult
+    from ..session import CallOutcome
     from .base import GradingView
+    from .shipped import Context
 
 GRADIENTS = ResultSpec(type="any", kind="any", dtype="same")
 
 
-def measure_gradient(ctx, args, kwargs, options, compiled={}):  # noqa: B006 (the worker's cache)
+def measure_gradient(
+    ctx: "Context",
+    args: "Sequence[Any]",
+    kwargs: "dict[str, Any]",
+    options: "dict[str, Any]",
+    compiled: "dict[Any, Any]" = {},  # noqa: B006 (the worker's cache)
+) -> "dict[str, Any]":
     """Runs in the worker: the function's value and its gradients with respect to the
     arguments at ``options["wrt"]`` (positions), kept as ``{"value", "gradients"}``.
 
@@ -49,7 +60,7 @@ def measure_gradient(ctx, args, kwargs, options, compiled={}):  # noqa: B006 (th
     issubdtype, inexact = bound["issubdtype"], bound["inexact"]
     positions = [int(i) for i in options["wrt"]]
 
-    def outline(value, depth=0):  # the call with its arrays left out
+    def outline(value: "Any", depth: int = 0) -> "Any":  # the call with its arrays left out
         if depth > 50:
             return "deep"
         if type(value) in (list, tuple):
@@ -60,7 +71,7 @@ def measure_gradient(ctx, args, kwargs, options, compiled={}):  # noqa: B006 (th
             return "array"
         return ("static", type(value).__name__, repr(value))
 
-    def arrays_in(value, depth=0):  # the order ctx.traceable finds them in
+    def arrays_in(value: "Any", depth: int = 0) -> int:  # the order ctx.traceable finds them in
         if depth > 50:
             return 0
         if type(value) in (list, tuple):
@@ -69,7 +80,8 @@ def measure_gradient(ctx, args, kwargs, options, compiled={}):  # noqa: B006 (th
             return sum(arrays_in(v, depth + 1) for v in value.values())
         return 1 if hasattr(value, "shape") and hasattr(value, "dtype") else 0
 
-    def refill(value, flat, depth=0):  # the argument's structure around its gradients
+    def refill(value: "Any", flat: "Iterator[Any]", depth: int = 0) -> "Any":
+        # the argument's structure around its gradients
         if type(value) in (list, tuple) and depth <= 50:
             return type(value)(refill(v, flat, depth + 1) for v in value)
         if type(value) is dict and depth <= 50:
@@ -79,14 +91,15 @@ def measure_gradient(ctx, args, kwargs, options, compiled={}):  # noqa: B006 (th
     fn, arrays = ctx.traceable(args, kwargs)
     key = (tuple(positions), outline(list(args)), outline(dict(kwargs)))
     if key not in compiled:
-        starts, at = [], 0
+        starts: "list[int]" = []
+        at = 0
         for value in args:
             starts.append(at)
             at += arrays_in(value)
         chosen = [i for p in positions for i in range(starts[p], starts[p] + arrays_in(args[p]))]
 
-        def value_and_gradients(*values):
-            def of_chosen(*picked):
+        def value_and_gradients(*values: "Any") -> "tuple[Any, Any]":
+            def of_chosen(*picked: "Any") -> "Any":
                 call = list(values)
                 for i, v in zip(chosen, picked):
                     call[i] = v
@@ -107,8 +120,8 @@ def measure_gradient(ctx, args, kwargs, options, compiled={}):  # noqa: B006 (th
             return value, backward(ones_like(value))
 
         compiled[key] = jit(value_and_gradients)
-    value, flat = compiled[key](*arrays)
-    flat = iter(flat)
+    value, gradients = compiled[key](*arrays)
+    flat = iter(gradients)
     ctx.keep({"value": value, "gradients": [refill(args[p], flat) for p in positions]})
     return {"arguments": len(positions)}
 
@@ -134,7 +147,7 @@ class GradientCheck(CheckSpec):
     def planned_calls(self, grading: GradingView) -> int:
         return grading.n_examples or self.examples
 
-    def prepare(self, grading):
+    def prepare(self, grading: GradingView) -> dict[str, Any]:
         """The inputs, drawn while the workers start: the pool's edges, then seeded
         samples across the pool."""
         from ..specs import Inputs
@@ -182,7 +195,11 @@ class GradientCheck(CheckSpec):
                 break
         return ResultAfterCalls(functools.partial(self.judge, grading, calls))
 
-    def judge(self, grading, calls):
+    def judge(
+        self,
+        grading: GradingView,
+        calls: list[tuple[dict[str, Any], Future[CallOutcome], CallOutcome]],
+    ) -> CheckResult:
         task = grading.task
         for args, expected, out in calls:
             if not out.ok and out.verdict == Verdict.WRONG_ANSWER:

@@ -85,11 +85,12 @@ def failed_call(
             details=replay(grading, args),
             verdict=Verdict.WRONG_ANSWER,
         )
-    what = {
+    said: dict[Verdict | None, str] = {
         Verdict.TIME_LIMIT_EXCEEDED: "ran out of time",
         Verdict.MEMORY_LIMIT_EXCEEDED: "ran out of memory",
         Verdict.RUNTIME_ERROR: "failed",
-    }.get(outcome.verdict, "failed")  # type: ignore[arg-type]  # None finds "failed"
+    }
+    what = said.get(outcome.verdict, "failed")
     message = f"{context}{call_text(grading.task.entrypoint, args)} {what}: {outcome.message}"
     details = dict(
         replay(grading, args), **({"traceback": outcome.traceback} if outcome.traceback else {})

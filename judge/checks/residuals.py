@@ -30,12 +30,21 @@ from .base import ScriptMeasureCheck, bind_tracing, check_kind, instrument, run_
 from .outcome import plural
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from ..bank import FieldReader, Task
     from ..report import CheckResult
     from .base import GradingView, Measured
+    from .shipped import Context
 
 
-def measure_residuals(ctx, args, kwargs, options, shown=12):
+def measure_residuals(
+    ctx: "Context",
+    args: "Sequence[Any]",
+    kwargs: "dict[str, Any]",
+    options: "dict[str, Any]",
+    shown: int = 12,
+) -> "dict[str, Any]":
     """Runs in the worker: the residuals of ``jax.vjp`` of the call that are not its
     arguments (count, bytes, and the largest, with where they come from)."""
     bound = ctx.bound
@@ -43,7 +52,7 @@ def measure_residuals(ctx, args, kwargs, options, shown=12):
     getline, realpath, Literal = bound["getline"], bound["realpath"], bound["Literal"]
     fn, arrays = ctx.traceable(args, kwargs)
 
-    def forward_and_residuals(*values):
+    def forward_and_residuals(*values: "Any") -> "tuple[Any, Any]":
         out, backward = vjp(fn, *values)
         return out, backward
 
@@ -57,9 +66,9 @@ def measure_residuals(ctx, args, kwargs, options, shown=12):
     constants = set(map(id, jaxpr.constvars))
 
     mine = realpath(ctx.source_file) if ctx.source_file else None
-    ours: dict = {}
+    ours: "dict[str, bool]" = {}
 
-    def line_of(eqn):
+    def line_of(eqn: "Any") -> "int | None":
         """The innermost line of the learner's file in the equation's traceback."""
         if mine is None:
             return None
@@ -73,7 +82,7 @@ def measure_residuals(ctx, args, kwargs, options, shown=12):
             pass
         return None
 
-    def producer(var, program, depth=0):
+    def producer(var: "Any", program: "Any", depth: int = 0) -> "tuple[str | None, int | None]":
         """(primitive, learner's line) of the equation that made ``var``, looking into
         jitted functions for the equation inside."""
         for eqn in program.eqns:
@@ -94,8 +103,9 @@ def measure_residuals(ctx, args, kwargs, options, shown=12):
                     return str(eqn.primitive.name), line_of(eqn)
         return None, None
 
-    seen = set()
-    saved = []
+    seen: "set[int]" = set()
+    saved: "list[dict[str, Any]]" = []
+    origin: "tuple[str | None, int | None]"  # (primitive, learner's line) that made it
     for var in residual_vars:
         if isinstance(var, Literal):
             aval, origin = var.aval, ("a literal", None)
@@ -122,10 +132,10 @@ def measure_residuals(ctx, args, kwargs, options, shown=12):
     # host callbacks anywhere in the program (a forward computed in Python keeps its
     # values on the host, where no residual shows them): count and first line of each
     wanted = set(options.get("callbacks", ()))
-    callbacks: dict = {}
+    callbacks: "dict[str, dict[str, Any]]" = {}
     jaxprs_in_params = bound["jaxprs_in_params"]
 
-    def find(program, depth=0):
+    def find(program: "Any", depth: int = 0) -> None:
         for eqn in program.eqns:
             name = str(eqn.primitive.name)
             if name in wanted:
@@ -136,7 +146,8 @@ def measure_residuals(ctx, args, kwargs, options, shown=12):
                     find(sub, depth + 1)
 
     find(jaxpr)
-    flat = run_traced(bound, closed, arrays)  # the traced program's own value
+    # the traced program's own value (base.py's shipped helper, still untyped)
+    flat = run_traced(bound, closed, arrays)  # type: ignore[no-untyped-call]
     if flat is not None:
         ctx.keep(tree_structure(out_shape).unflatten(list(flat)[:primal]))
     largest = sorted(saved, key=lambda r: -r["bytes"])[:shown]
@@ -232,7 +243,7 @@ class ResidualsCheck(ScriptMeasureCheck):
         slack += [f"{self.slack_bytes} bytes"] if self.slack_bytes else []
         return f" plus a slack of {' and '.join(slack)}" if slack else ""
 
-    def failure(self, call) -> str:
+    def failure(self, call: Measured) -> str:
         m, r = call.mine, call.reference
         lines = [
             f"at scripted call {call.index} ({call.label}), your function saves "

@@ -93,7 +93,7 @@ class ScriptedCheck(CheckSpec):
                 "script",
             )
         if self.script is None:
-            self.phase = 9  # type: ignore[assignment]  # after every Phase: it reads the other checks' calls alone: reported after them
+            self.phase = Phase.LAST  # it reads the other checks' calls alone: after them
         budget = r.get("budget", (int, str), "reference", what="a number or 'reference'")
         if isinstance(budget, str) and budget != "reference":
             r.fail(f"expected a number or 'reference', got '{budget}'", "budget")
@@ -352,11 +352,10 @@ class RetraceCheck(ScriptedCheck):
                 total += sum(max(0, n - 1) for n in _eager_compiles(events).values())
             return total
         stage = "trace" if self.measure == "traces" else "compile"
-        return sum(e.get("stage") == stage for e in learner) + (  # type: ignore[no-any-return]  # a count
-            sum(e.get("origin") == "eager" and e.get("stage") == stage for e in events)
-            if self.include_eager
-            else 0
-        )
+        made: int = sum(e.get("stage") == stage for e in learner)
+        if self.include_eager:
+            made += sum(e.get("origin") == "eager" and e.get("stage") == stage for e in events)
+        return made
 
     def counts_load(self, loaded: Sequence[Any]) -> bool:
         return self.count([], loaded) > 0
