@@ -287,17 +287,24 @@ def _shown_number(x) -> str:
 # ---------------------------------------------------------------- replaying a failure
 
 
-def replay_snippet(entrypoint: str, args: dict) -> str:
+def replay_snippet(
+    entrypoint: str, args: dict[str, Any], note: str = "", call: str | None = None
+) -> str:
     """Python a learner pastes into a cell to call their function on exactly ``args``
     (hypothesis's ``@example``, for a notebook): each argument as code that makes it,
     arrays with their dtype, shape and every value (up to ``REPORT_ELEMENTS``), trees
-    as written, then the call."""
+    as written, then the call, ``entrypoint(a=a, b=b)``.  ``call`` replaces that last
+    line where the check calls the function otherwise (the gradient check:
+    ``jax.value_and_grad(...)(a, b)``), written with the arguments' names; ``note`` is a
+    comment line above it (which call of a script it was, what the check looks at)."""
     lines = ["import numpy as np", "import jax", "import jax.numpy as jnp"]
     notes: list[str] = []
     for name, value in args.items():
         lines.append(f"{name} = {_as_code(value, notes)}")
-    call = ", ".join(f"{name}={name}" for name in args)
-    return "\n".join(lines + [f"{entrypoint}({call})"] + [f"# {n}" for n in dict.fromkeys(notes)])
+    if call is None:
+        call = f"{entrypoint}(" + ", ".join(f"{name}={name}" for name in args) + ")"
+    said = [f"# {line}" for line in note.splitlines()] if note else []
+    return "\n".join(lines + said + [call] + [f"# {n}" for n in dict.fromkeys(notes)])
 
 
 def _as_code(value, notes: list[str]) -> str:

@@ -673,20 +673,29 @@ class ScriptMeasureCheck(CheckSpec):
         mine: list[CallOutcome],
         theirs: list[Future[CallOutcome]],
     ) -> CheckResult:
-        from .outcome import call_label, counterexample, failed_call, mismatch
+        from .outcome import (
+            call_label,
+            counterexample,
+            failed_call,
+            mismatch,
+            replay,
+            scripted_note,
+        )
 
         measured: list[Measured] = []
         for i, (args, out) in enumerate(zip(calls, mine), 1):
             where = f"scripted call {i} of {len(calls)}"
+            note = scripted_note(i, len(calls), self.script)  # the replay's comment
             if not out.ok and out.verdict == Verdict.WRONG_ANSWER:
                 return self.result(
                     Status.FAILED,
                     f"{where} ({call_label(args)}): {out.message}",
                     counterexample=counterexample(args),
+                    details=replay(grading, args, note),
                     verdict=Verdict.WRONG_ANSWER,
                 )
             if not out.ok:
-                failed = failed_call(self, grading, args, out, f"{where}, {self.doing}: ")
+                failed = failed_call(self, grading, args, out, f"{where}, {self.doing}: ", note)
                 if out.verdict == Verdict.RUNTIME_ERROR and self.error_hint:
                     failed.message += f"\n{self.error_hint}"
                 return failed
@@ -699,6 +708,7 @@ class ScriptMeasureCheck(CheckSpec):
                     f"({self.doing}) computes another value than the "
                     f"reference: {problem.message}",
                     counterexample=counterexample(args, ref.value, out.value),
+                    details=replay(grading, args, note),
                     verdict=Verdict.WRONG_ANSWER,
                 )
             measured.append(Measured(i, args, call_label(args), out.measured, ref.measured))

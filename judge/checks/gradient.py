@@ -27,7 +27,7 @@ from ..compare import ResultSpec, Tolerance, compare
 from ..specs import data_leaves
 from ..verdicts import Status, Verdict
 from .base import CheckSpec, Phase, ResultAfterCalls, bind_tracing, check_kind, instrument
-from .outcome import call_text, counterexample, failed_call, mismatch
+from .outcome import call_text, counterexample, failed_call, mismatch, replay
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -195,21 +195,44 @@ class GradientCheck(CheckSpec):
                 break
         return ResultAfterCalls(functools.partial(self.judge, grading, calls))
 
+    def replay_call(self, grading: GradingView) -> tuple[str, str]:
+        """(note, call) for a failure's replay: the value and the gradients as this check
+        takes them (jax.vjp in the worker, with respect to the ``wrt`` arguments, the
+        others fixed, a cotangent of one), written as ``jax.value_and_grad`` of the
+        entrypoint with the same ``argnums``, called with the arguments in order."""
+        task = grading.task
+        names = list(task.args)
+        argnums = tuple(names.index(n) for n in self.wrt)
+        grads = (
+            "(" + ", ".join(f"d_{n}" for n in self.wrt) + ("," if len(self.wrt) == 1 else "") + ")"
+        )
+        note = (
+            f"the gradient check: the value of {task.entrypoint} and its gradients with "
+            f"respect to {' and '.join(self.wrt)} (argnums {argnums}), as the check takes "
+            f"them: (value, {grads})"
+        )
+        call = f"jax.value_and_grad({task.entrypoint}, argnums={argnums!r})({', '.join(names)})"
+        return note, call
+
     def judge(
         self,
         grading: GradingView,
         calls: list[tuple[dict[str, Any], Future[CallOutcome], CallOutcome]],
     ) -> CheckResult:
         task = grading.task
+        note, call = self.replay_call(grading)
         for args, expected, out in calls:
             if not out.ok and out.verdict == Verdict.WRONG_ANSWER:
                 return self.result(
                     Status.FAILED,
                     f"{call_text(task.entrypoint, args)}: {out.message}",
                     counterexample=counterexample(args),
+                    details=replay(grading, args, note, call),
                 )
             if not out.ok:
-                return failed_call(self, grading, args, out, "taking the gradient: ")
+                return failed_call(
+                    self, grading, args, out, "taking the gradient: ", note=note, call=call
+                )
             ref = expected.result().value
             problem = mismatch(grading, args, out.value["value"], ref["value"])
             what, want, got = "value", ref["value"], out.value["value"]
@@ -231,7 +254,11 @@ class GradientCheck(CheckSpec):
                     f"{call_text(task.entrypoint, args)}: the {what} disagrees "
                     f"with the reference's: {problem.message}",
                     counterexample=counterexample(args, want, got),
-                    details={"checked": what, "problem": problem.kind},
+                    details={
+                        "checked": what,
+                        "problem": problem.kind,
+                        **replay(grading, args, note, call),
+                    },
                 )
         n = len(calls)
         return self.result(

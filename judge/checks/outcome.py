@@ -65,16 +65,39 @@ def counterexample(args: dict[str, Any], expected: Any = ..., actual: Any = ...)
     return out
 
 
-def replay(grading: Any, args: dict[str, Any]) -> dict[str, str]:
+def replay(
+    grading: Any, args: dict[str, Any], note: str = "", call: str | None = None
+) -> dict[str, str]:
     """The check details that let a learner call their function on exactly the failing
-    input (``details.replay``: Python for a cell; the text and HTML reports end with it)."""
-    return {"replay": replay_snippet(grading.task.entrypoint, args)}
+    input (``details.replay``: Python for a cell; the text and HTML reports end with it).
+    ``note``: a comment line saying which call it was (``scripted_note``) or what the
+    check looks at; ``call``: the last line, where the check calls the function otherwise
+    than ``f(a=a, ...)`` (``values.replay_snippet``)."""
+    return {"replay": replay_snippet(grading.task.entrypoint, args, note=note, call=call)}
+
+
+def scripted_note(index: int, total: int, script: str) -> str:
+    """Which call of a script a replay is: the calls before it ran first, in the same
+    worker, and the snippet replays this one alone (what a failure needed of them, a
+    cache or a count kept between calls, it does not rebuild)."""
+    where = f"scripted call {index} of {total} (the script '{script}')"
+    if index == 1:
+        return where
+    before = "call 1" if index == 2 else f"calls 1 to {index - 1}"
+    return f"{where}, made after {before} of the script: this replays it alone"
 
 
 def failed_call(
-    check: _Check, grading: Any, args: dict[str, Any], outcome: CallOutcome, context: str = ""
+    check: _Check,
+    grading: Any,
+    args: dict[str, Any],
+    outcome: CallOutcome,
+    context: str = "",
+    note: str = "",
+    call: str | None = None,
 ) -> CheckResult:
-    """A CheckResult for a call that raised, timed out, crashed or ran out of memory."""
+    """A CheckResult for a call that raised, timed out, crashed or ran out of memory;
+    ``note`` and ``call`` as ``replay`` takes them."""
     if outcome.message.startswith("not run:"):  # the grading stopped calling it
         return check.result("error", outcome.message, verdict=outcome.verdict)
     if outcome.verdict == Verdict.WRONG_ANSWER:  # it answered, wrongly (an input changed)
@@ -82,7 +105,7 @@ def failed_call(
             Status.FAILED,
             f"{context}{call_text(grading.task.entrypoint, args)}: {outcome.message}",
             counterexample=counterexample(args),
-            details=replay(grading, args),
+            details=replay(grading, args, note, call),
             verdict=Verdict.WRONG_ANSWER,
         )
     said: dict[Verdict | None, str] = {
@@ -93,7 +116,8 @@ def failed_call(
     what = said.get(outcome.verdict, "failed")
     message = f"{context}{call_text(grading.task.entrypoint, args)} {what}: {outcome.message}"
     details = dict(
-        replay(grading, args), **({"traceback": outcome.traceback} if outcome.traceback else {})
+        replay(grading, args, note, call),
+        **({"traceback": outcome.traceback} if outcome.traceback else {}),
     )
     return check.result(
         "error",

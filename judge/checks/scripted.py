@@ -36,7 +36,15 @@ from ..values import leaves
 from ..verdicts import Status, Verdict
 from ..worker.wire import Leaf
 from .base import CheckSpec, Phase, ResultAfterCalls, check_kind
-from .outcome import call_label, counterexample, failed_call, mismatch, plural
+from .outcome import (
+    call_label,
+    counterexample,
+    failed_call,
+    mismatch,
+    plural,
+    replay,
+    scripted_note,
+)
 from .script_drawing import drawing_key, script_drawing
 
 if TYPE_CHECKING:
@@ -134,9 +142,10 @@ class ScriptedCheck(CheckSpec):
     def judge(self, grading: GradingView, mine: ScriptRun) -> CheckResult:
         ref = grading.reference_script(self.script)
         for i, (args, out) in enumerate(zip(mine.calls, mine.outcomes), 1):
+            note = scripted_note(i, len(mine.calls), self.script)  # the replay's comment
             if not out.ok:
                 return failed_call(
-                    self, grading, args, out, f"scripted call {i} of {len(mine.calls)}: "
+                    self, grading, args, out, f"scripted call {i} of {len(mine.calls)}: ", note
                 )
             problem = mismatch(grading, args, out.value, ref.outcomes[i - 1].value)
             if problem:
@@ -144,6 +153,7 @@ class ScriptedCheck(CheckSpec):
                     "failed",
                     f"scripted call {i} ({call_label(args)}): {problem.message}",
                     counterexample=counterexample(args, ref.outcomes[i - 1].value, out.value),
+                    details=replay(grading, args, note),
                     verdict=Verdict.WRONG_ANSWER,
                 )
         used, ref_used = (

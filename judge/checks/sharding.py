@@ -23,7 +23,7 @@ from ..values import kind_phrase, leaves
 from ..verdicts import Status
 from ..worker.wire import Leaf
 from .base import CheckSpec, Phase, ResultAfterCalls, check_kind
-from .outcome import call_text, counterexample, failed_call
+from .outcome import call_text, counterexample, failed_call, replay
 
 if TYPE_CHECKING:
     from ..bank import FieldReader
@@ -32,6 +32,22 @@ if TYPE_CHECKING:
     from .base import GradingView
 
 SHOWN_DEVICES = 3
+
+
+def replay_note(devices: int | None) -> str:
+    """What a replay of a failure says above its call: the values are right, their
+    places are not, and where to look (on as many devices as the task's workers had)."""
+    where = (
+        f"\non {devices} devices: on a CPU-only machine, run "
+        f'jax.config.update("jax_num_cpu_devices", {devices}) before any jax operation'
+        if devices and devices > 1
+        else ""
+    )
+    return (
+        "the sharding check compares where the result lands with the reference's: "
+        "look at result.sharding, or [(s.device.id, s.index) for s in "
+        "result.addressable_shards]" + where
+    )
 
 
 @check_kind("sharding")
@@ -90,6 +106,7 @@ class ShardingCheck(CheckSpec):
                     details={
                         "layout": _layouts(out.value),
                         "reference_layout": _layouts(pending.result()),
+                        **replay(grading, args, replay_note(grading.task.devices)),
                     },
                 )
         layouts = sorted(
