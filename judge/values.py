@@ -307,7 +307,7 @@ def replay_snippet(
     return "\n".join(lines + said + [call] + [f"# {n}" for n in dict.fromkeys(notes)])
 
 
-def _as_code(value, notes: list[str]) -> str:
+def _as_code(value: Any, notes: list[str]) -> str:
     if isinstance(value, Leaf) and value.kind == "key":
         return key_text(value)
     if isinstance(value, Leaf):
@@ -357,7 +357,7 @@ def _array_code(leaf: Leaf, notes: list[str]) -> str:
     return body
 
 
-def _number_code(x) -> str:
+def _number_code(x: Any) -> str:
     """A number as Python that gives back exactly this value in its dtype."""
     if isinstance(x, (bool, np.bool_)):
         return repr(bool(x))
