@@ -12,7 +12,6 @@ reference worker per task; the learner's worker starts with its grading there.
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 from ..bank import Bank
@@ -50,19 +49,20 @@ class LocalBackend:
         shared = not fresh and job.seed == task.seed
         warm = self.oracles.acquire(task) if shared else None
         try:
-            with tempfile.TemporaryDirectory(prefix="judge-serve-") as tmp:
-                path = Path(tmp) / job.filename
-                path.write_bytes(job.source)
-                worker = None if fresh else self.pool.take(task)
-                report = grade(
-                    task,
-                    path,
-                    seed=job.seed,
-                    strict=job.strict,
-                    oracle=warm.oracle if warm else None,
-                    worker=worker,
-                    display_name=job.filename,
-                )
+            worker = None if fresh else self.pool.take(task)
+            # the bytes the request carried, checked and stored once (service.py, store.py),
+            # handed to the grading as they are: no file written here to be read back and
+            # bounded again (the name says only .py or .ipynb, and what the report shows)
+            report = grade(
+                task,
+                Path(job.filename),
+                seed=job.seed,
+                strict=job.strict,
+                oracle=warm.oracle if warm else None,
+                worker=worker,
+                display_name=job.filename,
+                source_bytes=job.source,
+            )
         except Exception as exc:  # the judge's fault, recorded; the service goes on
             report = judge_error_report(task, job.filename, job.seed, job.strict, exc)
         finally:
