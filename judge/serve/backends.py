@@ -31,9 +31,10 @@ class LocalBackend:
         *,
         keep_references: int = 8,
         reference_idle_s: float = 300.0,
+        worker_idle_s: float = 300.0,
     ):
         self.bank = bank
-        self.pool = LearnerPool(bank, warm_workers)
+        self.pool = LearnerPool(bank, warm_workers, idle_s=worker_idle_s)
         self.oracles = WarmOracles(
             bank, retire_oracles_after, keep=keep_references, idle_s=reference_idle_s
         )
@@ -77,6 +78,10 @@ class LocalBackend:
             "scheduler": self.name,
             "workers_warm": self.pool.warm,
             "workers_warm_target": self.pool.target,
+            "workers_kept_at_most": self.pool.size,
+            "workers_kept_idle": self.pool.keep_idle,
+            "workers_idle_s": self.pool.idle_s,
+            "workers_released": self.pool.released,
             "warm_workers_used": self.pool.taken,
             "warm_workers_missed": self.pool.missed,
             "oracles_warm": self.oracles.warm,
