@@ -549,6 +549,16 @@ def _names_a_zone(text: str) -> bool:
     help="A reference idle this long gives its memory back.",
 )
 @click.option(
+    "--worker-idle",
+    "worker_idle_s",
+    type=click.FloatRange(1, 86400),
+    default=300,
+    show_default=True,
+    metavar="SECONDS",
+    help="After this long without a submission, the warm learner workers give their "
+    "memory back but one (the pool fills again with the next submission).",
+)
+@click.option(
     "--gradebook",
     "gradebook",
     type=click.Choice(["best", "last"]),
@@ -573,6 +583,7 @@ def serve(
     allow_callback_hosts,
     keep_references,
     reference_idle_s,
+    worker_idle_s,
     gradebook,
 ):
     """Serve the grading API (/v1), its metrics and a page for people at /.
@@ -602,6 +613,7 @@ def serve(
         allow_callback_hosts=allow_callback_hosts,
         keep_references=keep_references,
         reference_idle_s=reference_idle_s,
+        worker_idle_s=worker_idle_s,
         gradebook=gradebook,
     )
     try:

@@ -12,7 +12,6 @@ reference worker per task; the learner's worker starts with its grading there.
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 from ..bank import Bank
@@ -32,9 +31,10 @@ class LocalBackend:
         *,
         keep_references: int = 8,
         reference_idle_s: float = 300.0,
+        worker_idle_s: float = 300.0,
     ):
         self.bank = bank
-        self.pool = LearnerPool(bank, warm_workers)
+        self.pool = LearnerPool(bank, warm_workers, idle_s=worker_idle_s)
         self.oracles = WarmOracles(
             bank, retire_oracles_after, keep=keep_references, idle_s=reference_idle_s
         )
@@ -50,19 +50,20 @@ class LocalBackend:
         shared = not fresh and job.seed == task.seed
         warm = self.oracles.acquire(task) if shared else None
         try:
-            with tempfile.TemporaryDirectory(prefix="judge-serve-") as tmp:
-                path = Path(tmp) / job.filename
-                path.write_bytes(job.source)
-                worker = None if fresh else self.pool.take(task)
-                report = grade(
-                    task,
-                    path,
-                    seed=job.seed,
-                    strict=job.strict,
-                    oracle=warm.oracle if warm else None,
-                    worker=worker,
-                    display_name=job.filename,
-                )
+            worker = None if fresh else self.pool.take(task)
+            # the bytes the request carried, checked and stored once (service.py, store.py),
+            # handed to the grading as they are: no file written here to be read back and
+            # bounded again (the name says only .py or .ipynb, and what the report shows)
+            report = grade(
+                task,
+                Path(job.filename),
+                seed=job.seed,
+                strict=job.strict,
+                oracle=warm.oracle if warm else None,
+                worker=worker,
+                display_name=job.filename,
+                source_bytes=job.source,
+            )
         except Exception as exc:  # the judge's fault, recorded; the service goes on
             report = judge_error_report(task, job.filename, job.seed, job.strict, exc)
         finally:
@@ -77,6 +78,10 @@ class LocalBackend:
             "scheduler": self.name,
             "workers_warm": self.pool.warm,
             "workers_warm_target": self.pool.target,
+            "workers_kept_at_most": self.pool.size,
+            "workers_kept_idle": self.pool.keep_idle,
+            "workers_idle_s": self.pool.idle_s,
+            "workers_released": self.pool.released,
             "warm_workers_used": self.pool.taken,
             "warm_workers_missed": self.pool.missed,
             "oracles_warm": self.oracles.warm,

@@ -34,6 +34,7 @@ class ServeRequest:
     allow_callback_hosts: tuple[str, ...] = ()  # callback targets that are not public
     keep_references: int = 8  # reference workers kept warm at most
     reference_idle_s: float = 300.0  # an idle reference gives its memory back after this
+    worker_idle_s: float = 300.0  # a learner pool left alone this long keeps only one
     gradebook: str = "best"  # the gradebook's cell: the best or the last attempt
 
 
@@ -143,9 +144,15 @@ def _serve(bank: Bank, request: ServeRequest, say: Callable[[str], None]) -> int
     if request.scheduler:
         where = f"on {request.scheduler}"
     else:  # the truth: the pool's whole size, whatever kinds of worker it holds
-        oracles = backend.oracles
+        oracles, pool = backend.oracles, backend.pool
         where = (
-            f"here; {backend.pool.target} learner workers kept warm in all; a task's "
+            f"here; {pool.size} learner workers kept warm in all"
+            + (
+                f" ({pool.keep_idle} after {pool.idle_s:g} s without a submission)"
+                if pool.keep_idle < pool.size
+                else ""
+            )
+            + "; a task's "
             f"reference warms when it is first graded, at most {oracles.keep} kept, "
             f"each given back after {oracles.idle_s:g} s idle"
         )
@@ -202,6 +209,7 @@ def _backend(bank: Bank, request: ServeRequest):
         workers if request.warm is None else request.warm,
         keep_references=request.keep_references,
         reference_idle_s=request.reference_idle_s,
+        worker_idle_s=request.worker_idle_s,
     ), workers
 
 

@@ -329,18 +329,24 @@ def _fingerprint(bank: Bank, task_id: str) -> str:
 
 
 def _notebook_bytes(notebook) -> bytes:
+    """The .ipynb file's bytes: the document's own text where it came as text (checked,
+    and handed on as sent, not parsed and written out again), else the object written
+    once.  A lone surrogate (JSON allows "\\ud800") stays in the bytes for the notebook
+    reader to refuse as the learner's, as the source branch does, never a 500 here."""
+    text = None
     if isinstance(notebook, str):
+        text = notebook
         try:
-            notebook = parse_json(notebook, "'notebook'")
+            notebook = parse_json(text, "'notebook'")
         except Refusal as exc:
             raise Refused(
                 413 if exc.status == 413 else 422, f"{exc.message}: give the .ipynb document"
             ) from None
     if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
         raise Refused(422, "'notebook' must be a Jupyter notebook (a JSON object with 'cells')")
-    # a lone surrogate (JSON allows "\ud800") stays in the bytes for the notebook reader to
-    # refuse as the learner's, as the source branch does, never a 500 here
-    return json.dumps(notebook, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    if text is None:
+        text = json.dumps(notebook, ensure_ascii=False)
+    return text.encode("utf-8", "surrogatepass")
 
 
 def _http_url(url) -> bool:

@@ -7,7 +7,10 @@ serves another.  The pool refills in the background, one spawn at a time.  ``siz
 the whole pool, whatever the bank's tasks ask of their workers (their limits and
 devices): the pool holds workers of the kinds the last ``size`` gradings asked for (at
 start, of the kinds most tasks use), so a class working on one task gets its kind, and a
-kind nobody asks for any more gives its worker back.
+kind nobody asks for any more gives its worker back.  A pool nobody has touched for
+``idle_s`` (no worker taken, none added) gives its memory back down to ``keep_idle``
+workers (one: the first verdict after a quiet spell still finds a worker waiting), of
+the kind asked for last, and fills again to ``size`` when a grading next takes one.
 
 ``WarmOracles``: a reference worker per task for the task's own seed, started when the
 task is first graded (not all at start: a bank of 28 references takes minutes to warm
@@ -50,10 +53,13 @@ def pool_key(task: Task) -> tuple:
 
 class LearnerPool:
     """``size`` started learner workers in all, of the kinds (task limits and devices)
-    the last ``size`` gradings asked for."""
+    the last ``size`` gradings asked for; ``keep_idle`` of them once the pool has been
+    left alone for ``idle_s``."""
 
-    def __init__(self, bank: Bank, size: int):
+    def __init__(self, bank: Bank, size: int, *, idle_s: float = 300.0, keep_idle: int = 1):
         self.bank, self.size = bank, size
+        self.idle_s = idle_s
+        self.keep_idle = max(0, min(size, keep_idle))  # what a quiet spell keeps
         self.hidden = bank.hidden_paths()
         self._limits: dict[tuple, Limits] = {}
         for task in bank.tasks.values():
@@ -70,6 +76,9 @@ class LearnerPool:
         self._closed = False
         self.taken = 0  # gradings that got a warm worker
         self.missed = 0  # gradings that found the pool empty and started their own
+        self.released = 0  # warm workers closed unused: a quiet spell, a kind not asked for
+        self._touched = time.monotonic()  # a worker last taken or added
+        self._quiet = False  # left alone for idle_s: keep_idle kept, until the next take
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
@@ -92,6 +101,7 @@ class LearnerPool:
                 self.missed += 1
             else:
                 self.taken += 1
+            self._touched, self._quiet = time.monotonic(), False  # busy again: fill up
             self._cond.notify_all()
         for w in dead:
             log.warning("a warm learner worker had died while it waited; started another")
@@ -105,20 +115,32 @@ class LearnerPool:
 
     @property
     def target(self) -> int:
-        return self.size
+        """The workers the pool holds or is filling to now: ``size``, or ``keep_idle``
+        through a quiet spell."""
+        with self._cond:
+            return sum(self._want().values())
 
     def _refill(self) -> None:
         while True:
             with self._cond:
                 while not self._closed and self._full():
-                    self._cond.wait()
+                    self._cond.wait(self._quiet_in())
+                    self._check_quiet()
                 if self._closed:
                     return
                 surplus = self._surplus()
                 key = None if surplus else self._short()  # None only with a surplus
-            if surplus:  # a kind nobody asked for lately
+            if surplus:  # a quiet spell, or a kind nobody asked for lately
                 surplus.stop()
                 surplus.close()
+                with self._cond:
+                    self.released += 1
+                log.info(
+                    "a warm learner worker was given back (%s)",
+                    f"no submission for {self.idle_s:g} s"
+                    if self._quiet
+                    else "a kind not asked for",
+                )
                 continue
             try:
                 worker = start_learner_worker(
@@ -136,21 +158,43 @@ class LearnerPool:
                     worker.close()
                     return
                 self._idle[key].append(worker)  # type: ignore[index]  # as above
+                self._touched = time.monotonic()
+
+    # called with self._cond held
+    def _quiet_in(self) -> float | None:
+        """Seconds until the pool has been left alone for ``idle_s`` (None: it is quiet
+        already, or a quiet spell would keep it as it is)."""
+        if self._quiet or sum(len(q) for q in self._idle.values()) <= self.keep_idle:
+            return None
+        return max(0.0, self._touched + self.idle_s - time.monotonic()) + 0.01
+
+    def _check_quiet(self) -> None:
+        if not self._quiet and time.monotonic() - self._touched >= self.idle_s:
+            self._quiet = True  # from here _want() is keep_idle, until the next take
+
+    def _want(self) -> Counter:
+        """How many workers of each kind the pool holds: one for each of the last
+        ``size`` gradings' kinds, or of the last ``keep_idle`` through a quiet spell."""
+        wanted = list(self._wanted)
+        if self._quiet:
+            wanted = wanted[len(wanted) - self.keep_idle :]
+        return Counter(wanted)
 
     def _full(self) -> bool:
-        want = Counter(self._wanted)
+        want = self._want()
         return all(len(q) == want[k] for k, q in self._idle.items())
 
     def _surplus(self) -> WorkerHandle | None:
-        """An idle worker of a kind held beyond what is wanted (taken out of the pool)."""
-        want = Counter(self._wanted)
+        """An idle worker of a kind held beyond what is wanted (taken out of the pool):
+        the one that waited longest."""
+        want = self._want()
         for k, q in self._idle.items():
             if len(q) > want[k]:
-                return q.pop()
+                return q.popleft()
         return None
 
     def _short(self) -> tuple:
-        want = Counter(self._wanted)
+        want = self._want()
         return next(k for k, q in self._idle.items() if len(q) < want[k])
 
     def close(self) -> None:

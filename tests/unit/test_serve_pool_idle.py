@@ -1,0 +1,102 @@
+"""The learner pool's idle rule (judge/serve/warm.py) with stand-in workers: left alone
+for ``idle_s`` it keeps one worker, of the kind asked for last, and the next take fills
+it again.  tests/e2e/test_serve_idle_workers.py shows the same through HTTP with real
+workers."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+pytest.importorskip("starlette")
+
+import judge.serve.warm as warm  # noqa: E402
+from judge.bank import load_bank  # noqa: E402
+from judge.serve.warm import LearnerPool, pool_key  # noqa: E402
+
+from helpers.serve_server import TASK, make_bank  # noqa: E402
+
+OTHER = "safe_mean"  # other limits than TASK's: another kind of worker
+
+
+class _Worker:
+    """What the pool asks of a worker: a live pid, stop and close."""
+
+    def __init__(self, limits, devices=None, **kw):
+        self.key = (limits, devices)
+        self.pid = os.getpid()  # running, as /proc says
+        self.closed = False
+
+    def stop(self):
+        pass
+
+    def close(self):
+        self.closed = True
+
+
+def _until(condition, timeout_s=30.0):
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+@pytest.fixture
+def started(monkeypatch):
+    made: list[_Worker] = []
+
+    def start(limits, *, hidden_paths=(), devices=None):
+        made.append(_Worker(limits, devices))
+        return made[-1]
+
+    monkeypatch.setattr(warm, "start_learner_worker", start)
+    return made
+
+
+@pytest.fixture(scope="module")
+def bank(tmp_path_factory):
+    return load_bank(make_bank(tmp_path_factory.mktemp("pool") / "bank", (TASK, OTHER)))
+
+
+def _held(pool) -> dict:
+    return {k: len(q) for k, q in pool._idle.items() if q}
+
+
+def test_a_quiet_pool_keeps_one_of_the_kind_asked_for_last_and_fills_again(bank, started):
+    task, other = bank.get(TASK), bank.get(OTHER)
+    assert pool_key(task) != pool_key(other)
+    pool = LearnerPool(bank, 3, idle_s=0.5)
+    pool.start()
+    try:
+        _until(lambda: pool.released >= 2)  # filled to 3, then two given back
+        assert pool.released == 2 and len(started) == 3
+        assert pool.warm == pool.target == 1 and pool.size == 3
+
+        first = pool.take(other)  # the one kept (of its kind), or None if it is TASK's
+        _until(lambda: pool.released >= 4)  # filled to 3 again, quiet again: 1 left
+        assert pool.warm == pool.target == 1
+        assert _held(pool) == {pool_key(other): 1}, _held(pool)  # the kind asked for last
+        kept = pool._idle[pool_key(other)][0]
+        assert not kept.closed and kept is not first
+        assert sum(w.closed for w in started) == pool.released == 4
+        assert len(started) == 1 + pool.released + (first is not None)
+    finally:
+        pool.close()
+    assert all(w.closed for w in started if w is not first)
+
+
+def test_a_pool_of_one_is_never_cut(bank, started):
+    pool = LearnerPool(bank, 1, idle_s=5)
+    pool.start()
+    try:
+        _until(lambda: pool.warm == 1)
+        with pool._cond:
+            pool._touched -= 60  # left alone for a minute
+            assert pool._quiet_in() is None  # nothing to wait for: one is what it keeps
+            pool._check_quiet()
+            assert pool._full() and pool._surplus() is None
+        assert pool.warm == pool.target == 1 and pool.released == 0
+    finally:
+        pool.close()
