@@ -5,9 +5,13 @@ numpy and jax, each waiting for its one submission.  A worker is handed to one g
 and closed with it (``Grading`` closes its learner): one that ran a learner's code never
 serves another.  The pool refills in the background, one spawn at a time.  ``size`` is
 the whole pool, whatever the bank's tasks ask of their workers (their limits and
-devices): the pool holds workers of the kinds the last ``size`` gradings asked for (at
-start, of the kinds most tasks use), so a class working on one task gets its kind, and a
-kind nobody asks for any more gives its worker back.  A pool nobody has touched for
+devices): the pool shares its ``size`` places among the kinds in proportion to what the
+last gradings asked for (``WANT_WINDOW`` per place; at start, the kinds most tasks use),
+so a class working on one task gets its kind, a kind nobody asks for any more gives its
+worker back, and a kind asked for now and then does not churn the pool: a worker
+started for it and closed unused when the next grading asked for the other kind is a
+whole start of jax wasted (a class mixing two kinds 4:1 with two places spent a fifth
+more starts than it graded).  A pool nobody has touched for
 ``idle_s`` (no worker taken, none added) gives its memory back down to ``keep_idle``
 workers (one: the first verdict after a quiet spell still finds a worker waiting), of
 the kind asked for last, and fills again to ``size`` when a grading next takes one.
@@ -51,6 +55,24 @@ def pool_key(task: Task) -> tuple:
     return task.limits, task.devices
 
 
+WANT_WINDOW = 8  # gradings remembered per place of the pool, to share the places out
+
+
+def shares(asked: list, places: int) -> Counter:
+    """``places`` shared among the kinds in ``asked`` in proportion to how often each was
+    asked for (largest remainder; a tie goes to the kind asked for most recently)."""
+    if not asked or places <= 0:
+        return Counter()
+    counts = Counter(asked)
+    last = {k: i for i, k in enumerate(asked)}
+    quota = {k: places * n / len(asked) for k, n in counts.items()}
+    out = Counter({k: int(q) for k, q in quota.items()})
+    rest = sorted(quota, key=lambda k: (quota[k] - int(quota[k]), last[k]), reverse=True)
+    for k in rest[: places - sum(out.values())]:
+        out[k] += 1
+    return +out
+
+
 class LearnerPool:
     """``size`` started learner workers in all, of the kinds (task limits and devices)
     the last ``size`` gradings asked for; ``keep_idle`` of them once the pool has been
@@ -65,12 +87,13 @@ class LearnerPool:
         for task in bank.tasks.values():
             self._limits.setdefault(pool_key(task), sandbox_limits(task))
         self._idle: dict[tuple, deque[WorkerHandle]] = {k: deque() for k in self._limits}
-        # the kinds wanted, one entry per place: the kinds of the last `size` gradings,
-        # at start the kinds most of the bank's tasks share
+        # the kinds the last gradings asked for, oldest first (at start, one entry per
+        # place: the kinds most of the bank's tasks share)
         common = Counter(pool_key(t) for t in bank.tasks.values())
         order = [k for k, _ in common.most_common()] or list(self._limits)
         self._wanted: deque[tuple] = deque(
-            (order[i % len(order)] for i in range(size)) if order else (), maxlen=max(size, 1)
+            (order[i % len(order)] for i in range(size)) if order else (),
+            maxlen=max(size, 1) * WANT_WINDOW,
         )
         self._cond = threading.Condition()
         self._closed = False
@@ -173,12 +196,13 @@ class LearnerPool:
             self._quiet = True  # from here _want() is keep_idle, until the next take
 
     def _want(self) -> Counter:
-        """How many workers of each kind the pool holds: one for each of the last
-        ``size`` gradings' kinds, or of the last ``keep_idle`` through a quiet spell."""
+        """How many workers of each kind the pool holds: its places shared among the
+        kinds the last gradings asked for, or one for each of the last ``keep_idle``
+        through a quiet spell."""
         wanted = list(self._wanted)
         if self._quiet:
-            wanted = wanted[len(wanted) - self.keep_idle :]
-        return Counter(wanted)
+            return Counter(wanted[len(wanted) - self.keep_idle :] if self.keep_idle else [])
+        return shares(wanted, self.size)
 
     def _full(self) -> bool:
         want = self._want()

@@ -100,3 +100,31 @@ def test_a_pool_of_one_is_never_cut(bank, started):
         assert pool.warm == pool.target == 1 and pool.released == 0
     finally:
         pool.close()
+
+
+def test_places_are_shared_in_proportion_to_what_was_asked():
+    assert warm.shares(["a"] * 8 + ["b"] * 2, 2) == {"a": 2}
+    assert warm.shares(["a", "b"] * 5, 2) == {"a": 1, "b": 1}
+    assert warm.shares(["a", "b", "a", "b"], 3) == {"a": 1, "b": 2}  # a tie: the last asked
+    assert warm.shares(["a"] * 6 + ["b"] * 3 + ["c"], 4) == {"a": 2, "b": 1, "c": 1}
+    assert warm.shares([], 2) == {} and warm.shares(["a"], 0) == {}
+
+
+def test_a_kind_asked_for_now_and_then_does_not_churn_the_pool(bank, started):
+    """One grading in five of the other kind, two places: no worker is started for it and
+    closed unused when the next grading asks for the common kind again (each such worker
+    is a whole start of jax thrown away)."""
+    task, other = bank.get(TASK), bank.get(OTHER)
+    pool = LearnerPool(bank, 2, idle_s=3600)
+    pool.start()
+    try:
+        for i in range(20):
+            _until(lambda: pool.warm == 2)
+            got = pool.take(other if i % 5 == 4 else task)
+            if got is not None:
+                got.close()
+        _until(lambda: pool.warm == 2)
+        assert pool.released <= 1, pool.released  # at most the start's guess, once
+        assert _held(pool) == {pool_key(task): 2}
+    finally:
+        pool.close()
