@@ -487,6 +487,8 @@ def _judge_import(strings: list[str]) -> tuple[list[tuple[str, str]], str | None
         if end < 0 or "".join(strings[1:end]) not in JUDGE_MODULES:
             return None
         names = [t for t in strings[end + 1 :] if t not in ("(", ")", ",")]
+        if names == ["*"]:  # from judge import *: the names the judge exports
+            return [(name, name) for name in JUDGE_FUNCTIONS], None
         pairs, i = [], 0
         while i < len(names):
             if i + 2 < len(names) and names[i + 1] == "as":

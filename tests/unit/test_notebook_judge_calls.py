@@ -170,6 +170,8 @@ def test_imports_of_the_judge_anywhere_get_the_stand_in():
     assert str(namespace["r"]) == STANDS_IN
     assert str(namespace["hinted"]) == "(the judge's hint() does not run when graded)"
     assert namespace["f"].__annotations__ == {"x": "Later", "return": "Later"}  # still lazy
+    namespace, _, notes = graded("from judge import *", DEFINE, "import math\nr = hint('t', 1)")
+    assert str(namespace["r"]) == "(the judge's hint() does not run when graded)"
 
 
 def test_a_notebook_without_the_judge_has_no_stand_in():
