@@ -158,7 +158,8 @@ def format_option(f):
     "task_list",
     metavar="ID,...",
     help="Grade SUBMISSION (one notebook holding several steps) against each of "
-    "these tasks, one report per task; then give SUBMISSION alone.",
+    "these tasks, one report per task (Exercism, Gradescope, JUnit, HTML: one file of "
+    "them all); then give SUBMISSION alone.",
 )
 @click.option("--strict", is_flag=True, help="Count advisory checks (required: false) too.")
 @click.option("--seed", type=int, default=None, help="Hypothesis seed (default: the task's).")
@@ -246,23 +247,75 @@ def run_one(ctx, task_id, submission, fmt, strict, seed, examples, isolation, sh
 def grade_each_task(
     ctx, task_ids: list[str], submission: str, fmt: str, strict: bool, seed, examples, isolation
 ) -> int:
-    """One notebook holding several steps, graded against each task in turn: one report
-    per task (text: one after another; json: one object per line, each the contract's
-    report); the exit status is the worst of the tasks'."""
+    """One notebook holding several steps, graded against each task in turn.  The
+    format's ``write_many`` (judge/writers/) makes one document of the reports: one
+    Gradescope or Exercism results.json holding every task's tests, one JUnit XML with a
+    testsuite per task, one HTML page with a section per task; text is one report after
+    another, json one object a line, each written as its task is graded.  The exit
+    status is the worst of the tasks'.
+
+    Every task is looked up before any is graded: an unknown one is a usage error, except
+    for a format a platform reads as its results file (which must be written): there it
+    stands in the file, scoring 0 and saying why, as does an unreadable submission."""
     if not task_ids:
         fail_usage("--tasks: name the tasks, as --tasks bucketed_mean,col_mean")
-    if fmt not in ("text", "json"):
-        fail_usage(
-            f"--tasks writes one report per task as text or json (one object a "
-            f"line), not {fmt}: for one Gradescope results.json of several tasks, "
-            "use judge gradescope"
-        )
+    from .writers import many_writer
+
+    ids = list(dict.fromkeys(task_ids))
+    many = many_writer(fmt)
+    bank = open_bank(ctx, lazy=True)
+    reports: dict[str, Report] = {}  # the tasks that cannot be graded, stood in
     statuses = []
-    for i, task_id in enumerate(dict.fromkeys(task_ids)):
-        if i and fmt == "text":
+    for task_id in ids:
+        try:
+            bank.get(task_id)
+        except (UnknownTask, BankError) as exc:
+            if not results_file(fmt):
+                fail_usage(str(exc))
+            from .standin_reports import no_task_report
+
+            reports[task_id] = no_task_report(task_id, submission, str(exc), seed, strict)
+            statuses.append(USAGE)
+    from .sources import SubmissionRefused, read_submission
+
+    try:
+        read_submission(Path(submission))  # as run_one reads it: a FIFO is refused unread
+    except SubmissionRefused:
+        pass  # graded: each report says invalid_submission, and why
+    except OSError as exc:
+        problem = f"cannot read {submission}: {exc.strerror or exc}"
+        if not results_file(fmt):
+            fail_usage(problem)
+        from .standin_reports import missing_report
+
+        for task_id in ids:
+            if task_id not in reports:
+                reports[task_id] = missing_report(
+                    bank.get(task_id), submission, problem, seed, strict
+                )
+        statuses.append(USAGE)
+
+    def collect(report: Report, fmt: str) -> None:
+        reports[report.task] = report
+
+    for i, task_id in enumerate(ids):
+        if task_id in reports:
+            continue
+        if many is None and i and fmt == "text":
             click.echo("")
-        statuses.append(run_one(ctx, task_id, submission, fmt, strict, seed, examples, isolation))
+        show = collect if many is not None else None
+        statuses.append(
+            run_one(ctx, task_id, submission, fmt, strict, seed, examples, isolation, show)
+        )
         sys.stdout.flush()
+    if many is not None:
+        many([reports[t] for t in ids], sys.stdout)
+    else:  # a course's results-file format without write_many: its stand-ins last
+        for task_id in ids:
+            if task_id in reports:
+                emit(reports[task_id], fmt)
+    if USAGE in statuses and many is not None:
+        click.echo(f"judge: {submission}: some tasks were not graded (the file says why)", err=True)
     return max(statuses)
 
 

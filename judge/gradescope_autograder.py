@@ -280,31 +280,11 @@ def _tail(text: str, lines: int = 20) -> str:
 
 
 def merge(docs: list[tuple[dict, dict]], judge_version: str) -> dict:
-    """One results.json of the tasks' ones: every task's tests, its id in their names
-    and numbers (`2.3`: the task's second, its third test), the scores summed."""
-    from .scoring import number
+    """One results.json of the tasks' ones (judge/writers/gradescope.py's ``merge``, which
+    ``judge run --tasks --format gradescope`` writes too)."""
+    from .writers.gradescope import merge as merged
 
-    tests, parts, extra = [], [], {}
-    for index, (task, doc) in enumerate(docs, 1):
-        for n, test in enumerate(doc.get("tests", []), 1):
-            test = dict(test, name=f"{task['id']}: {test.get('name', n)}", number=f"{index}.{n}")
-            test["extra_data"] = dict(test.get("extra_data") or {}, task=task["id"])
-            tests.append(test)
-        parts.append(
-            f"{task['id']} ({number(doc.get('score', 0))} of {_maximum(doc)} points): "
-            f"{doc.get('output', '')}"
-        )
-        extra[task["id"]] = doc.get("extra_data") or {}
-    return {
-        "score": number(sum(t.get("score", 0) for t in tests)),
-        "execution_time": round(sum(d.get("execution_time", 0) for _, d in docs), 3),
-        "output": "\n\n".join(parts),
-        "output_format": "text",
-        "visibility": "visible",
-        "stdout_visibility": "hidden",
-        "extra_data": {"judge_version": judge_version, "tasks": extra},
-        "tests": tests,
-    }
+    return merged([(task["id"], doc) for task, doc in docs], judge_version)
 
 
 def write_results(path: Path, doc: dict) -> None:

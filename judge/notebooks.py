@@ -14,20 +14,35 @@ gives for a command with no output), so the next line still runs, and the report
 the escape did not run.
 
 The judge's own ``check()`` and ``hint()`` (the README's flow: ``from judge import check,
-hint``, then ``check("bucketed_mean", bucketed_mean)``) are dropped too, as otter-grader
-drops ``grader.check``: the judge is not importable in the sandbox, and grading is the
-check.  Only a top-level statement that is the import of them (``from judge import check,
-hint``, ``import judge``) or a call of a name so imported (``check(...)``, ``r =
-check(...)``, ``judge.hint(...)``) is dropped, and so is a later top-level statement
-that reads what such a call gave (``print(report.verdict)``: ``report`` is None there);
-a notebook's own function named ``check`` is left alone.
+hint``, then ``check("bucketed_mean", bucketed_mean)``) do not run in grading, as
+otter-grader's ``grader.check`` does not: the judge is not importable in the sandbox, and
+grading is the check.  The import of them (``from judge import check, hint``, ``import
+judge``, at any depth) binds the same names to a stand-in defined ahead of the first
+cell (``_PRELUDE``), whose calls give a result that reads as a check that passed, so:
+
+* a line whose only purpose is them (``check(...)``, ``print(check(...).verdict)``,
+  ``assert r.accepted``, ``display(r)``: nothing but literals, names handed in, and
+  what they gave) is left out;
+* a line that keeps or tests what they gave (``r = check(...)``, ``if check(...):``,
+  ``ok = check(...) and hint(...)``) runs, with the stand-in;
+* a line that mixes them with real work (``z = f(9.0); check(...)``, ``check("t",
+  make())``, ``print(f(1), check(...))``) runs as written, the work included.
+
+The report names each such line and what became of it (``Source.dropped``).  Names are
+the judge's only where an import of the judge bound them (a notebook's own ``check`` is
+its own), and a line left out is guarded, not deleted: it runs as written where, at run
+time, a name it reads is no longer the stand-in's (``globals()["check"] = mine``,
+``judge.check = mine``, ``print = mine``).  Lines are counted and split at ``\n`` only,
+as Python counts them, so no character a comment holds (a form feed, ``\u2028``) turns
+into a line break and the comment into code.
 
 Cell magics: ``%%time`` and ``%%capture`` run their body as Python in IPython too, so
 only their first line is dropped; any other (``%%bash``, ``%%writefile``, ...) is not
 Python, and its whole cell is dropped.
 
 The returned source marks every cell with a ``# %% cell N`` line (the percent format
-editors know; N counts every cell, markdown too, as a notebook shows them).  Lines keep
+editors know; N counts every cell, markdown too, as a notebook shows them; the
+stand-in's lines, ahead of the first marker, are no cell's).  Lines keep
 their place, so ``where(text, n)`` turns a line of the joined script back into the
 notebook's ``cell 3, line 6``, and ``in_cells`` rewrites an error's message and
 traceback to say that (a learner never saw the joined script).
@@ -47,6 +62,7 @@ import bisect
 import functools
 import io
 import json
+import keyword
 import re
 import tokenize
 from dataclasses import dataclass, field
@@ -122,16 +138,17 @@ def notebook_source(text: str, name: str = "notebook") -> str:
 
 
 def notebook_submission(text: str, name: str = "notebook") -> Source:
-    dropped: list[str]
-    parts, dropped = [], []
+    parts: list[str] = []
+    dropped: list[str] = []
     bound = _JudgeNames()
     for number, source in _code_cells(text, name):
         before = len(dropped)
         python = cell_python(number, source, dropped)
-        python = _drop_judge_calls(number, python, dropped, bound)
+        python = _drop_judge_calls(number, python, dropped, bound, len(parts))
         dropped[before:] = sorted(dropped[before:], key=_line_of)  # as the cell reads
         parts.append(f"{_MARK}{number}\n{python}".rstrip("\n") + "\n")
-    return Source("\n".join(parts), dropped)
+    prelude = _prelude(parts, bound) if bound.imported else ""
+    return Source(prelude + "\n".join(parts), dropped)
 
 
 def _line_of(entry: str) -> int:
@@ -161,7 +178,7 @@ def where(text: str, line: int) -> tuple[int, int] | None:
 def _markers(text: str) -> tuple[list[tuple[int, int]], int]:
     """([(line of a ``# %% cell N`` marker, N), ...], the script's line count), once
     per script however many lines a report names."""
-    lines = text.splitlines()
+    lines = _split_lines(text)
     return [
         (i, int(m[1])) for i, line in enumerate(lines, 1) if (m := _MARK_LINE.fullmatch(line))
     ], len(lines)
@@ -234,16 +251,122 @@ def defined_names(python: str) -> set[str]:
 
 JUDGE_MODULES = ("judge", "judge.learner_api", "judge.learner")
 JUDGE_FUNCTIONS = ("check", "hint")
+STAND_IN = "__judge_stand_in__"  # the name of the stand-in in the graded script
 _JUDGE_IMPORT_WHY = (
-    "the import of the judge's check() and hint(), left out (the judge grades the notebook itself)"
+    "the import of the judge's check() and hint(), left out (the judge grades the "
+    "notebook itself; where the notebook calls them, a stand-in that does nothing answers)"
 )
 _JUDGE_CALL_WHY = (
     "a call of the judge's {name}(), left out (this grading is the check; "
     "it does nothing when graded)"
 )
-
-
 _JUDGE_RESULT_WHY = "a use of what the judge's {name}() gave, left out (there is none when graded)"
+_JUDGE_TARGET_WHY = (
+    "a call of the judge's {name}(), not run when graded: {target} is a stand-in "
+    "there that shows nothing"
+)
+_JUDGE_KEPT_WHY = (
+    "uses the judge's {name}(), which does not run when graded: the line runs, with a "
+    "stand-in for what {name}() gives"
+)
+
+# The stand-in, defined ahead of the first cell of a notebook that imports the judge's
+# check() or hint().  A call of either gives a Result, which reads as a check that
+# passed: truthy (as a Report is), equal to anything (`r.verdict == "accepted"`), and
+# any attribute, call or item of it gives itself, so `if check(...).accepted:` and
+# `r = check(...); r.show()` run.  `still_the_judges(path, ...)` guards each line left
+# out: it holds only while every name the line reads (a dotted path from the module's
+# globals) is still the stand-in's, and print is still the builtin, so a line whose
+# `check` the notebook rebound at run time (`globals()["check"] = mine`) runs as written.
+_PRELUDE = '''\
+class __judge_stand_in__:
+    """What the judge's check() and hint() are when a notebook is graded (judge/notebooks.py)."""
+
+    class Result:
+        def __init__(self, of):
+            self._judge_of = of
+
+        def __getattr__(self, name):
+            if name[:2] == "__" == name[-2:]:
+                raise AttributeError(name)
+            return self
+
+        def __call__(self, *args, **kwargs):
+            return self
+
+        def __getitem__(self, key):
+            return self
+
+        def __iter__(self):
+            return iter(())
+
+        def __len__(self):
+            return 0
+
+        def __bool__(self):
+            return True
+
+        def __eq__(self, other):
+            return True
+
+        def __ne__(self, other):
+            return False
+
+        __hash__ = object.__hash__
+
+        def __repr__(self):
+            return f"(the judge's {self._judge_of}() does not run when graded)"
+
+        __str__ = __repr__
+
+    class Call:
+        def __init__(self, name, result):
+            self.__name__, self._result = name, result
+
+        def __call__(self, *args, **kwargs):
+            return self._result(self.__name__)
+
+        def __repr__(self):
+            return f"<the judge's {self.__name__}(), which does not run when graded>"
+
+    def __init__(self, names):
+        import builtins
+        import sys
+
+        self._names, self._builtins, self._modules = names, builtins, sys.modules
+        self._print = builtins.print
+        check, hint, result = self.Call("check", self.Result), self.Call("hint", self.Result), self.Result
+        self.check, self.hint = check, hint
+        self._ours = lambda value: (
+            value is self or value is check or value is hint or type(value) is result
+        )
+
+    def __getattr__(self, name):
+        raise AttributeError(f"the judge's {name} is not there when a notebook is graded")
+
+    def still_the_judges(self, *paths):
+        for path in paths:
+            first, *rest = path.split(".")
+            value = self._names.get(first, self._builtins.__dict__.get(first))
+            if path == "print":
+                if value is not self._print:
+                    return False
+            elif path == "display":
+                shown = getattr(self._modules.get("IPython.display"), "display", None)
+                if value is not None and value is not shown:
+                    return False
+            else:
+                if first not in self._names or not self._ours(value):
+                    return False
+                for name in rest:
+                    value = getattr(value, name)
+                    if not self._ours(value):
+                        return False
+        return True
+
+
+__judge_stand_in__ = __judge_stand_in__(globals())
+'''
 
 
 @dataclass
@@ -251,52 +374,121 @@ class _JudgeNames:
     functions: dict[str, str] = field(default_factory=dict)  # bound name -> check or hint
     modules: set[str] = field(default_factory=set)  # names bound to judge itself
     results: dict[str, str] = field(default_factory=dict)  # report = check(...): report
+    imported: bool = False  # a judge import seen: the stand-in goes ahead of the cells
+    futures: list[tuple[int, int, int, list[str]]] = field(default_factory=list)
+    # (part, first line, last line, features) of each `from __future__ import` at the top
+
+    def forget(self, name: str) -> None:
+        self.functions.pop(name, None)
+        self.modules.discard(name)
+        self.results.pop(name, None)
+
+    def ref(self, toks: list[tokenize.TokenInfo], i: int) -> str | None:
+        """check or hint, where the name at ``i`` reads the judge's (a function of it, the
+        module's ``.check``/``.hint``, or what one gave); None elsewhere."""
+        t = toks[i]
+        if t.type != tokenize.NAME or (i and toks[i - 1].string in (".", *_BINDS_AFTER)):
+            return None
+        after = toks[i + 1].string if i + 1 < len(toks) else None
+        if after in ("=", ":="):
+            return None  # a target, or a keyword argument's name
+        if t.string in self.functions:
+            return self.functions[t.string]
+        if t.string in self.results:
+            return self.results[t.string]
+        if (
+            t.string in self.modules
+            and after == "."
+            and i + 2 < len(toks)
+            and toks[i + 2].string in JUDGE_FUNCTIONS
+        ):
+            return toks[i + 2].string
+        return None
+
+
+@dataclass
+class _Logical:
+    """One logical line of a cell: its tokens (no comments, layout or newlines), its
+    first and last physical lines, and whether it runs in the module's own scope (not
+    in a def's or a class's body)."""
+
+    first: int
+    last: int
+    toks: list[tokenize.TokenInfo]
+    module: bool
+    depth: int
+
+    @property
+    def strings(self) -> list[str]:
+        return [t.string for t in self.toks]
+
+
+def _tokens(python: str) -> list[tokenize.TokenInfo] | None:
+    try:
+        return list(tokenize.generate_tokens(io.StringIO(python).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+
+
+_LAYOUT = (tokenize.NL, tokenize.COMMENT, tokenize.ENCODING, tokenize.ENDMARKER)
+
+
+def _logical_lines(python: str) -> list[_Logical] | None:
+    """Every logical line of a cell, at any depth, or None where the cell does not
+    tokenize (the worker says why).  tokenize, not ast: building AST objects from two
+    threads at once (a batch) crashes CPython 3.11."""
+    tokens = _tokens(python)
+    if tokens is None:
+        return None
+    out: list[_Logical] = []
+    scopes = [True]  # per open block: is it the module's scope?
+    opens: bool | None = None  # what the block after the last header is
+    current: list[tokenize.TokenInfo] = []
+    for tok in tokens:
+        if tok.type == tokenize.INDENT:
+            scopes.append(scopes[-1] if opens is None else opens)
+            opens = None
+        elif tok.type == tokenize.DEDENT:
+            if len(scopes) > 1:
+                scopes.pop()
+        elif tok.type == tokenize.NEWLINE:
+            if current:
+                out.append(
+                    _Logical(
+                        current[0].start[0], tok.start[0], current, scopes[-1], len(scopes) - 1
+                    )
+                )
+                if current[-1].string == ":":  # a header: its block is on the next lines
+                    words = [t.string for t in current[:2]]
+                    scope = words[0] in ("def", "class") or words == ["async", "def"]
+                    opens = False if scope else scopes[-1]
+            current = []
+        elif tok.type not in _LAYOUT:
+            current.append(tok)
+    return out
 
 
 def _statements(python: str) -> list[tuple[int, int, list[str]]] | None:
     """(first line, last line, significant token strings) of each top-level statement,
-    or None where the cell does not tokenize (the worker says why).  tokenize, not ast:
-    building AST objects from two threads at once (a batch) crashes CPython 3.11."""
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(python).readline))
-    except (tokenize.TokenError, SyntaxError):
+    or None where the cell does not tokenize."""
+    lines = _logical_lines(python)
+    if lines is None:
         return None
-    out: list[tuple[int, int, list[str]]]
-    current: list[str]
-    first: int | None
-    out, depth, current, first = [], 0, [], None
-    for tok in tokens:
-        if tok.type == tokenize.INDENT:
-            depth += 1
-            continue
-        if tok.type == tokenize.DEDENT:
-            depth -= 1
-            continue
-        if tok.type in (tokenize.NL, tokenize.COMMENT, tokenize.ENCODING, tokenize.ENDMARKER):
-            continue
-        if tok.type == tokenize.NEWLINE:
-            if current and depth == 0:
-                out.append((first, tok.start[0], current))  # type: ignore[arg-type]  # a kept statement has its first line
-            current, first = [], None
-            continue
-        if not current:
-            first = tok.start[0] if tok.start[1] == 0 else None
-        if first is not None or current:
-            current.append(tok.string)
-        if first is None:  # a statement that does not start a line: leave it
-            current = []
-    return out
+    return [(line.first, line.last, line.strings) for line in lines if line.depth == 0]
 
 
-def _judge_statement(toks: list[str], bound: _JudgeNames) -> tuple[str, str | None] | None:
-    """(why, target or None) where the statement is the judge's import or call."""
-    if toks and toks[-1] == ";":
-        toks = toks[:-1]
-    if len(toks) >= 4 and toks[0] == "from":
-        end = toks.index("import") if "import" in toks else -1
-        if end < 0 or "".join(toks[1:end]) not in JUDGE_MODULES:
+def _judge_import(strings: list[str]) -> tuple[list[tuple[str, str]], str | None] | None:
+    """([(check or hint, the name it binds)], None) for ``from judge import check, hint``;
+    ([], the name bound) for ``import judge [as j]``; None for anything else."""
+    if strings and strings[-1] == ";":
+        strings = strings[:-1]
+    if len(strings) >= 4 and strings[0] == "from":
+        end = strings.index("import") if "import" in strings else -1
+        if end < 0 or "".join(strings[1:end]) not in JUDGE_MODULES:
             return None
-        names = [t for t in toks[end + 1 :] if t not in ("(", ")", ",")]
+        names = [t for t in strings[end + 1 :] if t not in ("(", ")", ",")]
+        if names == ["*"]:  # from judge import *: the names the judge exports
+            return [(name, name) for name in JUDGE_FUNCTIONS], None
         pairs, i = [], 0
         while i < len(names):
             if i + 2 < len(names) and names[i + 1] == "as":
@@ -307,33 +499,230 @@ def _judge_statement(toks: list[str], bound: _JudgeNames) -> tuple[str, str | No
                 i += 1
         if not pairs or any(name not in JUDGE_FUNCTIONS for name, _ in pairs):
             return None  # something else of the judge's: the error says what
-        bound.functions.update({alias: name for name, alias in pairs})
-        return _JUDGE_IMPORT_WHY, None
-    if toks[:2] == ["import", "judge"] and (len(toks) == 2 or (len(toks) == 4 and toks[2] == "as")):
-        bound.modules.add(toks[-1])
-        return _JUDGE_IMPORT_WHY, None
-    if toks[0] in ("def", "class") and len(toks) > 1:  # the notebook's own check()
-        bound.functions.pop(toks[1], None)
-        return None
-    if toks[0] in _COMPOUND:
-        return None
-    target = toks[0] if len(toks) > 2 and toks[1] == "=" and toks[0].isidentifier() else None
-    uses = [bound.functions[t] for t in toks if t in bound.functions] + [
-        toks[i + 2] for i, t in enumerate(toks[:-2]) if t in bound.modules and toks[i + 1] == "."
-    ]
-    kept = [bound.results[t] for t in toks if t in bound.results and t != target]
-    if not uses and not kept:
-        if target is not None:  # check = my_own_checker, report = 1: the notebook's now
-            bound.functions.pop(target, None)
-            bound.results.pop(target, None)
-        return None
-    # it does something with the judge's check() or hint() (shows a report, keeps one,
-    # reads the one kept): in grading there is none, and the grading is the check
-    if target is not None:
-        bound.results[target] = (uses or kept)[0]
-    if uses:
-        return _JUDGE_CALL_WHY.format(name=uses[0]), target
-    return _JUDGE_RESULT_WHY.format(name=kept[0], target=target), target
+        return pairs, None
+    if strings[:2] == ["import", "judge"] and (
+        len(strings) == 2 or (len(strings) == 4 and strings[2] == "as")
+    ):
+        return [], strings[-1]
+    return None
+
+
+_BINDS_AFTER = ("as", "for", "def", "class", "import", "global", "nonlocal", "del", "lambda")
+_COMPARISONS = ("==", "!=", "<=", ">=", "<", ">")
+
+
+def _names_bound(strings: list[str]) -> set[str]:
+    """The names a line may bind (more rather than fewer: a name wrongly thought
+    rebound only keeps a line that a stand-in then answers)."""
+    names: set[str] = set()
+    depth, assigned = 0, 0
+    for i, t in enumerate(strings):
+        depth += t in ("(", "[", "{")
+        depth -= t in (")", "]", "}")
+        if depth == 0 and t == "=":
+            assigned = i
+    listing = any(t in ("import", "for", "del", "global", "nonlocal", "with") for t in strings)
+    for i, t in enumerate(strings):
+        if not t.isidentifier() or (i and strings[i - 1] == "."):
+            continue
+        prev = strings[i - 1] if i else None
+        after = strings[i + 1] if i + 1 < len(strings) else ""
+        if (
+            after in ("=", ":=")
+            or (after.endswith("=") and after not in _COMPARISONS)
+            or (i == 0 and after == ":")
+            or prev in _BINDS_AFTER
+            or i < assigned
+            or (prev == "," and listing)
+        ):
+            names.add(t)
+    return names
+
+
+class _Inert:
+    """Reads a simple statement's tokens as one that does nothing but call or read the
+    judge's check()/hint() (and show what it gave): literals, names handed to a call of
+    the judge's, attributes, calls and items of what the judge gave, print() or
+    display() of those, comparisons, not/and/or, assert.  Anything else (a call of
+    anything else, an f-string, an operator, a walrus) is real work, and the line is
+    kept.  ``paths``: the dotted names the line reads, for its guard; ``calls``: the
+    judge's functions it calls."""
+
+    def __init__(self, toks: list[tokenize.TokenInfo], bound: _JudgeNames):
+        self.toks, self.bound, self.i = toks, bound, 0
+        self.paths: list[str] = []
+        self.calls: list[str] = []
+        self.reads: list[str] = []
+
+    def peek(self, k: int = 0) -> str | None:
+        return self.toks[self.i + k].string if self.i + k < len(self.toks) else None
+
+    def take(self, s: str) -> bool:
+        if self.peek() == s:
+            self.i += 1
+            return True
+        return False
+
+    def statement(self) -> bool:
+        if self.take("assert"):
+            if not self.test():
+                return False
+            if self.take(","):
+                return self.test() and self.done()
+        elif not self.test():
+            return False
+        return self.done() and bool(self.calls or self.reads)
+
+    def done(self) -> bool:
+        return self.i == len(self.toks)
+
+    def test(self) -> bool:
+        if not self.negation():
+            return False
+        while self.peek() in ("and", "or"):
+            self.i += 1
+            if not self.negation():
+                return False
+        return True
+
+    def negation(self) -> bool:
+        if self.take("not"):
+            return self.negation()
+        if not self.operand():
+            return False
+        while True:
+            if self.peek() in _COMPARISONS or self.peek() in ("in", "is"):
+                self.i += 1
+                self.take("not")  # is not
+            elif self.peek() == "not" and self.peek(1) == "in":
+                self.i += 2
+            else:
+                return True
+            if not self.operand():
+                return False
+
+    def literal(self) -> bool:
+        tok = self.toks[self.i] if self.i < len(self.toks) else None
+        if tok is None:
+            return False
+        if tok.string in ("None", "True", "False") or tok.type == tokenize.NUMBER:
+            self.i += 1
+            return True
+        if tok.string in ("-", "+") and self.peek(1) is not None:
+            nxt = self.toks[self.i + 1]
+            if nxt.type == tokenize.NUMBER:
+                self.i += 2
+                return True
+            return False
+        found = False
+        while self.i < len(self.toks) and self.toks[self.i].type == tokenize.STRING:
+            prefix = re.match(r"[A-Za-z]*", self.toks[self.i].string)[0]  # type: ignore[index]  # always matches
+            if "f" in prefix.lower():
+                return False  # an f-string runs the code in its braces
+            self.i += 1
+            found = True
+        return found
+
+    def operand(self) -> bool:
+        if self.take("("):
+            return self.test() and self.take(")")
+        if self.literal():
+            return True
+        word = self.peek()
+        if (
+            word in ("print", "display")
+            and self.peek(1) == "("
+            and self.bound.ref(self.toks, self.i) is None
+        ):
+            self.paths.append(word)
+            self.i += 2
+            return self.arguments(plain_names=False)
+        return self.chain()
+
+    def chain(self) -> bool:
+        """What the judge gave, or one of its functions, with attributes, calls, items."""
+        name = self.bound.ref(self.toks, self.i)
+        if name is None:
+            return False
+        head = self.toks[self.i].string
+        function = head in self.bound.functions or head in self.bound.modules
+        path = [head]
+        self.i += 1
+        if head in self.bound.modules:  # judge.check
+            path.append(self.toks[self.i + 1].string)
+            self.i += 2
+        open_path = True
+        if not function:
+            self.reads.append(name)
+        while True:
+            if self.take("."):
+                word = self.peek()
+                if word is None or not word.isidentifier():
+                    return False
+                self.i += 1
+                if open_path:
+                    path.append(word)
+            elif self.take("("):
+                if function and open_path:
+                    self.calls.append(name)
+                open_path = False
+                if not self.arguments(plain_names=True):
+                    return False
+            elif self.take("["):
+                open_path = False
+                if not (self.literal() or self.chain()) or not self.take("]"):
+                    return False
+            else:
+                break
+        self.paths.append(".".join(path))
+        return True
+
+    def arguments(self, plain_names: bool) -> bool:
+        """After ``(``: arguments up to its ``)``.  ``plain_names``: a name may be handed
+        in (check("t", my_fn) reads my_fn and does nothing with it)."""
+        while not self.take(")"):
+            if self.peek(1) == "=" and (self.peek() or "").isidentifier():
+                self.i += 2  # a keyword argument
+            if not (self.literal() or self.chain() or (plain_names and self.plain_name())):
+                return False
+            if not self.take(","):
+                return self.take(")")
+        return True
+
+    def plain_name(self) -> bool:
+        word = self.peek()
+        if word is None or not word.isidentifier() or keyword.iskeyword(word):
+            return False
+        if self.peek(1) in (".", "(", "[", ":="):
+            return False  # an attribute, a call, an item: may run code
+        self.i += 1
+        return True
+
+
+def _parts(toks: list[tokenize.TokenInfo]) -> list[list[tokenize.TokenInfo]]:
+    """A line's simple statements (``a; b``), without the trailing ``;``."""
+    parts: list[list[tokenize.TokenInfo]] = [[]]
+    depth = 0
+    for tok in toks:
+        depth += tok.string in ("(", "[", "{")
+        depth -= tok.string in (")", "]", "}")
+        if depth == 0 and tok.string == ";":
+            parts.append([])
+        else:
+            parts[-1].append(tok)
+    return [p for p in parts if p]
+
+
+def _assignment(part: list[tokenize.TokenInfo]) -> tuple[list[str], list[tokenize.TokenInfo]]:
+    """(the names, the value) of ``a = b = value``; ([], part) for anything else."""
+    targets = []
+    i = 0
+    while i + 1 < len(part) and part[i].type == tokenize.NAME and part[i + 1].string == "=":
+        if keyword.iskeyword(part[i].string):
+            break
+        targets.append(part[i].string)
+        i += 2
+    return (targets, part[i:]) if targets and i < len(part) else ([], part)
 
 
 _COMPOUND = (
@@ -348,33 +737,143 @@ _COMPOUND = (
     "finally",
     "async",
     "@",
-    "match",
-    "return",
-    "global",
-    "nonlocal",
-    "del",
-    "import",
-    "from",
+    "def",
+    "class",
 )
 
 
-def _drop_judge_calls(number: int, python: str, dropped: list[str], bound: _JudgeNames) -> str:
-    statements = _statements(python)
-    if not statements:
+@dataclass
+class _Use:
+    """What a line does with the judge's names: ``guard`` (the paths it reads) where it
+    is left out, None where it runs with the stand-in."""
+
+    why: str
+    guard: list[str] | None
+
+
+def _judge_use(line: _Logical, bound: _JudgeNames) -> _Use | None:
+    """How a line of the module's scope uses the judge's check() or hint(), updating
+    what the names are after it; None where it does not."""
+    toks, strings = line.toks, line.strings
+    refs = [r for i in range(len(toks)) if (r := bound.ref(toks, i)) is not None]
+    rebound = _names_bound(strings)
+    if not refs:
+        for name in rebound:
+            bound.forget(name)
+        return None
+    first = refs[0]
+    compound = strings[0] in _COMPOUND or strings[-1] == ":"
+    plans = []
+    for part in [] if compound else _parts(toks):
+        targets, value = _assignment(part)
+        reader = _Inert(value, bound)
+        plans.append((targets, reader, reader.statement()))
+    for name in rebound:
+        bound.forget(name)
+    if plans and all(inert and not targets for targets, _, inert in plans):
+        paths = list(dict.fromkeys(p for _, reader, _ in plans for p in reader.paths))
+        called = [c for _, reader, _ in plans for c in reader.calls]
+        why = (
+            _JUDGE_CALL_WHY.format(name=called[0])
+            if called
+            else _JUDGE_RESULT_WHY.format(name=first)
+        )
+        return _Use(why, paths)
+    for targets, reader, inert in plans:
+        if targets and inert:  # report = check(...): the name holds a stand-in
+            made = (reader.calls or reader.reads)[0]
+            for target in targets:
+                bound.results[target] = made
+    if len(plans) == 1 and plans[0][0] and plans[0][2]:
+        targets, reader, _ = plans[0]
+        return _Use(
+            _JUDGE_TARGET_WHY.format(
+                name=(reader.calls or reader.reads)[0], target=" and ".join(targets)
+            ),
+            None,
+        )
+    return _Use(_JUDGE_KEPT_WHY.format(name=first), None)
+
+
+def _split_lines(text: str) -> list[str]:
+    """``text``'s lines as Python counts them: split at ``\\n`` only (``str.splitlines``
+    also splits at a form feed, ``\\x1c`` or ``\\u2028``, which Python reads as part of a
+    line: joined back with ``\\n``, a comment holding one would become code)."""
+    lines = text.split("\n")
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
+def _drop_judge_calls(
+    number: int, python: str, dropped: list[str], bound: _JudgeNames, part: int = 0
+) -> str:
+    logical = _logical_lines(python)
+    if not logical:
         return python
-    lines = python.splitlines()
-    for first, last, toks in statements:
-        found = _judge_statement(toks, bound)
-        if found is None:
+    lines = _split_lines(python)
+    for line in logical:
+        strings = line.strings
+        original = lines[line.first - 1].strip()
+        shown = f"cell {number}, line {line.first}: {original[:80]}"
+        col = line.toks[0].start[1]
+        head = lines[line.first - 1][:col]
+        imported = _judge_import(strings)
+        if imported is not None:
+            pairs, module = imported
+            if line.module:
+                for _, alias in pairs:
+                    bound.forget(alias)
+                bound.functions.update({alias: name for name, alias in pairs})
+                if module is not None:
+                    bound.forget(module)
+                    bound.modules.add(module)
+            bound.imported = True
+            if module is not None:
+                binding = f"{module} = {STAND_IN}"
+            else:
+                binding = (
+                    ", ".join(alias for _, alias in pairs)
+                    + " = "
+                    + ", ".join(f"{STAND_IN}.{name}" for name, _ in pairs)
+                )
+            dropped.append(Dropped(shown, _JUDGE_IMPORT_WHY))
+            lines[line.first - 1] = f"{head}{binding}  # dropped by the judge: {original}"
+            for i in range(line.first, line.last):
+                lines[i] = f"# {lines[i]}"
             continue
-        why, target = found
-        original = lines[first - 1].strip()
-        dropped.append(Dropped(f"cell {number}, line {first}: {original[:80]}", why))
-        stand_in = f"{target} = None" if target else "pass"
-        lines[first - 1] = f"{stand_in}  # dropped by the judge: {original}"
-        for i in range(first, last):
-            lines[i] = f"# {lines[i]}"
+        if strings[:3] == ["from", "__future__", "import"] and line.depth == 0:
+            features = [t.string for t in line.toks[3:] if t.type == tokenize.NAME]
+            bound.futures.append((part, line.first, line.last, features))
+            continue
+        if not line.module:
+            continue
+        use = _judge_use(line, bound)
+        if use is None:
+            continue
+        dropped.append(Dropped(shown, use.why))
+        if use.guard is not None:
+            guard = f"if not {STAND_IN}.still_the_judges({', '.join(repr(p) for p in use.guard)}): "
+            lines[line.first - 1] = head + guard + lines[line.first - 1][col:]
     return "\n".join(lines) + "\n"
+
+
+def _prelude(parts: list[str], bound: _JudgeNames) -> str:
+    """The stand-in's definition, ahead of the first cell; the notebook's ``from
+    __future__`` imports (which must come first) moved ahead of it."""
+    features: list[str] = []
+    for part, first, last, names in bound.futures:
+        lines = _split_lines(parts[part])
+        marker = 1  # the part's first line is its cell's marker
+        for i in range(first, last + 1):
+            text = lines[marker + i - 1]
+            lines[marker + i - 1] = (
+                f"pass  # moved ahead of the cells by the judge: {text.strip()}"
+                if i == first
+                else f"# {text}"
+            )
+        parts[part] = "\n".join(lines) + "\n"
+        features += names
+    future = f"from __future__ import {', '.join(dict.fromkeys(features))}\n" if features else ""
+    return future + _PRELUDE
 
 
 def _code_cells(text: str, name: str) -> list[tuple[int, str]]:
@@ -391,6 +890,9 @@ def _code_cells(text: str, name: str) -> list[tuple[int, str]]:
         source = cell.get("source", "")
         if not isinstance(source, str):  # the schema said so already; a guard, not a rule
             raise refuse(f"cell {i}'s source is not text")
+        # Python reads a lone CR as a line break, and so does Jupyter: the judge's line
+        # counts split at LF only (_split_lines), so every break becomes one
+        source = source.replace("\r\n", "\n").replace("\r", "\n")
         if _SURROGATE.search(source):  # JSON's "\ud800": no file can hold it
             raise refuse(
                 f"cell {i} holds a character that is not Unicode text "
@@ -508,7 +1010,7 @@ def cell_python(number: int, source: str, dropped: list[str]) -> str:
     """One code cell as plain Python (its IPython-only lines dropped into ``dropped``)."""
     if _compiles(source, number):
         return source  # plain Python: nothing IPython-only in it
-    lines = source.splitlines()
+    lines = _split_lines(source)
     first = lines[0].strip() if lines else ""
     if first.startswith("%%"):
         magic = first[2:].split()[0] if first[2:].split() else ""
@@ -527,7 +1029,7 @@ def _cell_source_lines(number: int, lines: list[str], dropped: list[str], offset
     if _compiles(source, number):
         return source
     try:
-        transformed = _transform(source).splitlines()
+        transformed = _split_lines(_transform(source))
     except ImportError:
         raise
     except Exception:  # noqa: BLE001 (IPython cannot read it either: the worker says why)

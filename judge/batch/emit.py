@@ -10,10 +10,9 @@ no results file shows a broken grader instead.
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
-from ..writers import emit_formats, writer, writers
+from ..writers import emit_formats, render, writers
 from .gradebook import MISSING, Gradebook, cell_report
 from .store import write_atomic
 
@@ -38,8 +37,6 @@ def emit_all(out: Path, book: Gradebook, formats: list[str], missing_report) -> 
         else:
             continue  # pending: its file comes when it is graded
         for fmt in formats:
-            buf = io.StringIO()
-            writer(fmt)(report, buf)
             path = emit_path(out, fmt, cell.learner, cell.task_id)
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, buf.getvalue())
+            write_atomic(path, render(fmt, [report]))

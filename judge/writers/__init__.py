@@ -12,7 +12,11 @@ value is the module).  The module declares, and nothing outside it knows more:
   results file and shows a broken grader when the file is absent, so a missing
   submission or an unknown task still writes one (scoring 0, and saying why);
 * ``emit_path(learner, task_id)`` (optional): where ``judge batch --emit NAME`` puts a
-  submission's file, relative to ``OUT/NAME/``; a format without it is not emitted.
+  submission's file, relative to ``OUT/NAME/``; a format without it is not emitted;
+* ``write_many(reports, stream, *, color=False)`` (optional): the reports of one
+  submission graded against several tasks (``judge run --tasks``), as the one document
+  a reader of the format expects (one results.json, one XML, one page); a format without
+  it writes each report in turn (text: one after another; json: one object a line).
 
 Each module is checked when it is found (``writer_problems``); one that breaks this
 gets a ``PluginError`` naming it.  A course's format cannot take the name of one of
@@ -40,6 +44,7 @@ class Writer:
     results_file: bool
     emit_path: Callable[[str, str], str] | None
     module: str
+    write_many: Callable[..., None] | None = None
 
 
 _WRITERS: dict[str, Writer] = {}
@@ -76,6 +81,9 @@ def writer_problems(module: ModuleType) -> list[str]:
     emit = getattr(module, "emit_path", None)
     if emit is not None and not callable(emit):
         problems.append("emit_path must be a function (learner, task_id) -> relative path")
+    many = getattr(module, "write_many", None)
+    if many is not None and not callable(many):
+        problems.append("write_many must be a function (reports, stream, *, color=False)")
     return problems
 
 
@@ -103,6 +111,7 @@ def register_writer(
         getattr(module, "RESULTS_FILE", False),
         getattr(module, "emit_path", None),
         module.__name__,
+        getattr(module, "write_many", None),
     )
     table[found.name] = found
     return found
@@ -162,6 +171,42 @@ def writer(name: str) -> Callable[..., None]:
     """``write(report, stream, *, color: bool)``"""
     found = builtin(name)
     return found.write if found is not None else writers()[name].write
+
+
+def many_writer(name: str) -> Callable[..., None] | None:
+    """``write_many(reports, stream, *, color)`` of the format, or None where it writes
+    several reports one after another."""
+    found = builtin(name)
+    return (found if found is not None else writers()[name]).write_many
+
+
+def render(name: str, reports: list) -> str:
+    """The format's document of these reports (one: its ``write``; several: its
+    ``write_many``, else each in turn), as ``judge run`` and ``judge batch --emit`` write
+    it."""
+    import io
+
+    buf = io.StringIO()
+    many = many_writer(name)
+    if len(reports) == 1 or many is None:
+        for report in reports:
+            writer(name)(report, buf)
+    else:
+        many(reports, buf)
+    return buf.getvalue()
+
+
+def late_note(report) -> str | None:
+    """What a late policy charged this grading (``judge batch --deadline``), in the
+    report's words, or None when it came in on time (or no deadline was set)."""
+    from ..scoring import LateCharge, score
+
+    late = getattr(report, "late", None)
+    if not isinstance(late, LateCharge):
+        return None
+    points = score(report)
+    before = points.earned if points.before_late is None else points.before_late
+    return late.note(before, points.earned)
 
 
 def results_file(name: str | None) -> bool:

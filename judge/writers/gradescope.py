@@ -21,6 +21,7 @@ import json
 from ..bank import VISIBILITIES
 from ..scoring import SETUP_KINDS, number, outcome, score
 from ..verdicts import Status, Verdict
+from . import late_note
 from .exercism import learner_output
 
 HEADLINES = {
@@ -79,9 +80,9 @@ def results(report) -> dict:
     if failing and not setup and all(visibility(c) != "visible" for c in failing):
         headline = WITHHELD
     output = f"{headline}  ({report.task}, seed {report.seed})"
-    late = getattr(report, "late", None)  # a batch's late policy (judge/scoring.py)
-    if late is not None and points.before_late is not None:
-        output += "\n" + late.note(points.before_late, points.earned)
+    late = late_note(report)  # a batch's late policy (judge/scoring.py), charged or not
+    if late is not None:
+        output += "\n" + late
     if printed and latest == "visible":
         output += "\n\nYour code printed:\n" + printed
     elif printed:
@@ -128,3 +129,42 @@ def emit_path(learner: str, task_id: str) -> str:
 
 def write(report, stream, *, color: bool = False) -> None:
     stream.write(json.dumps(results(report), ensure_ascii=False, indent=2) + "\n")
+
+
+def write_many(reports, stream, *, color: bool = False) -> None:
+    """One results.json of several tasks' reports (``judge run --tasks``), as the
+    autograder of ``judge gradescope`` writes it."""
+    docs = [(r.task, results(r)) for r in reports]
+    version = reports[0].judge_version if reports else "?"
+    stream.write(json.dumps(merge(docs, version), ensure_ascii=False, indent=2) + "\n")
+
+
+def _maximum(doc: dict) -> float:
+    return number(sum(t.get("max_score", 0) for t in doc.get("tests", [])))
+
+
+def merge(docs: list[tuple[str, dict]], judge_version: str) -> dict:
+    """One results.json of the tasks' ones, ``[(task id, its results.json)]``: every
+    task's tests, its id in their names and numbers (`2.3`: the task's second, its third
+    test), the scores summed."""
+    tests, parts, extra = [], [], {}
+    for index, (task, doc) in enumerate(docs, 1):
+        for n, test in enumerate(doc.get("tests", []), 1):
+            test = dict(test, name=f"{task}: {test.get('name', n)}", number=f"{index}.{n}")
+            test["extra_data"] = dict(test.get("extra_data") or {}, task=task)
+            tests.append(test)
+        parts.append(
+            f"{task} ({number(doc.get('score', 0))} of {_maximum(doc)} points): "
+            f"{doc.get('output', '')}"
+        )
+        extra[task] = doc.get("extra_data") or {}
+    return {
+        "score": number(sum(t.get("score", 0) for t in tests)),
+        "execution_time": round(sum(d.get("execution_time", 0) for _, d in docs), 3),
+        "output": "\n\n".join(parts),
+        "output_format": "text",
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "extra_data": {"judge_version": judge_version, "tasks": extra},
+        "tests": tests,
+    }

@@ -63,6 +63,39 @@ def write(report, stream, *, color: bool = False) -> None:
     stream.write(page(report))
 
 
+def write_many(reports, stream, *, color: bool = False) -> None:
+    """One page for one submission graded against several tasks (``judge run --tasks``):
+    a table of the tasks (verdict, points, a link to each), then a section per task, the
+    same as its own page shows.  One page, as ``--format html > week3.html`` writes one
+    file and the notebook it grades is one file too."""
+    submission = reports[0].submission if reports else ""
+    earned = maximum = 0.0
+    rows = []
+    for r in reports:
+        points = score(r)
+        earned, maximum = earned + points.earned, maximum + points.maximum
+        rows.append(
+            f'<tr data-task="{escape(r.task)}"><td><a href="#task-{escape(r.task)}">'
+            f"{escape(r.task)}</a></td><td>{badge(r.verdict)}</td>"
+            f"<td>{number(points.earned)} of {number(points.maximum)}</td></tr>"
+        )
+    head = (
+        f"<h1>{escape(submission)}: {len(reports)} tasks</h1>"
+        f'<p class="meta" data-points="{number(earned)}" data-max-points="{number(maximum)}">'
+        f"{number(earned)} of {number(maximum)} points in all</p>"
+        '<table class="tasks"><tr><th>task</th><th>verdict</th><th>points</th></tr>'
+        + "".join(rows)
+        + "</table>"
+    )
+    sections = [
+        f'<section id="task-{escape(r.task)}"><h2>{escape(r.task)}</h2>\n'
+        f"{fragment(r, styled=False)}\n</section>"
+        for r in reports
+    ]
+    title = f"{submission}: " + ", ".join(f"{r.task} {r.verdict}" for r in reports)
+    stream.write(document(title, "\n".join([head, *sections])))
+
+
 def page(report, title: str | None = None) -> str:
     title = title or f"{report.task}: {report.verdict} ({report.submission})"
     return document(title, fragment(report, styled=False))

@@ -5,6 +5,11 @@ traces) or ``error`` (raised, crashed, timed out); a skipped check becomes ``ski
 an advisory failure without ``--strict`` passes with the advice in ``system-out``.  The
 learner's own output goes to the suite's ``system-out``/``system-err``, stripped of the
 characters XML 1.0 cannot hold (a submission can print anything).
+
+A submission handed in late (``judge batch --deadline``) has it in the suite's
+``properties`` (``late_by_s``, ``late_penalty``, ``late_policy``, and the points before and
+after), and its ``system-out`` begins with the note saying so.  Several tasks' reports
+(``judge run --tasks``) make one document: a ``testsuite`` per task.
 """
 
 from __future__ import annotations
@@ -13,7 +18,8 @@ import json
 import re
 import xml.etree.ElementTree as ET
 
-from ..scoring import outcome
+from ..scoring import number, outcome, score
+from . import late_note
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
@@ -53,6 +59,22 @@ def testsuite(report) -> ET.Element:
         ("judge_version", report.judge_version),
     ):
         _sub(props, "property", name=name, value=value)
+    late = late_note(report)
+    if late is not None:
+        points = score(report)
+        charge = report.late.to_dict()
+        for name, value in (
+            ("late_by_s", charge["late_by_s"]),
+            ("late_penalty", charge["penalty"]),
+            ("late_policy", charge["policy"]),
+            (
+                "points_before_late",
+                number(points.earned if points.before_late is None else points.before_late),
+            ),
+            ("points", number(points.earned)),
+            ("max_points", number(points.maximum)),
+        ):
+            _sub(props, "property", name=name, value=value)
     for c, (state, note) in zip(report.checks, states):
         case = _sub(suite, "testcase", name=c.id, classname=f"{report.task}.{c.kind}")
         if state in ("failed", "error"):
@@ -73,11 +95,12 @@ def testsuite(report) -> ET.Element:
         if note and state != "skipped":
             _sub(case, "system-out", note)
     out = report.output or {}
-    if out.get("stdout") or out.get("truncated"):
+    if out.get("stdout") or out.get("truncated") or late:
         _sub(
             suite,
             "system-out",
-            (out.get("stdout") or "")
+            (f"note: {late}\n" if late else "")
+            + (out.get("stdout") or "")
             + ("\n[the judge cut the output here]" if out.get("truncated") else ""),
         )
     if out.get("stderr"):
@@ -93,15 +116,19 @@ def emit_path(learner: str, task_id: str) -> str:
 
 
 def write(report, stream, *, color: bool = False) -> None:
-    suite = testsuite(report)
-    root = ET.Element(
-        "testsuites",
-        {
-            "name": "jax-judge",
-            **{k: suite.get(k) for k in ("tests", "failures", "errors", "skipped", "time")},  # type: ignore[misc]  # testsuite sets each
-        },
-    )
-    root.append(suite)
+    write_many([report], stream)
+
+
+def write_many(reports, stream, *, color: bool = False) -> None:
+    """One ``testsuites`` document, a ``testsuite`` per report, its counts their sums."""
+    suites = [testsuite(r) for r in reports]
+    counts = {
+        key: str(sum(int(s.get(key, "0")) for s in suites))
+        for key in ("tests", "failures", "errors", "skipped")
+    }
+    time = f"{sum(float(s.get('time', '0')) for s in suites):.3f}"
+    root = ET.Element("testsuites", {"name": "jax-judge", **counts, "time": time})
+    root.extend(suites)
     ET.indent(root)
     stream.write('<?xml version="1.0" encoding="UTF-8"?>\n')
     stream.write(ET.tostring(root, encoding="unicode") + "\n")

@@ -88,7 +88,7 @@ def test_the_penalty_is_in_the_score_of_every_view(tmp_path):
         "--grace",
         "30m",
         "--emit",
-        "gradescope",
+        "gradescope,exercism,junit",
         timeout=900,
     )
     assert done.returncode == 0, done.stderr
@@ -122,6 +122,12 @@ def test_the_penalty_is_in_the_score_of_every_view(tmp_path):
     assert gradescope["score"] == 5.6 and note in gradescope["output"]
     on_time = json.loads((out / "gradescope" / "ann" / "col_mean" / "results.json").read_text())
     assert on_time["score"] == 7 and "late" not in on_time["output"]
+    # the files that carry no score say it too (issue 22)
+    exercism = json.loads((out / "exercism" / "cat" / "col_mean" / "results.json").read_text())
+    assert exercism["tests"][0]["output"].startswith(note)
+    junit = (out / "junit" / "cat" / "col_mean.xml").read_text()
+    assert f"note: {note}" in junit and '<property name="late_penalty" value="0.2" />' in junit
+    assert "late" not in (out / "junit" / "ann" / "col_mean.xml").read_text()
     page = (out / "reports" / "cat" / "col_mean.html").read_text()
     assert note in page and 'data-points="5.6" data-max-points="7"' in page
     assert "5.6 of 7" in (out / "report.html").read_text()  # the class page's total

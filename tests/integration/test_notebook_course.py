@@ -41,11 +41,12 @@ def test_the_import_and_calls_of_check_and_hint_are_dropped_and_said():
             ),
         )
     )
-    lines = nb.text.splitlines()
-    assert len(lines) == 3 + 2 + 2 + 2 + 5  # markers, blank lines, cells: kept
+    cells = nb.text[nb.text.index("# %% cell 2\n") :].splitlines()  # after the stand-in
+    assert len(cells) == 3 + 2 + 2 + 2 + 5  # markers, blank lines, cells: kept
     namespace: dict = {}
     exec(compile(nb.text, "nb", "exec"), namespace)  # noqa: S102 - the test's own text
-    assert namespace["report"] is None and namespace["y"] == 2.0
+    assert str(namespace["report"]) == "(the judge's check() does not run when graded)"
+    assert namespace["y"] == 2.0
     assert [d.split(":")[0] for d in nb.dropped] == [
         "cell 2, line 1",
         "cell 4, line 1",
@@ -54,7 +55,7 @@ def test_the_import_and_calls_of_check_and_hint_are_dropped_and_said():
     ]
     notes = dropped_notes(nb.dropped)
     assert "the import of the judge's check() and hint(), left out" in notes[0]
-    assert "a call of the judge's check(), left out" in notes[1]
+    assert "a call of the judge's check(), not run when graded: report is a stand-in" in notes[1]
     assert "a call of the judge's hint(), left out" in notes[2]
     assert all("IPython-only" not in n for n in notes)
 
@@ -175,6 +176,52 @@ def test_the_readmes_notebook_flow_runs_in_a_kernel_and_is_accepted_when_handed_
         'cell 4, line 1: report = check("bucketed_mean", bucketed_mean, examples=10): '
         "a call of the judge's check()" in notes
     )
+
+
+@pytest.mark.slow
+def test_lines_that_read_what_check_gave_run_in_a_kernel_and_when_handed_in(tmp_path):
+    """Issue 22: lines that keep, test or show what check() and hint() gave, as a learner
+    writes them, run in the kernel; handed in, each is left out or runs with a stand-in,
+    as the report says, and the rest of the notebook runs.  A comment holding a form feed
+    stays a comment (graded, it once became the line that undid the function)."""
+    nb = execute(
+        [
+            "from judge import check, hint",
+            BUCKETED + "\nnote = 1  #\x0cbucketed_mean = None\n",
+            "\n".join(
+                [
+                    'r = check("bucketed_mean", bucketed_mean, examples=10)',
+                    "print(r.verdict)",
+                    'assert r.verdict == "accepted", r.verdict',
+                    'if r.verdict == "accepted":',
+                    '    done = ["bucketed_mean"]',
+                    'ok = r and hint("bucketed_mean", 1)',
+                    'print(hint("bucketed_mean", 1))',
+                    'steps = len(done); check("bucketed_mean", bucketed_mean, examples=10)',
+                    "print('steps', steps, bucketed_mean is not None)",
+                ]
+            ),
+        ],
+        tmp_path,
+    )
+    shown = "".join(o.get("text", "") for o in nb.cells[3].outputs)
+    assert "accepted" in shown and "steps 1 True" in shown, shown
+    (report,) = graded("bucketed_mean", hand_in(nb, tmp_path / "week3.ipynb"))
+    assert report["verdict"] == "accepted", report["checks"][0]["message"]
+    assert report["output"]["stdout"] == "steps 1 True\n"  # nothing of the judge's printed
+    notes = {n.split(": ")[0]: n for n in report["notes"] if n.startswith("notebook cell 4")}
+    said = {
+        1: "r is a stand-in there",
+        2: "a use of what the judge's check() gave, left out",
+        3: "a use of what the judge's check() gave, left out",
+        4: "the line runs, with a stand-in",
+        6: "ok is a stand-in there",
+        7: "a call of the judge's hint(), left out",
+        8: "the line runs, with a stand-in",
+    }
+    assert sorted(notes) == [f"notebook cell 4, line {n}" for n in sorted(said)]
+    for line, words in said.items():
+        assert words in notes[f"notebook cell 4, line {line}"], notes
 
 
 @pytest.mark.slow
