@@ -21,7 +21,6 @@ computed once per task (on Dask: once per task per Dask worker process).
 from __future__ import annotations
 
 import sys
-import tempfile
 import threading
 import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -88,19 +87,21 @@ def grade_one(bank: Bank, sub: Submission, opts: Options, oracles: OraclePool) -
             sub, missing_report(task, sub.path, sub.refused, seed, opts.strict).to_dict(), opts
         )
     try:
-        with tempfile.TemporaryDirectory(prefix="judge-batch-") as tmp:
-            path = Path(tmp) / Path(sub.path).name
-            path.write_bytes(sub.source)
-            report = grade(
-                task,
-                path,
-                seed=seed,
-                examples=opts.examples,
-                strict=opts.strict,
-                oracle=oracles.get(task, seed),
-                display_name=path.name,
-                isolation=opts.isolation,
-            )
+        # the bytes discovery read and hashed, handed to the grading as they are: no file
+        # written here to be read back (the name says only .py or .ipynb, and what the
+        # report shows)
+        name = Path(sub.path).name
+        report = grade(
+            task,
+            Path(name),
+            seed=seed,
+            examples=opts.examples,
+            strict=opts.strict,
+            oracle=oracles.get(task, seed),
+            display_name=name,
+            isolation=opts.isolation,
+            source_bytes=sub.source,
+        )
     except Exception as exc:  # the judge's fault, recorded; the batch goes on
         return error_record(bank, sub, opts, exc)
     return record_of(sub, report.to_dict(), opts)
