@@ -10,7 +10,7 @@ import judge.runner
 import judge.sources
 from judge.bank import load_bank
 from judge.batch.discovery import Submission
-from judge.batch.schedule import OraclePool, Options, grade_one
+from judge.batch.schedule import Options, OraclePool, grade_one
 
 from helpers import TESTS
 
