@@ -137,11 +137,16 @@ def measure_program(ctx, args, kwargs, options, lines_sent=40):  # type: ignore[
         return total
 
     equations = count(closed.jaxpr)  # type: ignore[no-untyped-call]
-    flat = run_traced(bound, closed, arrays)  # type: ignore[no-untyped-call]
-    if flat is not None:
-        ctx.keep(tree_structure(out_shape).unflatten(flat))
-    # the function called for values, as the other checks call it: the programs it ran
-    _, executed = ctx.called(args, kwargs)
+    # the function called for values, as the other checks call it: the programs it ran;
+    # where it ran exactly the traced program, its value is that program's (kept), and
+    # the trace need not be run again
+    value, executed = ctx.called(args, kwargs)
+    if ctx.ran_as_traced(closed, arrays, value) is not None:
+        ctx.keep(value)
+    else:
+        flat = run_traced(bound, closed, arrays)  # type: ignore[no-untyped-call]
+        if flat is not None:
+            ctx.keep(tree_structure(out_shape).unflatten(flat))
     if isinstance(executed, dict):
         executed = {
             k: executed.get(k) for k in ("executions", "distinct", "equations", "primitives")
