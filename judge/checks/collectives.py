@@ -21,6 +21,10 @@ all-gather).  So the instrument also calls the function for values, and the work
 records the device programs that call ran (``judge/worker/executions.py``); their
 collectives, times the times each ran, are weighed too, against the same budget (the
 reference's likewise).  Where they could not be recorded, the check fails closed.
+Where the call ran exactly the traced program (one program, compiled from the very
+jaxpr of the trace, on the call's own arrays, its outputs the call's value:
+``Executions.ran_as_traced``), that program's HLO is the one read and its value the one
+kept: the call compiles it once, and the trace is not compiled again.
 """
 
 from __future__ import annotations

@@ -32,7 +32,11 @@ records the device programs that call runs (``judge/worker/executions.py``: jitt
 programs and eager operations alike).  The figure compared is the larger of the two:
 what the trace compiles, and what the call ran (each program's flops, loops counted per
 trip as above, times the number of times it ran).  Where the programs a call ran could
-not be recorded, the figure is unknown and the check fails closed.
+not be recorded, the figure is unknown and the check fails closed.  Where the call ran
+exactly the traced program (one program, compiled from the very jaxpr of the trace, on
+the call's own arrays, its outputs the call's value: ``Executions.ran_as_traced``), that
+program is the one measured and its value the one kept: the call compiles it once, and
+the trace is not compiled again.
 
 Budget: the learner's flops at most the reference's times ``factor`` (default 1).
 """

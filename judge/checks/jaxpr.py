@@ -41,7 +41,10 @@ compiled from; an eager operation is one) and primitives, times the number of ti
 ran.  Where the calls ran more than the trace shows, the figures weighed are the calls'.
 Where they could not be recorded (a program compiled ahead of time ran, whose jaxpr the
 worker never saw, or the record is missing), the figure is unknown: the check fails
-closed.
+closed.  Where the call ran exactly the traced program (one program, compiled from the
+very jaxpr of the trace, on the call's own arrays, its outputs the call's value:
+``Executions.ran_as_traced``), the call's value is the traced program's and is kept, and
+the trace is not run again.
 """
 
 from __future__ import annotations

@@ -27,8 +27,29 @@ the worker records every program executed while a call runs:
   not: ``None``).
 
 Recording is on only inside ``recording()``; outside it the wrapper costs one check.
-What is kept per execution is small (the program, and the id, dtype and size of each
-argument), never the arrays, so a loop of thousands of eager operations stays cheap.
+What is kept per execution is small (the program, the id, dtype and size of each
+argument, a weak reference to each output), never the arrays, so a loop of thousands
+of eager operations stays cheap.  ``ran_as_traced`` reads one call's record against an
+instrument's own trace of the call: where the call ran exactly the traced program, the
+instrument measures that program instead of compiling the trace again.
+
+Why the fast path stays shut outside ``recording()`` too (it costs about 60 us a
+dispatch; reviewed for issue 21, and left so):
+
+* nothing would be gained where the judge waits: every call of the learner's function
+  the judge makes is recorded already (each value call, ``loop._call``, for its
+  ``measured.executed``; each instrument's ``called``).  Outside a recording the
+  learner's code runs only while its file loads and in threads it leaves running
+  between requests;
+* it would open a hole.  A fast-path entry made outside a recording (a warm-up call
+  while the file loads, a learner's thread between requests, a host callback's jitted
+  call) is a C++ cache hit inside one, which runs with no Python at all: unseen.
+  Emptying the C++ caches when a recording starts does not close it: a thread that is
+  inside ``cache_miss`` when the recording starts computed its fast-path data before,
+  and jax's C++ side stores it after the caches were emptied; its next call inside the
+  recording is then a hit nobody saw.  jax offers no hook that orders its C++ cache
+  writes with the judge's switch, so the switch cannot be made safe, and the fast path
+  stays shut for the whole life of the worker.
 """
 
 from __future__ import annotations
