@@ -21,6 +21,10 @@ all-gather).  So the instrument also calls the function for values, and the work
 records the device programs that call ran (``judge/worker/executions.py``); their
 collectives, times the times each ran, are weighed too, against the same budget (the
 reference's likewise).  Where they could not be recorded, the check fails closed.
+Where the call ran exactly the traced program (one program, compiled from the very
+jaxpr of the trace, on the call's own arrays, its outputs the call's value:
+``Executions.ran_as_traced``), that program's HLO is the one read and its value the one
+kept: the call compiles it once, and the trace is not compiled again.
 """
 
 from __future__ import annotations
@@ -76,6 +80,8 @@ def bind_jax():  # type: ignore[no-untyped-def]  # shipped
     errors = jax.errors
     return {
         "jit": jax.jit,
+        "lower": jax.stages.Traced.lower,
+        "jaxpr_of": jax.stages.Traced.jaxpr.fget,
         "compile": jax.stages.Lowered.compile,
         "as_text": jax.stages.Compiled.as_text,
         "make_jaxpr": jax.make_jaxpr,
@@ -94,14 +100,19 @@ def compile_for_collectives(ctx, args, kwargs, options):  # type: ignore[no-unty
     """Runs in the worker: the compiled program of ``jax.jit(function)`` at these
     arguments, as HLO text, and the value it computes, kept for the judge to compare.
     A function that needs concrete values (NumPy on a traced array, ``if`` on one) has
-    no compiled program: say where it needed them, and keep its plain call's value."""
+    no compiled program: say where it needed them, and keep its plain call's value.
+
+    The function is traced, then called for values as the other checks call it (the
+    programs it ran recorded); where that call ran exactly the traced program
+    (``ctx.ran_as_traced``), that program is the one read and its value the one kept,
+    so the call compiles once; otherwise the trace is compiled and run."""
     jax_ = ctx.bound
     source = ctx.source_file
     # the call as a function of its arrays (Python numbers static, the result checked);
     # its parameters keep the entrypoint's names, which the compiled program carries
     fn, arrays = ctx.traceable(args, kwargs)
     try:
-        compiled = jax_["compile"](jax_["jit"](fn).lower(*arrays))
+        traced = jax_["jit"](fn).trace(*arrays)
     except jax_["host_errors"] as exc:
         line = None
         tb = exc.__traceback__
@@ -115,10 +126,17 @@ def compile_for_collectives(ctx, args, kwargs, options):  # type: ignore[no-unty
             "host": {"error": type(exc).__name__, "message": str(exc)[:600], "line": line},
             "executed": executed,
         }
-    text = jax_["as_text"](compiled)
-    ctx.keep(compiled(*arrays))
     # the function called for values, as the other checks call it: the programs it ran
-    _, executed = ctx.called(args, kwargs)
+    value, executed = ctx.called(args, kwargs)
+    ran = ctx.ran_as_traced(jax_["jaxpr_of"](traced), arrays, value)
+    if ran is not None:
+        text = ran.get_hlo_text()
+        ctx.keep(value)
+    else:
+        with ctx.compiling():
+            compiled = jax_["compile"](jax_["lower"](traced))
+        text = jax_["as_text"](compiled)
+        ctx.keep(compiled(*arrays))
     if len(text) > int(options.get("max_chars", 3 << 20)):
         return {"too_large": len(text), "executed": executed}
     lines = (

@@ -32,7 +32,11 @@ records the device programs that call runs (``judge/worker/executions.py``: jitt
 programs and eager operations alike).  The figure compared is the larger of the two:
 what the trace compiles, and what the call ran (each program's flops, loops counted per
 trip as above, times the number of times it ran).  Where the programs a call ran could
-not be recorded, the figure is unknown and the check fails closed.
+not be recorded, the figure is unknown and the check fails closed.  Where the call ran
+exactly the traced program (one program, compiled from the very jaxpr of the trace, on
+the call's own arrays, its outputs the call's value: ``Executions.ran_as_traced``), that
+program is the one measured and its value the one kept: the call compiles it once, and
+the trace is not compiled again.
 
 Budget: the learner's flops at most the reference's times ``factor`` (default 1).
 """
@@ -66,6 +70,8 @@ def bind_compiling():  # type: ignore[no-untyped-def]  # shipped
 
     return {
         "jit": jax.jit,
+        "lower": jax.stages.Traced.lower,
+        "jaxpr_of": jax.stages.Traced.jaxpr.fget,
         "compile": jax.stages.Lowered.compile,
         "as_text": jax.stages.Compiled.as_text,
         "cost_analysis": jax.stages.Compiled.cost_analysis,
@@ -78,25 +84,36 @@ def bind_compiling():  # type: ignore[no-untyped-def]  # shipped
 def measure_cost(ctx, args, kwargs, options):  # type: ignore[no-untyped-def]  # shipped
     """Runs in the worker: XLA's cost analysis of the compiled call, the compiled
     program's HLO text (its loops and host callbacks are read by the judge), and the
-    compiled program's value (kept)."""
+    compiled program's value (kept).
+
+    The function is traced, then called for values as the other checks call it (the
+    programs it ran recorded); where that call ran exactly the traced program
+    (``ctx.ran_as_traced``), the program it compiled is the one measured and its value
+    the one kept, so the call compiles once; otherwise the trace is compiled and run."""
     bound = ctx.bound
     fn, arrays = ctx.traceable(args, kwargs)
-    compiled = bound["compile"](bound["jit"](fn).lower(*arrays))
-    analysis = bound["cost_analysis"](compiled)
+    traced = bound["jit"](fn).trace(*arrays)
+    # the function called for values, as the other checks call it: the programs it ran
+    value, executed = ctx.called(args, kwargs)
+    ran = ctx.ran_as_traced(bound["jaxpr_of"](traced), arrays, value)
+    if ran is not None:
+        analysis, text = ran.cost_analysis(), ran.get_hlo_text()
+    else:
+        with ctx.compiling():
+            compiled = bound["compile"](bound["lower"](traced))
+        analysis, text = bound["cost_analysis"](compiled), bound["as_text"](compiled)
     if isinstance(analysis, (list, tuple)):  # one per device in older jax
         analysis = analysis[0] if analysis else None
     if not isinstance(analysis, dict) or not ("flops" in analysis or "bytes accessed" in analysis):
         ctx.unmeasurable("XLA's cost analysis gives no flops for this program on this backend")
-    text = bound["as_text"](compiled) or ""
+    text = text or ""
     too_large = len(text) if len(text) > int(options.get("max_chars", 3 << 20)) else 0
-    ctx.keep(compiled(*arrays))
+    ctx.keep(value if ran is not None else compiled(*arrays))
     lines = (
         callback_lines(bound, fn, arrays, ctx.source_file, options.get("callbacks", ()))  # type: ignore[name-defined]  # shipped beside it
         if "callback" in text
         else {}
     )
-    # the function called for values, as the other checks call it: the programs it ran
-    _, executed = ctx.called(args, kwargs)
     return {
         "executed": executed,
         "flops": float(analysis.get("flops", 0.0)),

@@ -41,7 +41,10 @@ compiled from; an eager operation is one) and primitives, times the number of ti
 ran.  Where the calls ran more than the trace shows, the figures weighed are the calls'.
 Where they could not be recorded (a program compiled ahead of time ran, whose jaxpr the
 worker never saw, or the record is missing), the figure is unknown: the check fails
-closed.
+closed.  Where the call ran exactly the traced program (one program, compiled from the
+very jaxpr of the trace, on the call's own arrays, its outputs the call's value:
+``Executions.ran_as_traced``), the call's value is the traced program's and is kept, and
+the trace is not run again.
 """
 
 from __future__ import annotations
@@ -137,11 +140,16 @@ def measure_program(ctx, args, kwargs, options, lines_sent=40):  # type: ignore[
         return total
 
     equations = count(closed.jaxpr)  # type: ignore[no-untyped-call]
-    flat = run_traced(bound, closed, arrays)  # type: ignore[no-untyped-call]
-    if flat is not None:
-        ctx.keep(tree_structure(out_shape).unflatten(flat))
-    # the function called for values, as the other checks call it: the programs it ran
-    _, executed = ctx.called(args, kwargs)
+    # the function called for values, as the other checks call it: the programs it ran;
+    # where it ran exactly the traced program, its value is that program's (kept), and
+    # the trace need not be run again
+    value, executed = ctx.called(args, kwargs)
+    if ctx.ran_as_traced(closed, arrays, value) is not None:
+        ctx.keep(value)
+    else:
+        flat = run_traced(bound, closed, arrays)  # type: ignore[no-untyped-call]
+        if flat is not None:
+            ctx.keep(tree_structure(out_shape).unflatten(flat))
     if isinstance(executed, dict):
         executed = {
             k: executed.get(k) for k in ("executions", "distinct", "equations", "primitives")

@@ -27,8 +27,29 @@ the worker records every program executed while a call runs:
   not: ``None``).
 
 Recording is on only inside ``recording()``; outside it the wrapper costs one check.
-What is kept per execution is small (the program, and the id, dtype and size of each
-argument), never the arrays, so a loop of thousands of eager operations stays cheap.
+What is kept per execution is small (the program, the id, dtype and size of each
+argument, a weak reference to each output), never the arrays, so a loop of thousands
+of eager operations stays cheap.  ``ran_as_traced`` reads one call's record against an
+instrument's own trace of the call: where the call ran exactly the traced program, the
+instrument measures that program instead of compiling the trace again.
+
+Why the fast path stays shut outside ``recording()`` too (it costs about 60 us a
+dispatch; reviewed for issue 21, and left so):
+
+* nothing would be gained where the judge waits: every call of the learner's function
+  the judge makes is recorded already (each value call, ``loop._call``, for its
+  ``measured.executed``; each instrument's ``called``).  Outside a recording the
+  learner's code runs only while its file loads and in threads it leaves running
+  between requests;
+* it would open a hole.  A fast-path entry made outside a recording (a warm-up call
+  while the file loads, a learner's thread between requests, a host callback's jitted
+  call) is a C++ cache hit inside one, which runs with no Python at all: unseen.
+  Emptying the C++ caches when a recording starts does not close it: a thread that is
+  inside ``cache_miss`` when the recording starts computed its fast-path data before,
+  and jax's C++ side stores it after the caches were emptied; its next call inside the
+  recording is then a hit nobody saw.  jax offers no hook that orders its C++ cache
+  writes with the judge's switch, so the switch cannot be made safe, and the fast path
+  stays shut for the whole life of the worker.
 """
 
 from __future__ import annotations
@@ -55,6 +76,7 @@ class Executions:
         from jax._src.interpreters import pxla
 
         self._jaxprs_in_params = jax.extend.core.jaxprs_in_params
+        self._jit_p = pjit.jit_p
         self._log: list | None = None
         self._lock = threading.Lock()
         # ExecuteReplicated -> the ClosedJaxpr it was compiled from (None: unknown)
@@ -67,17 +89,23 @@ class Executions:
 
         def __call__(self, *args):
             log = recorder._log
-            if log is not None:
-                log.append(
-                    (
-                        self,
-                        tuple(
-                            (id(a), str(getattr(a, "dtype", "")), int(getattr(a, "size", 0) or 0))
-                            for a in args
-                        ),
-                    )
-                )
-            return original_execute(self, *args)
+            if log is None:
+                return original_execute(self, *args)
+            entry = [
+                self,
+                tuple(
+                    (id(a), str(getattr(a, "dtype", "")), int(getattr(a, "size", 0) or 0))
+                    for a in args
+                ),
+                (),
+            ]
+            log.append(entry)  # before it runs: an execution that raises ran too
+            out = original_execute(self, *args)
+            try:  # what it made, weakly: is a call's value this program's output?
+                entry[2] = tuple(weakref.ref(o) for o in out)
+            except TypeError:  # an output that takes no weak reference: never the same
+                pass
+            return out
 
         original_impl = pjit._pjit_call_impl_python
 
@@ -149,9 +177,9 @@ class Executions:
         scalar, which a right function may take as a static Python number.  An input
         the call returns as it is (``returned``: the result's leaves) passed through
         untouched, which is no work done on the host either."""
-        seen_ids = {i for _, args in log for i, _, _ in args} | {id(r) for r in returned}
+        seen_ids = {i for _, args, _ in log for i, _, _ in args} | {id(r) for r in returned}
         largest: dict = {}
-        for _, args in log:
+        for _, args, _ in log:
             for _, dtype, size in args:
                 largest[dtype] = max(largest.get(dtype, 0), size)
         out: list[bool | None] = []
@@ -174,6 +202,50 @@ class Executions:
         except Exception:
             read = None
         return {"executions": len(log), "inputs_read": read}
+
+    def ran_as_traced(self, log, closed, arrays, value):
+        """The compiled program a call ran, where it is exactly the judge's own trace of
+        the call (``closed``, traced at ``arrays``); None where that is not certain.
+
+        Certain means: the call ran one program, and only once; the trace is one jitted
+        call of the very jaxpr that program was compiled from (jax's trace cache hands
+        out the same object, so identity is the test), on the trace's arguments as they
+        come, giving its results as they go; the program read the call's own argument
+        arrays (the same objects, in order, after the constants jax passes first); and
+        every array of the call's value is one of that execution's outputs (the same
+        objects).  Then compiling the trace again would compile that program again:
+        its figures are the ones the trace's compile would give, and the call's value
+        is that program's value.  A function that does other work when called than
+        when traced fails one of these, and the instrument compiles its trace."""
+        if len(log) != 1 or closed.consts or closed.jaxpr.constvars:
+            return None
+        call, read, made = log[0]
+        jaxpr = closed.jaxpr
+        if len(jaxpr.eqns) != 1 or len(jaxpr.invars) != len(arrays):
+            return None
+        eqn = jaxpr.eqns[0]
+        inner = eqn.params.get("jaxpr")
+        if (
+            eqn.primitive is not self._jit_p
+            or inner is None
+            or self._jaxpr_of.get(call) is not inner
+        ):
+            return None
+        if not _same(eqn.invars, jaxpr.invars) or not _same(eqn.outvars, jaxpr.outvars):
+            return None
+        ids = [i for i, _, _ in read]
+        if len(ids) < len(arrays) or ids[len(ids) - len(arrays) :] != [id(a) for a in arrays]:
+            return None
+        outputs = [r() for r in made]
+        leaves = array_leaves(value)
+        if (
+            not outputs
+            or any(o is None for o in outputs)
+            or len(leaves) != len(outputs)
+            or {id(v) for v in leaves} != {id(o) for o in outputs}
+        ):
+            return None
+        return call.xla_executable
 
     def _program(self, call) -> dict:
         """One program's figures, computed once: XLA's flops, the equations and
@@ -232,7 +304,7 @@ class Executions:
         the most run first."""
         times: dict = {}
         order = []
-        for call, _ in log:
+        for call, _, _ in log:
             if call not in times:
                 order.append(call)
                 times[call] = 0
@@ -279,6 +351,12 @@ class Executions:
             "programs": programs,
             "programs_left_out": max(0, len(order) - _MAX_PROGRAMS_SENT),
         }
+
+
+def _same(these, those) -> bool:
+    """The same variables, in the same order (a literal is never a variable's equal)."""
+    these, those = list(these), list(those)
+    return len(these) == len(those) and all(a is b for a, b in zip(these, those))
 
 
 def array_leaves(values, depth: int = 0) -> list:

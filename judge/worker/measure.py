@@ -4,6 +4,7 @@ array leaves for jax's transformations) and the instrument's own compiled source
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
 from typing import TYPE_CHECKING, Any
@@ -99,6 +100,8 @@ class MeasureContext:
         self.source_file = source_file  # the file the entrypoint was loaded from
         self.bound = bound  # what the instrument's setup bound before the learner's file
         self.kept = self._NOTHING
+        self._ran: list | None = None  # what the last ``called`` recorded
+        self._compile_failed: list[tuple[BaseException, str]] = []  # see ``compiling``
 
     def _watched(self, function):
         """The function, noting what it raises: an exception that came out of it is the
@@ -134,6 +137,9 @@ class MeasureContext:
         """What the learner's function returned, when ``exc`` came out of the jax call
         that traced it (jax refusing their output, ...); None when it came from the
         instrument's own code elsewhere (the judge's bug)."""
+        for failed, what in self._compile_failed:
+            if failed is exc:
+                return what
         deepest, tb = None, exc.__traceback__
         while tb is not None:
             if tb.tb_frame.f_code.co_filename.startswith(_INSTRUMENT_FILE):
@@ -167,7 +173,32 @@ class MeasureContext:
         with self.executions.recording() as ran:
             value = self.function(*args, **kwargs)
             _block(value)
+        self._ran = ran
         return value, self.executions.summary(ran)
+
+    def ran_as_traced(self, closed, arrays, value):
+        """The compiled program the last ``called`` ran, where it is exactly the
+        instrument's own trace ``closed`` of the call at ``arrays`` and ``value`` that
+        program's output (``Executions.ran_as_traced``); None where not certain (then
+        the instrument compiles or runs its trace itself)."""
+        if self.executions is None or self._ran is None:
+            return None
+        try:
+            return self.executions.ran_as_traced(self._ran, closed, arrays, value)
+        except Exception:  # a layout this reader does not know: compile the trace
+            return None
+
+    @contextlib.contextmanager
+    def compiling(self):
+        """Around an instrument's compile of a trace made earlier: what jax raises there
+        came out of compiling the learner's traced function (theirs), as it does on the
+        line that traces it."""
+        try:
+            yield
+        except BaseException as exc:
+            if self.traced_at:
+                self._compile_failed.append((exc, self.traced_at[-1][2]))
+            raise
 
     def unmeasurable(self, why: str):
         raise _Unmeasurable(str(why))

@@ -27,6 +27,7 @@ tasks:
     # the jaxpr kind also runs each scripted call for values (what the call ran is
     # weighed too): an unrolled loop over 200 elements then compiles a 200-step program,
     # seconds of CPU on a loaded machine; this test is about the message, not the limit
+    # (compiled once now, the call's own compile, which alone passed 10 s at load 11)
     limits: {call_timeout_s: 60}
     scripts:
       lengths:
