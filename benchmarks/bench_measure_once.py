@@ -25,8 +25,8 @@ Measured on this project's busy 2-core machine (load about 11), 4 rounds, median
 A whole ``judge run`` (process isolation, ``JUDGE_MEMO=off``, the commit before and
 after, alternating, ``elapsed_s``): chain_matmul einsum_optimal 6.25/4.83 s before,
 4.37/4.49 s after; pairwise_sq_dists broadcast_direct 10.79/9.54 s before, 9.62/8.14 s
-after; col_mean two_pass 4.64/8.13 s before, 4.34/8.48 s after (noise dominates: its
-reference is not jitted, so its calls compile their trace as before).
+after; col_mean two_pass 4.64/8.13 s before, 4.34/8.48 s after (small programs on
+eight devices: the machine's noise is larger than the compile saved).
 """
 
 from __future__ import annotations
