@@ -11,6 +11,22 @@ unrolled-loop test of tests/integration/test_jaxpr_check.py), a jitted column me
 (collectives).
 
     .venv/bin/python benchmarks/bench_measure_once.py [ROUNDS]
+
+Measured on this project's busy 2-core machine (load about 11), 4 rounds, medians:
+
+    kind         path   compiles/call  s/call
+    cost         again            2.0   0.235
+    cost         once             1.0   0.188
+    jaxpr        again            4.0  12.847   (a 49-step unrolled loop)
+    jaxpr        once             1.0  10.019
+    collectives  again            2.0   1.076
+    collectives  once             1.0   0.713
+
+A whole ``judge run`` (process isolation, ``JUDGE_MEMO=off``, the commit before and
+after, alternating, ``elapsed_s``): chain_matmul einsum_optimal 6.25/4.83 s before,
+4.37/4.49 s after; pairwise_sq_dists broadcast_direct 10.79/9.54 s before, 9.62/8.14 s
+after; col_mean two_pass 4.64/8.13 s before, 4.34/8.48 s after (small programs on
+eight devices: the machine's noise is larger than the compile saved).
 """
 
 from __future__ import annotations
