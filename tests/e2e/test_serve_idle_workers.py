@@ -5,20 +5,10 @@ start-up line and /healthz say what runs (counted in /proc, not taken on trust).
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
+from helpers import until
 from helpers.serve_server import RIGHT, Server, alive, make_bank
-
-
-def _until(condition, timeout_s: float, what: str):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        found = condition()
-        if found:
-            return found
-        time.sleep(0.2)
-    raise AssertionError(f"{what} did not happen within {timeout_s} s")
 
 
 def _workers(server: Server) -> list[int]:
@@ -56,7 +46,7 @@ def test_idle_learner_workers_give_their_memory_back_all_but_one(tmp_path):
         assert "2 learner workers kept warm in all (1 after 3 s without a submission)" in server.log
 
         # the pool fills to 2, nobody submits: 3 s later one is given back
-        h = _until(
+        h = until(
             lambda: (h := server.health())["workers_released"] >= 1 and h,
             240,
             "an idle learner worker given back",
@@ -65,7 +55,7 @@ def test_idle_learner_workers_give_their_memory_back_all_but_one(tmp_path):
         assert h["workers_warm"] == h["workers_warm_target"] == h["workers_kept_idle"] == 1, h
         assert h["workers_kept_at_most"] == 2 and h["workers_idle_s"] == 3, h
         # what runs is what health says: nothing graded yet, so no reference either
-        _until(lambda: len(_workers(server)) == 1, 30, "one worker process left")
+        until(lambda: len(_workers(server)) == 1, 30, "one worker process left")
 
         # the first verdict after the quiet spell is served by the worker kept warm
         sub = server.submit(RIGHT)
@@ -74,14 +64,14 @@ def test_idle_learner_workers_give_their_memory_back_all_but_one(tmp_path):
         assert h["warm_workers_used"] == 1 and h["warm_workers_missed"] == 0, h
 
         # the submission filled the pool again (2), and left alone it gave one back again
-        h = _until(
+        h = until(
             lambda: (h := server.health())["workers_released"] >= 2 and h,
             240,
             "the refilled pool giving one back again",
         )
         assert h["workers_warm"] == h["workers_warm_target"] == 1, h
         assert h["oracles_warm_target"] == 1, h  # the task's reference, kept (300 s idle)
-        _until(lambda: len(_workers(server)) == 2, 30, "one learner worker and the reference")
+        until(lambda: len(_workers(server)) == 2, 30, "one learner worker and the reference")
     finally:
         server.close()
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import until
 from helpers.serve_server import RIGHT, TASK, WRONG, Server, alive, make_bank, unique
 
 OTHER = "safe_mean"  # its workers' limits differ from TASK's: another kind
@@ -24,16 +25,6 @@ TOKENS = f"""tokens:
     token: {PROF}
     role: instructor
 """
-
-
-def _until(condition, timeout_s=120.0, what="the condition"):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        found = condition()
-        if found:
-            return found
-        time.sleep(0.2)
-    raise AssertionError(f"{what} did not happen within {timeout_s} s")
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +83,7 @@ def test_nothing_is_warmed_before_it_is_needed_and_the_start_line_is_true(served
     assert said == h["workers_warm_target"] == 1
     # two kinds of worker in the bank (TASK's and OTHER's limits), one warm in all: never
     # one of each kind (the start line said 1 while 2 ran)
-    _until(lambda: served.health()["workers_warm"] == 1, what="the pool filling")
+    until(lambda: served.health()["workers_warm"] == 1, what="the pool filling")
     time.sleep(3)
     assert served.health()["workers_warm"] == 1
     assert len(alive(served.worker_pids())) <= 3, served.worker_pids()  # worker + its own
@@ -209,7 +200,7 @@ def test_the_class_view_is_the_batch_class_report_live(served):
 
 
 def test_an_idle_reference_gives_its_memory_back(served):
-    _until(lambda: served.health()["oracles_released"] >= 1, 60, "the reference's release")
+    until(lambda: served.health()["oracles_released"] >= 1, 60, "the reference's release")
     h = served.health()
     assert h["oracles_warm"] == 0 and h["oracles_warm_target"] == 0, h
     # and the next grading warms it again
@@ -219,7 +210,7 @@ def test_an_idle_reference_gives_its_memory_back(served):
 
 def test_every_request_is_in_the_access_log(served):
     served.http.get("/healthz?probe=access-log")
-    _until(
+    until(
         lambda: '"GET /healthz?probe=access-log HTTP/1.1" 200' in served.log,
         10,
         "the access log line",

@@ -19,14 +19,8 @@ from judge.serve.queue import GradingQueue  # noqa: E402
 from judge.serve.store import Store  # noqa: E402
 from judge.serve.warm import LearnerPool, WarmOracles, _running  # noqa: E402
 
+from helpers import until
 from helpers.serve_server import RIGHT, TASK, make_bank  # noqa: E402
-
-
-def _until(condition, timeout_s=120):
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +62,7 @@ def test_a_judge_error_is_graded_again_with_nothing_warm(tmp_path):
     backend = _Backend(["judge_error", "accepted"])
     store, sub_id, queue, changes = _queue(tmp_path, backend)
     queue.start()
-    _until(lambda: store.get(sub_id)["state"] == "done")
+    until(lambda: store.get(sub_id)["state"] == "done")
     assert backend.calls == [False, True]
     assert '"accepted"' in store.get(sub_id)["report"] and changes == ["running", "done"]
     queue.close()
@@ -84,7 +78,7 @@ def test_a_judge_error_while_stopping_waits_for_the_next_start(tmp_path):
 
     queue.backend = Stopping(["judge_error"])
     queue.start()
-    _until(lambda: queue.running == 0 and changes == ["running"])
+    until(lambda: queue.running == 0 and changes == ["running"])
     time.sleep(0.2)
     assert store.get(sub_id)["state"] == "running"  # requeued when the store opens again
     store.close()
@@ -97,10 +91,10 @@ def test_a_warm_worker_that_died_is_not_handed_out(bank, tmp_path):
     pool = LearnerPool(bank, 2)
     pool.start()
     try:
-        _until(lambda: pool.warm == pool.target == 2)
+        until(lambda: pool.warm == pool.target == 2)
         victim = pool._idle[(task.limits, task.devices)][0]
         os.kill(victim.pid, signal.SIGKILL)
-        _until(lambda: not _running(victim))
+        until(lambda: not _running(victim))
         worker = pool.take(task)
         assert worker is not None and worker is not victim and _running(worker)
         assert victim.closed and pool.taken == 1
@@ -108,7 +102,7 @@ def test_a_warm_worker_that_died_is_not_handed_out(bank, tmp_path):
         path.write_text(RIGHT)
         assert grade(task, path, worker=worker).verdict == "accepted"
         assert worker.closed  # the grading closed it: never reused
-        _until(lambda: pool.warm == 2)  # and the pool refilled
+        until(lambda: pool.warm == 2)  # and the pool refilled
     finally:
         pool.close()
 
@@ -123,7 +117,7 @@ def test_a_reference_is_retired_and_replaced_in_the_background(bank):
         assert oracles.warm == 1 and first.served == 1
         again = oracles.acquire(task)  # its second grading: time to replace it
         assert again is first
-        _until(lambda: oracles._slots[TASK].current is not first)
+        until(lambda: oracles._slots[TASK].current is not first)
         assert first.oracle.session.alive  # still in use: not closed under it
         oracles.release(task, first)
         assert not first.oracle.session.alive  # its last grading is done: closed
@@ -131,7 +125,7 @@ def test_a_reference_is_retired_and_replaced_in_the_background(bank):
         assert fresh.ready and fresh.oracle.session.alive
 
         fresh.oracle.session.worker.stop()  # a reference that died
-        _until(lambda: not _running(fresh.oracle.session.worker))
+        until(lambda: not _running(fresh.oracle.session.worker))
         assert oracles.warm == 0
         replaced = oracles.acquire(task)
         assert replaced is not fresh and replaced.oracle.session.alive

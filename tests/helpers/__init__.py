@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -124,3 +125,15 @@ def put_at(doc, place, value):
         target = target[key]
     target[place[-1]] = value
     return doc
+
+
+def until(condition: Callable, timeout_s: float = 120.0, what: str = "the condition", every=0.05):
+    """Poll ``condition`` until it gives something true (returned), failing the test
+    after ``timeout_s``: a deadline, never a fixed sleep."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        found = condition()
+        if found:
+            return found
+        time.sleep(every)
+    raise AssertionError(f"{what} did not happen within {timeout_s} s")

@@ -6,7 +6,6 @@ workers."""
 from __future__ import annotations
 
 import os
-import time
 
 import pytest
 
@@ -16,6 +15,7 @@ import judge.serve.warm as warm  # noqa: E402
 from judge.bank import load_bank  # noqa: E402
 from judge.serve.warm import LearnerPool, pool_key  # noqa: E402
 
+from helpers import until
 from helpers.serve_server import TASK, make_bank  # noqa: E402
 
 OTHER = "safe_mean"  # other limits than TASK's: another kind of worker
@@ -34,13 +34,6 @@ class _Worker:
 
     def close(self):
         self.closed = True
-
-
-def _until(condition, timeout_s=30.0):
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
 
 
 @pytest.fixture
@@ -70,12 +63,12 @@ def test_a_quiet_pool_keeps_one_of_the_kind_asked_for_last_and_fills_again(bank,
     pool = LearnerPool(bank, 3, idle_s=0.5)
     pool.start()
     try:
-        _until(lambda: pool.released >= 2)  # filled to 3, then two given back
+        until(lambda: pool.released >= 2)  # filled to 3, then two given back
         assert pool.released == 2 and len(started) == 3
         assert pool.warm == pool.target == 1 and pool.size == 3
 
         first = pool.take(other)  # the one kept (of its kind), or None if it is TASK's
-        _until(lambda: pool.released >= 4)  # filled to 3 again, quiet again: 1 left
+        until(lambda: pool.released >= 4)  # filled to 3 again, quiet again: 1 left
         assert pool.warm == pool.target == 1
         assert _held(pool) == {pool_key(other): 1}, _held(pool)  # the kind asked for last
         kept = pool._idle[pool_key(other)][0]
@@ -91,7 +84,7 @@ def test_a_pool_of_one_is_never_cut(bank, started):
     pool = LearnerPool(bank, 1, idle_s=5)
     pool.start()
     try:
-        _until(lambda: pool.warm == 1)
+        until(lambda: pool.warm == 1)
         with pool._cond:
             pool._touched -= 60  # left alone for a minute
             assert pool._quiet_in() is None  # nothing to wait for: one is what it keeps
@@ -119,11 +112,11 @@ def test_a_kind_asked_for_now_and_then_does_not_churn_the_pool(bank, started):
     pool.start()
     try:
         for i in range(20):
-            _until(lambda: pool.warm == 2)
+            until(lambda: pool.warm == 2)
             got = pool.take(other if i % 5 == 4 else task)
             if got is not None:
                 got.close()
-        _until(lambda: pool.warm == 2)
+        until(lambda: pool.warm == 2)
         assert pool.released <= 1, pool.released  # at most the start's guess, once
         assert _held(pool) == {pool_key(task): 2}
     finally:
