@@ -4,6 +4,7 @@ ROOT, run_judge, ...`); fixtures live in the conftest.py files, never here."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -137,3 +138,18 @@ def until(condition: Callable, timeout_s: float = 120.0, what: str = "the condit
             return found
         time.sleep(every)
     raise AssertionError(f"{what} did not happen within {timeout_s} s")
+
+
+def python_json(code: str, timeout_s: float = 300):
+    """Run ``code`` in a fresh interpreter with this checkout on its path and jax on the
+    CPU, and give back the JSON its last line printed (its stderr in the failure)."""
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "JAX_PLATFORMS": "cpu"},
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])

@@ -7,11 +7,7 @@ fresh process, as the worker has it (the snapshot is taken when the reader is ma
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
-from helpers import ROOT
+from helpers import python_json
 
 SCENARIO = r"""
 import ctypes, json
@@ -77,16 +73,7 @@ print(json.dumps(steps))
 
 
 def test_text_is_read_only_once_the_registry_changes_and_every_late_target_is_named():
-    out = subprocess.run(
-        [sys.executable, "-c", SCENARIO],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
-        env={"PYTHONPATH": str(ROOT), "JAX_PLATFORMS": "cpu"},
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
-    steps = json.loads(out.stdout.strip().splitlines()[-1])
+    steps = python_json(SCENARIO)
     assert steps.pop("listed") == 0  # an untyped target: not in XLA's listing
     assert steps == {
         "jax's own only": {"rendered": 0, "reported": []},

@@ -14,7 +14,7 @@ import pytest
 
 from judge.sandbox import policy
 
-from helpers import ROOT, run_judge
+from helpers import ROOT, python_json, run_judge
 from helpers.isolation_modes import MODES
 
 pytestmark = pytest.mark.slow
@@ -148,22 +148,10 @@ def test_the_reader_names_the_learners_targets_and_not_jaxs(tmp_path):
     """In a fresh process, as the worker has it: jax's LAPACK kernels are jax's own, a
     ctypes handler registered afterwards is not (the snapshot of jax's registrations
     must be taken after they are all made)."""
-    import subprocess
-    import sys
-
     code = (
         "import json, jax\nfrom judge.worker.custom_calls import CustomCallWatch\n"
         "got = []\nwatch = CustomCallWatch(got.append)\n"
         + _LEARNER_TARGET
         + "print(json.dumps(got))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
-        env={"PYTHONPATH": str(ROOT), "JAX_PLATFORMS": "cpu"},
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
-    assert json.loads(out.stdout.strip().splitlines()[-1]) == [["learner_noop"]]
+    assert python_json(code) == [["learner_noop"]]
