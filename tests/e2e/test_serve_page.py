@@ -107,3 +107,42 @@ def test_a_learner_submits_through_the_page(served, browser, tmp_path):  # noqa:
 
     browser.refresh()  # the draft survives a reload
     _wait(browser, lambda d: "page-right" in d.find_element(By.ID, "source").get_attribute("value"))
+
+
+SLOW_FIRST_TASK = """
+(() => {
+  const real = window.fetch;
+  window.__slowTaskDone = false;
+  window.fetch = async (url, init) => {
+    const answer = await real(url, init);
+    if (String(url).includes("/v1/tasks/") && !String(url).includes("%s")) {
+      await new Promise((r) => setTimeout(r, 1500));  // this one task's answer, late
+      setTimeout(() => { window.__slowTaskDone = true; }, 0);
+    }
+    return answer;
+  };
+})();
+"""
+
+
+def test_the_task_picked_last_is_shown_even_when_an_earlier_answer_comes_later(served, browser):
+    """The page loads its first task while the learner already picks another: the first
+    task's answer, arriving last, must not overwrite the statement of the one picked."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    script = browser.execute_cdp_cmd(
+        "Page.addScriptToEvaluateOnNewDocument", {"source": SLOW_FIRST_TASK % EXTRA}
+    )
+    try:
+        browser.get(served.url + f"/?task={TASK}")  # the first task: its answer is slow
+        _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#task option"))
+        Select(browser.find_element(By.ID, "task")).select_by_value(EXTRA)
+        _wait(browser, lambda d: EXTRA in d.find_element(By.ID, "signature").text)
+        _wait(browser, lambda d: d.execute_script("return window.__slowTaskDone"))
+        assert EXTRA in browser.find_element(By.ID, "signature").text
+        assert TASK not in browser.find_element(By.ID, "signature").text
+    finally:
+        browser.execute_cdp_cmd(
+            "Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]}
+        )

@@ -3,7 +3,7 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const state = { tasks: {}, current: null, token: localStorage.getItem("jj-token") || "" };
+const state = { tasks: {}, current: null, wanted: null, token: localStorage.getItem("jj-token") || "" };
 
 async function api(path, options = {}) {
   const headers = { "Content-Type": "application/json" };
@@ -51,7 +51,11 @@ async function loadTasks() {
 }
 
 async function showTask(taskId) {
+  // the task last asked for wins: an earlier task's answer that arrives after a later
+  // choice (the first task loading while the learner already picked another) is not shown
+  state.wanted = taskId;
   if (!state.tasks[taskId]) state.tasks[taskId] = (await api(`/v1/tasks/${encodeURIComponent(taskId)}`)).body;
+  if (state.wanted !== taskId) return;
   const task = state.tasks[taskId];
   state.current = taskId;
   localStorage.setItem("jj-task", taskId);
