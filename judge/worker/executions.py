@@ -77,6 +77,7 @@ class Executions:
 
         self._jaxprs_in_params = jax.extend.core.jaxprs_in_params
         self._jit_p = pjit.jit_p
+        self._rules = _LoweringRules()
         self._log: list | None = None
         self._lock = threading.Lock()
         # ExecuteReplicated -> the ClosedJaxpr it was compiled from (None: unknown)
@@ -272,9 +273,12 @@ class Executions:
         primitives: dict | None
         equations, primitives = None, None
         jaxpr = self._jaxpr_of.get(call)
+        opaque: list = []
         if jaxpr is not None:
             primitives = {}
-            equations = self._count(jaxpr.jaxpr, primitives)
+            equations = self._count(jaxpr.jaxpr, primitives, 0, opaque)
+            if equations is None:
+                primitives = None
         readable = "while" in text or collectives or "callback" in text or "custom-call" in text
         figures = {
             "name": str(getattr(call, "name", "")),
@@ -283,19 +287,32 @@ class Executions:
             "primitives": primitives,
             "collectives": collectives,
             "hlo": text if readable else "",
+            "opaque": opaque[0] if opaque else None,
         }
         self._figures[call] = figures
         return figures
 
-    def _count(self, jaxpr, primitives: dict, depth: int = 0) -> int:
+    def _count(self, jaxpr, primitives: dict, depth: int = 0, opaque: list | None = None):
+        """The program's equations, nested ones included; None where one of them is a
+        program the judge cannot read into (``opaque`` gets why, in a learner's words):
+        an exported program's call, or a primitive whose lowering the learner's code
+        registered (``_LoweringRules``): either is one equation however much it runs."""
         total = 0
         for eqn in jaxpr.eqns:
             total += 1
             name = str(eqn.primitive.name)
             primitives[name] = primitives.get(name, 0) + 1
+            why = self._rules.opaque(eqn.primitive)
+            if why is not None:
+                if opaque is not None:
+                    opaque.append(why)
+                return None
             if depth < 100:
                 for sub in self._jaxprs_in_params(eqn.params):
-                    total += self._count(sub, primitives, depth + 1)
+                    inner = self._count(sub, primitives, depth + 1, opaque)
+                    if inner is None:
+                        return None
+                    total += inner
         return total
 
     def summary(self, log) -> dict:
@@ -316,6 +333,7 @@ class Executions:
         collectives: dict = {}
         programs: list[dict] = []
         hlo_left = _MAX_HLO_SENT
+        opaque = None
         for call in sorted(order, key=lambda c: -times[c]):
             n = times[call]
             fig = self._program(call)
@@ -326,6 +344,7 @@ class Executions:
                     primitives[k] = primitives.get(k, 0) + n * v
             else:
                 equations = None
+                opaque = opaque or fig.get("opaque")
             for k, v in fig["collectives"].items():
                 collectives[k] = collectives.get(k, 0) + n * v
             if len(programs) < _MAX_PROGRAMS_SENT:
@@ -347,10 +366,93 @@ class Executions:
             "flops": flops,
             "equations": equations,
             "primitives": primitives if equations is not None else None,
+            "opaque": opaque,
             "collectives": collectives,
             "programs": programs,
             "programs_left_out": max(0, len(order) - _MAX_PROGRAMS_SENT),
         }
+
+
+class _LoweringRules:
+    """Which primitives' lowerings the judge can trust to be what their equation says.
+
+    A jaxpr equation is one operation only where its primitive is lowered as jax
+    lowers it.  Two public doors make one equation run a whole program:
+
+    * ``jax.export``: ``Exported.call`` binds one ``call_exported`` equation whose
+      program (the exported StableHLO) the jaxpr never shows;
+    * a primitive of the learner's (``jax.extend.core.Primitive``) given a lowering with
+      ``mlir.register_lowering(p, mlir.lower_fun(loop))``, or a lowering of the
+      learner's registered for one of jax's own primitives.
+
+    The lowering rules jax holds when the recorder is installed (before the learner's
+    file loads) are jax's; so are those jax registers later while importing one of its
+    own modules (``jax.experimental...``): ``register_lowering`` is watched, and a
+    registration whose nearest caller outside jax is the import machinery is jax's.
+    Any other rule (registered through the public ``jax.interpreters.mlir`` alias, or
+    written into jax's tables directly) is the learner's, and its primitive is opaque.
+    Looked up per equation of a program counted (once per program): two dict reads."""
+
+    def __init__(self):
+        import os
+
+        import jax
+        import jaxlib
+        from jax._src.interpreters import mlir
+
+        self._mlir = mlir
+        self._tables = lambda: [mlir._lowerings, *mlir._platform_specific_lowerings.values()]
+        self._known = {id(e): e for t in self._tables() for e in t.values()}
+        self._ours = tuple(
+            os.path.dirname(os.path.realpath(m.__file__)) + os.sep for m in (jax, jaxlib)
+        )
+        original = mlir.register_lowering
+        rules = self
+
+        def register_lowering(prim, rule, platform=None, *args, **kwargs):
+            before = [t.get(prim) for t in rules._tables()]
+            out = original(prim, rule, platform, *args, **kwargs)
+            if rules._imported_by_jax(sys._getframe(1)):
+                for t in rules._tables():
+                    entry = t.get(prim)
+                    if entry is not None and all(entry is not b for b in before):
+                        rules._known[id(entry)] = entry
+            return out
+
+        # not guarded: a learner who puts the original back only makes their own
+        # registrations (and nothing of jax's) count as theirs, which fails closed
+        mlir.register_lowering = register_lowering
+
+    def _imported_by_jax(self, frame) -> bool:
+        """Whether the nearest caller outside jax's own files is Python's import
+        machinery (jax importing one of its modules), not the learner's code."""
+        import os
+
+        while frame is not None:
+            name = frame.f_code.co_filename
+            if name.startswith("<frozen importlib"):
+                return True
+            if not os.path.realpath(name).startswith(self._ours):
+                return False
+            frame = frame.f_back
+        return False
+
+    def opaque(self, primitive) -> str | None:
+        """Why the judge cannot count what an equation of ``primitive`` runs (None: it can)."""
+        name = str(getattr(primitive, "name", ""))
+        if name == "call_exported":
+            return (
+                "your function calls a program exported with jax.export; the judge cannot "
+                "count what it runs"
+            )
+        for table in self._tables():
+            entry = table.get(primitive)
+            if entry is not None and self._known.get(id(entry)) is not entry:
+                return (
+                    f"your function binds `{name}`, a primitive whose lowering your code "
+                    f"registered; the judge cannot count what it runs"
+                )
+        return None
 
 
 def _same(these, those) -> bool:
