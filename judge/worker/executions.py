@@ -78,6 +78,7 @@ class Executions:
         self._jaxprs_in_params = jax.extend.core.jaxprs_in_params
         self._jit_p = pjit.jit_p
         self._rules = _LoweringRules()
+        self._transfers = _Transfers(self, pxla)
         self._log: list | None = None
         self._lock = threading.Lock()
         # ExecuteReplicated -> the ClosedJaxpr it was compiled from (None: unknown)
@@ -159,7 +160,7 @@ class Executions:
     def recording(self):
         """Collect the executions made inside (from any thread); yields the list."""
         with self._lock:
-            outer, self._log = self._log, []
+            outer, self._log = self._log, _Log()
             log = self._log
         try:
             yield log
@@ -168,30 +169,38 @@ class Executions:
                 self._log = outer
                 if outer is not None:
                     outer.extend(log)
+                    outer.transfers.extend(log.transfers)
 
     # ------------------------------------------------------------ what one call ran
 
     def inputs_read(self, leaves, log, returned=()) -> list:
         """For each array leaf of the call's arguments: did some program the call ran
-        read it (the array itself, or one as large of its dtype: a copy on the device,
-        padded or not)?  None for an empty leaf, which nothing needs to read, and for a
-        scalar, which a right function may take as a static Python number.  An input
-        the call returns as it is (``returned``: the result's leaves) passed through
-        untouched, which is no work done on the host either."""
+        read it, or a copy of it sent to the device during the call?  None for an empty
+        leaf, which nothing needs to read, and for a scalar, which a right function may
+        take as a static Python number.  An input the call returns as it is
+        (``returned``: the result's leaves) passed through untouched, which is no work
+        done on the host either.
+
+        A copy counts where it is tied to the input's data: a host array sent to the
+        device during the call (``_Transfers``: passed to a program, or to
+        ``device_put``/``jnp.asarray``) whose values hold the input's, in order
+        (the input itself, a view of it, a padded copy), and that a program of the call
+        read (itself, or the device array the transfer made).  An array that is merely
+        as large, made before the call (a module's decoy) or on the device (a fresh
+        ``jnp.zeros``), never stands in."""
         seen_ids = {i for _, args, _ in log for i, _, _ in args} | {id(r) for r in returned}
-        largest: dict = {}
-        for _, args, _ in log:
-            for _, dtype, size in args:
-                largest[dtype] = max(largest.get(dtype, 0), size)
+        sent = [
+            host
+            for host, made in getattr(log, "transfers", ())
+            if id(host) in seen_ids or any(i in seen_ids for i in made)
+        ]
         out: list[bool | None] = []
         for leaf in leaves:
             size = int(getattr(leaf, "size", 0) or 0)
             if size == 0 or not getattr(leaf, "shape", ()):
                 out.append(None)
             else:
-                out.append(
-                    id(leaf) in seen_ids or largest.get(str(getattr(leaf, "dtype", "")), 0) >= size
-                )
+                out.append(id(leaf) in seen_ids or any(_holds(h, leaf) for h in sent))
         return out
 
     def of_call(self, log, arguments, result) -> dict:
@@ -371,6 +380,87 @@ class Executions:
             "programs": programs,
             "programs_left_out": max(0, len(order) - _MAX_PROGRAMS_SENT),
         }
+
+
+class _Log(list):
+    """One recording's executions, and the host arrays sent to the device during it."""
+
+    def __init__(self):
+        super().__init__()
+        self.transfers: list = []  # (host array, ids of the device arrays made from it)
+        self.kept = 0  # bytes of the host arrays kept
+
+
+class _Transfers:
+    """Records each host array (a NumPy array) sent to the device while a recording is
+    on, with the device arrays made from it: ``pxla.shard_args`` is the door every
+    transfer passes (a NumPy argument of a jitted call or an eager operation, where
+    ``ExecuteReplicated`` hands its arguments over; ``device_put`` and
+    ``jnp.asarray``, through ``dispatch``'s batched device put).
+
+    The host array itself is kept (a reference, not a copy) until the recording ends,
+    so that ``inputs_read`` can compare its values with the call's inputs; at most
+    ``_MAX_KEPT_BYTES`` of them per recording (beyond that a transfer is not kept, and
+    stands in for no input).  Outside a recording the wrapper costs one check; inside,
+    one ``isinstance`` per argument transferred."""
+
+    def __init__(self, recorder, pxla):
+        import numpy as np
+
+        original = pxla.shard_args
+        ndarray = np.ndarray
+
+        def shard_args(shardings, layouts, copy_semantics, args, *rest, **kwargs):
+            out = original(shardings, layouts, copy_semantics, args, *rest, **kwargs)
+            log = recorder._log
+            if log is None:
+                return out
+            try:
+                kept = getattr(log, "transfers", None)
+                if kept is None:
+                    return out
+                for arg, made in zip(args, out):
+                    if isinstance(arg, ndarray) and log.kept + int(arg.nbytes) <= _MAX_KEPT_BYTES:
+                        log.kept += int(arg.nbytes)
+                        kept.append((arg, (id(made),)))
+            except Exception:  # an odd argument or result: that transfer is not kept
+                pass
+            return out
+
+        pxla.shard_args = shard_args
+        self.guard = (pxla, "shard_args", shard_args)
+
+
+_MAX_KEPT_BYTES = 1 << 30
+
+
+def _holds(host, leaf) -> bool:
+    """Whether the host array ``host`` holds the input ``leaf``'s values: the same
+    object, or an array of its dtype whose values include all of the input's, in
+    order, at an element boundary (a view, a copy, a padded copy)."""
+    if host is leaf:
+        return True
+    try:
+        import numpy as np
+
+        if str(host.dtype) != str(getattr(leaf, "dtype", "")) or host.size < leaf.size:
+            return False
+        if not isinstance(leaf, np.ndarray):
+            # a device array: only its host copy, made when the learner's code read it
+            # (np.asarray(x), needed to pad it on the host); never pulled here, where it
+            # would count as the learner's sync
+            leaf = getattr(leaf, "_npy_value", None)
+            if not isinstance(leaf, np.ndarray):
+                return False
+        whole = np.ascontiguousarray(host).tobytes()
+        part = np.ascontiguousarray(leaf).tobytes()
+        step = max(1, host.dtype.itemsize)
+        at = whole.find(part)
+        while at != -1 and at % step:
+            at = whole.find(part, at + 1)
+        return at != -1
+    except Exception:
+        return False
 
 
 class _LoweringRules:
