@@ -170,6 +170,7 @@ class Executions:
                 if outer is not None:
                     outer.extend(log)
                     outer.transfers.extend(log.transfers)
+                    outer.pointers |= log.pointers
 
     # ------------------------------------------------------------ what one call ran
 
@@ -189,10 +190,11 @@ class Executions:
         as large, made before the call (a module's decoy) or on the device (a fresh
         ``jnp.zeros``), never stands in."""
         seen_ids = {i for _, args, _ in log for i, _, _ in args} | {id(r) for r in returned}
+        read = getattr(log, "pointers", set()) - {None}
         sent = [
             host
             for host, made in getattr(log, "transfers", ())
-            if id(host) in seen_ids or any(i in seen_ids for i in made)
+            if id(host) in seen_ids or any(p in read for p in made)
         ]
         out: list[bool | None] = []
         for leaf in leaves:
@@ -389,6 +391,7 @@ class _Log(list):
         super().__init__()
         self.transfers: list = []  # (host array, ids of the device arrays made from it)
         self.kept = 0  # bytes of the host arrays kept
+        self.pointers: set = set()  # device buffers of the arrays handed to programs
 
 
 class _Transfers:
@@ -396,7 +399,9 @@ class _Transfers:
     on, with the device arrays made from it: ``pxla.shard_args`` is the door every
     transfer passes (a NumPy argument of a jitted call or an eager operation, where
     ``ExecuteReplicated`` hands its arguments over; ``device_put`` and
-    ``jnp.asarray``, through ``dispatch``'s batched device put).
+    ``jnp.asarray``, through ``dispatch``'s batched device put), and the buffer of
+    each device array handed to a program (``ExecuteReplicated`` shards its arguments
+    through it too), so that a transfer is known to have been read.
 
     The host array itself is kept (a reference, not a copy) until the recording ends,
     so that ``inputs_read`` can compare its values with the call's inputs; at most
@@ -420,9 +425,12 @@ class _Transfers:
                 if kept is None:
                     return out
                 for arg, made in zip(args, out):
-                    if isinstance(arg, ndarray) and log.kept + int(arg.nbytes) <= _MAX_KEPT_BYTES:
-                        log.kept += int(arg.nbytes)
-                        kept.append((arg, (id(made),)))
+                    if isinstance(arg, ndarray):
+                        if log.kept + int(arg.nbytes) <= _MAX_KEPT_BYTES:
+                            log.kept += int(arg.nbytes)
+                            kept.append((arg, (_pointer(made),)))
+                    else:  # a device array handed to a program (or copied): its buffer
+                        log.pointers.add(_pointer(arg))
             except Exception:  # an odd argument or result: that transfer is not kept
                 pass
             return out
@@ -432,6 +440,17 @@ class _Transfers:
 
 
 _MAX_KEPT_BYTES = 1 << 30
+
+
+def _pointer(array):
+    """The address of a single-device array's buffer (None for any other): the device
+    array ``device_put`` hands back wraps the buffer ``shard_args`` made in a new
+    object, so the buffer, not the object, ties a transfer to the programs that read
+    it."""
+    try:
+        return int(array.unsafe_buffer_pointer())
+    except Exception:
+        return None
 
 
 def _holds(host, leaf) -> bool:
