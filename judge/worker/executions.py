@@ -190,7 +190,7 @@ class Executions:
         as large, made before the call (a module's decoy) or on the device (a fresh
         ``jnp.zeros``), never stands in."""
         seen_ids = {i for _, args, _ in log for i, _, _ in args} | {id(r) for r in returned}
-        read = getattr(log, "pointers", set()) - {None}
+        read: set = getattr(log, "pointers", set()) - {None}
         sent = [
             host
             for host, made in getattr(log, "transfers", ())
