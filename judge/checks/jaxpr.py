@@ -152,7 +152,8 @@ def measure_program(ctx, args, kwargs, options, lines_sent=40):  # type: ignore[
             ctx.keep(tree_structure(out_shape).unflatten(flat))
     if isinstance(executed, dict):
         executed = {
-            k: executed.get(k) for k in ("executions", "distinct", "equations", "primitives")
+            k: executed.get(k)
+            for k in ("executions", "distinct", "equations", "primitives", "opaque")
         }
     busiest = sorted(lines.items(), key=lambda kv: -kv[1])[:lines_sent]
     code = (
@@ -354,6 +355,13 @@ class JaxprCheck(ScriptMeasureCheck):
                     verdict=Verdict.JUDGE_ERROR,
                 )
             if not isinstance(mine, dict) or mine.get("equations") is None:
+                opaque = mine.get("opaque") if isinstance(mine, dict) else None
+                if opaque:  # a program it cannot read into: an export, a learner's lowering
+                    return self.failed(
+                        f"at scripted call {c.index} ({c.label}), {opaque}, so this step's "
+                        f"check cannot pass: the figure is unknown. Call the function itself "
+                        f"(jitted), not an exported program or a primitive of your own."
+                    )
                 why = (
                     "a program compiled ahead of time (jit(...).lower(...).compile()) ran, "
                     "whose traced program the judge never saw"

@@ -77,6 +77,8 @@ class Executions:
 
         self._jaxprs_in_params = jax.extend.core.jaxprs_in_params
         self._jit_p = pjit.jit_p
+        self._rules = _LoweringRules()
+        self._transfers = _Transfers(self, pxla)
         self._log: list | None = None
         self._lock = threading.Lock()
         # ExecuteReplicated -> the ClosedJaxpr it was compiled from (None: unknown)
@@ -158,7 +160,7 @@ class Executions:
     def recording(self):
         """Collect the executions made inside (from any thread); yields the list."""
         with self._lock:
-            outer, self._log = self._log, []
+            outer, self._log = self._log, _Log()
             log = self._log
         try:
             yield log
@@ -167,30 +169,40 @@ class Executions:
                 self._log = outer
                 if outer is not None:
                     outer.extend(log)
+                    outer.transfers.extend(log.transfers)
+                    outer.pointers |= log.pointers
 
     # ------------------------------------------------------------ what one call ran
 
     def inputs_read(self, leaves, log, returned=()) -> list:
         """For each array leaf of the call's arguments: did some program the call ran
-        read it (the array itself, or one as large of its dtype: a copy on the device,
-        padded or not)?  None for an empty leaf, which nothing needs to read, and for a
-        scalar, which a right function may take as a static Python number.  An input
-        the call returns as it is (``returned``: the result's leaves) passed through
-        untouched, which is no work done on the host either."""
+        read it, or a copy of it sent to the device during the call?  None for an empty
+        leaf, which nothing needs to read, and for a scalar, which a right function may
+        take as a static Python number.  An input the call returns as it is
+        (``returned``: the result's leaves) passed through untouched, which is no work
+        done on the host either.
+
+        A copy counts where it is tied to the input's data: a host array sent to the
+        device during the call (``_Transfers``: passed to a program, or to
+        ``device_put``/``jnp.asarray``) whose values hold the input's, in order
+        (the input itself, a view of it, a padded copy), and that a program of the call
+        read (itself, or the device array the transfer made).  An array that is merely
+        as large, made before the call (a module's decoy) or on the device (a fresh
+        ``jnp.zeros``), never stands in."""
         seen_ids = {i for _, args, _ in log for i, _, _ in args} | {id(r) for r in returned}
-        largest: dict = {}
-        for _, args, _ in log:
-            for _, dtype, size in args:
-                largest[dtype] = max(largest.get(dtype, 0), size)
+        read: set = getattr(log, "pointers", set()) - {None}
+        sent = [
+            host
+            for host, made in getattr(log, "transfers", ())
+            if id(host) in seen_ids or any(p in read for p in made)
+        ]
         out: list[bool | None] = []
         for leaf in leaves:
             size = int(getattr(leaf, "size", 0) or 0)
             if size == 0 or not getattr(leaf, "shape", ()):
                 out.append(None)
             else:
-                out.append(
-                    id(leaf) in seen_ids or largest.get(str(getattr(leaf, "dtype", "")), 0) >= size
-                )
+                out.append(id(leaf) in seen_ids or any(_holds(h, leaf) for h in sent))
         return out
 
     def of_call(self, log, arguments, result) -> dict:
@@ -272,9 +284,12 @@ class Executions:
         primitives: dict | None
         equations, primitives = None, None
         jaxpr = self._jaxpr_of.get(call)
+        opaque: list = []
         if jaxpr is not None:
             primitives = {}
-            equations = self._count(jaxpr.jaxpr, primitives)
+            equations = self._count(jaxpr.jaxpr, primitives, 0, opaque)
+            if equations is None:
+                primitives = None
         readable = "while" in text or collectives or "callback" in text or "custom-call" in text
         figures = {
             "name": str(getattr(call, "name", "")),
@@ -283,19 +298,32 @@ class Executions:
             "primitives": primitives,
             "collectives": collectives,
             "hlo": text if readable else "",
+            "opaque": opaque[0] if opaque else None,
         }
         self._figures[call] = figures
         return figures
 
-    def _count(self, jaxpr, primitives: dict, depth: int = 0) -> int:
+    def _count(self, jaxpr, primitives: dict, depth: int = 0, opaque: list | None = None):
+        """The program's equations, nested ones included; None where one of them is a
+        program the judge cannot read into (``opaque`` gets why, in a learner's words):
+        an exported program's call, or a primitive whose lowering the learner's code
+        registered (``_LoweringRules``): either is one equation however much it runs."""
         total = 0
         for eqn in jaxpr.eqns:
             total += 1
             name = str(eqn.primitive.name)
             primitives[name] = primitives.get(name, 0) + 1
+            why = self._rules.opaque(eqn.primitive)
+            if why is not None:
+                if opaque is not None:
+                    opaque.append(why)
+                return None
             if depth < 100:
                 for sub in self._jaxprs_in_params(eqn.params):
-                    total += self._count(sub, primitives, depth + 1)
+                    inner = self._count(sub, primitives, depth + 1, opaque)
+                    if inner is None:
+                        return None
+                    total += inner
         return total
 
     def summary(self, log) -> dict:
@@ -316,6 +344,7 @@ class Executions:
         collectives: dict = {}
         programs: list[dict] = []
         hlo_left = _MAX_HLO_SENT
+        opaque = None
         for call in sorted(order, key=lambda c: -times[c]):
             n = times[call]
             fig = self._program(call)
@@ -326,6 +355,7 @@ class Executions:
                     primitives[k] = primitives.get(k, 0) + n * v
             else:
                 equations = None
+                opaque = opaque or fig.get("opaque")
             for k, v in fig["collectives"].items():
                 collectives[k] = collectives.get(k, 0) + n * v
             if len(programs) < _MAX_PROGRAMS_SENT:
@@ -347,10 +377,191 @@ class Executions:
             "flops": flops,
             "equations": equations,
             "primitives": primitives if equations is not None else None,
+            "opaque": opaque,
             "collectives": collectives,
             "programs": programs,
             "programs_left_out": max(0, len(order) - _MAX_PROGRAMS_SENT),
         }
+
+
+class _Log(list):
+    """One recording's executions, and the host arrays sent to the device during it."""
+
+    def __init__(self):
+        super().__init__()
+        self.transfers: list = []  # (host array, ids of the device arrays made from it)
+        self.kept = 0  # bytes of the host arrays kept
+        self.pointers: set = set()  # device buffers of the arrays handed to programs
+
+
+class _Transfers:
+    """Records each host array (a NumPy array) sent to the device while a recording is
+    on, with the device arrays made from it: ``pxla.shard_args`` is the door every
+    transfer passes (a NumPy argument of a jitted call or an eager operation, where
+    ``ExecuteReplicated`` hands its arguments over; ``device_put`` and
+    ``jnp.asarray``, through ``dispatch``'s batched device put), and the buffer of
+    each device array handed to a program (``ExecuteReplicated`` shards its arguments
+    through it too), so that a transfer is known to have been read.
+
+    The host array itself is kept (a reference, not a copy) until the recording ends,
+    so that ``inputs_read`` can compare its values with the call's inputs; at most
+    ``_MAX_KEPT_BYTES`` of them per recording (beyond that a transfer is not kept, and
+    stands in for no input).  Outside a recording the wrapper costs one check; inside,
+    one ``isinstance`` per argument transferred."""
+
+    def __init__(self, recorder, pxla):
+        import numpy as np
+
+        original = pxla.shard_args
+        ndarray = np.ndarray
+
+        def shard_args(shardings, layouts, copy_semantics, args, *rest, **kwargs):
+            out = original(shardings, layouts, copy_semantics, args, *rest, **kwargs)
+            log = recorder._log
+            if log is None:
+                return out
+            try:
+                kept = getattr(log, "transfers", None)
+                if kept is None:
+                    return out
+                for arg, made in zip(args, out):
+                    if isinstance(arg, ndarray):
+                        if log.kept + int(arg.nbytes) <= _MAX_KEPT_BYTES:
+                            log.kept += int(arg.nbytes)
+                            kept.append((arg, (_pointer(made),)))
+                    else:  # a device array handed to a program (or copied): its buffer
+                        log.pointers.add(_pointer(arg))
+            except Exception:  # an odd argument or result: that transfer is not kept
+                pass
+            return out
+
+        pxla.shard_args = shard_args
+        self.guard = (pxla, "shard_args", shard_args)
+
+
+_MAX_KEPT_BYTES = 1 << 30
+
+
+def _pointer(array):
+    """The address of a single-device array's buffer (None for any other): the device
+    array ``device_put`` hands back wraps the buffer ``shard_args`` made in a new
+    object, so the buffer, not the object, ties a transfer to the programs that read
+    it."""
+    try:
+        return int(array.unsafe_buffer_pointer())
+    except Exception:
+        return None
+
+
+def _holds(host, leaf) -> bool:
+    """Whether the host array ``host`` holds the input ``leaf``'s values: the same
+    object, or an array of its dtype whose values include all of the input's, in
+    order, at an element boundary (a view, a copy, a padded copy)."""
+    if host is leaf:
+        return True
+    try:
+        import numpy as np
+
+        if str(host.dtype) != str(getattr(leaf, "dtype", "")) or host.size < leaf.size:
+            return False
+        if not isinstance(leaf, np.ndarray):
+            # a device array: only its host copy, made when the learner's code read it
+            # (np.asarray(x), needed to pad it on the host); never pulled here, where it
+            # would count as the learner's sync
+            leaf = getattr(leaf, "_npy_value", None)
+            if not isinstance(leaf, np.ndarray):
+                return False
+        whole = np.ascontiguousarray(host).tobytes()
+        part = np.ascontiguousarray(leaf).tobytes()
+        step = max(1, host.dtype.itemsize)
+        at = whole.find(part)
+        while at != -1 and at % step:
+            at = whole.find(part, at + 1)
+        return at != -1
+    except Exception:
+        return False
+
+
+class _LoweringRules:
+    """Which primitives' lowerings the judge can trust to be what their equation says.
+
+    A jaxpr equation is one operation only where its primitive is lowered as jax
+    lowers it.  Two public doors make one equation run a whole program:
+
+    * ``jax.export``: ``Exported.call`` binds one ``call_exported`` equation whose
+      program (the exported StableHLO) the jaxpr never shows;
+    * a primitive of the learner's (``jax.extend.core.Primitive``) given a lowering with
+      ``mlir.register_lowering(p, mlir.lower_fun(loop))``, or a lowering of the
+      learner's registered for one of jax's own primitives.
+
+    The lowering rules jax holds when the recorder is installed (before the learner's
+    file loads) are jax's; so are those jax registers later while importing one of its
+    own modules (``jax.experimental...``): ``register_lowering`` is watched, and a
+    registration whose nearest caller outside jax is the import machinery is jax's.
+    Any other rule (registered through the public ``jax.interpreters.mlir`` alias, or
+    written into jax's tables directly) is the learner's, and its primitive is opaque.
+    Looked up per equation of a program counted (once per program): two dict reads."""
+
+    def __init__(self):
+        import os
+
+        import jax
+        import jaxlib
+        from jax._src.interpreters import mlir
+
+        self._mlir = mlir
+        self._tables = lambda: [mlir._lowerings, *mlir._platform_specific_lowerings.values()]
+        self._known = {id(e): e for t in self._tables() for e in t.values()}
+        self._ours = tuple(
+            os.path.dirname(os.path.realpath(m.__file__)) + os.sep for m in (jax, jaxlib)
+        )
+        original = mlir.register_lowering
+        rules = self
+
+        def register_lowering(prim, rule, platform=None, *args, **kwargs):
+            before = [t.get(prim) for t in rules._tables()]
+            out = original(prim, rule, platform, *args, **kwargs)
+            if rules._imported_by_jax(sys._getframe(1)):
+                for t in rules._tables():
+                    entry = t.get(prim)
+                    if entry is not None and all(entry is not b for b in before):
+                        rules._known[id(entry)] = entry
+            return out
+
+        # not guarded: a learner who puts the original back only makes their own
+        # registrations (and nothing of jax's) count as theirs, which fails closed
+        mlir.register_lowering = register_lowering
+
+    def _imported_by_jax(self, frame) -> bool:
+        """Whether the nearest caller outside jax's own files is Python's import
+        machinery (jax importing one of its modules), not the learner's code."""
+        import os
+
+        while frame is not None:
+            name = frame.f_code.co_filename
+            if name.startswith("<frozen importlib"):
+                return True
+            if not os.path.realpath(name).startswith(self._ours):
+                return False
+            frame = frame.f_back
+        return False
+
+    def opaque(self, primitive) -> str | None:
+        """Why the judge cannot count what an equation of ``primitive`` runs (None: it can)."""
+        name = str(getattr(primitive, "name", ""))
+        if name == "call_exported":
+            return (
+                "your function calls a program exported with jax.export; the judge cannot "
+                "count what it runs"
+            )
+        for table in self._tables():
+            entry = table.get(primitive)
+            if entry is not None and self._known.get(id(entry)) is not entry:
+                return (
+                    f"your function binds `{name}`, a primitive whose lowering your code "
+                    f"registered; the judge cannot count what it runs"
+                )
+        return None
 
 
 def _same(these, those) -> bool:
