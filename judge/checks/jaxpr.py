@@ -338,18 +338,20 @@ class JaxprCheck(ScriptMeasureCheck):
                     ),
                 )
             return self.failed("\n".join(problems), details=details)
-        problem = self.value_calls_over(grading, sizes, counts)
+        problem = self.value_calls_over(grading, sizes, counts, refs)
         if problem:
             return self.failed(problem, details=details)
         return self.result(Status.PASSED, self.summary(sizes, counts, refs), details=details)
 
-    def value_calls_over(self, grading: GradingView, sizes: list[int], counts: list[int]) -> str:
+    def value_calls_over(
+        self, grading: GradingView, sizes: list[int], counts: list[int], refs: list[int]
+    ) -> str:
         """The first value call (a property check's, a script's run) whose programs
         break the check's own budget, in words ("": none does).  The scripted calls
         weigh the trace and the instrument's own call, which comes right after it;
         every other call the judge made for values is weighed here, by the equations
-        its programs ran: against the budget's number, the reference's call on the
-        same input, or (``no_growth``) what the scripted calls of a size at most the
+        its programs ran: against the budget's number, the reference's (its call on the
+        same input, at least its scripted calls'), or (``no_growth``) what the scripted calls of a size at most the
         call's allow at its size.  Eager operations around a right answer add a few
         equations: a call fails where it is clearly over (``RAN_MARGIN``, ``RAN_SLACK``)."""
         scripted = [(s, n) for s, n in zip(sizes, counts) if s > 0]
@@ -394,8 +396,9 @@ class JaxprCheck(ScriptMeasureCheck):
                 if not below:  # smaller than every scripted call: may be smaller
                     continue
                 allowed, basis = min(below), "what the scripted calls allow at that size"
-            elif self.budget == "reference":
-                allowed, basis = int(theirs) + self.slack, "the reference's call on it"
+            elif self.budget == "reference":  # at least the reference's scripted calls'
+                allowed = max(int(theirs), *refs) + self.slack
+                basis = "the reference's budget"
             elif isinstance(self.budget, int):
                 allowed, basis = self.budget + self.slack, "the task's budget"
             else:
