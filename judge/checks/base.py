@@ -600,6 +600,19 @@ class Measured:
     reference: dict[str, Any]  # and for the reference's
 
 
+@dataclass
+class ValueCall:
+    """One call of the learner's function for values (a property check's, a script's
+    run), with what the worker recorded of the programs it ran and what the
+    reference's call on the same input ran (``executions.of_call``)."""
+
+    where: str  # "property call 7 of 50", in a message
+    args: dict[str, Any]
+    label: str  # the call's arguments in a few words
+    mine: dict[str, Any]  # the learner's call's record (``measured.executed``)
+    reference: dict[str, Any]  # the reference's, on the same input
+
+
 class ScriptMeasureCheck(CheckSpec):
     """The shared half of a performance kind that runs its instrument on every call of a
     script (``script:``), in the learner's worker and, meanwhile, the reference's.
@@ -743,6 +756,53 @@ class ScriptMeasureCheck(CheckSpec):
 
     def judge(self, grading: GradingView, calls: list[Measured]) -> CheckResult:
         raise NotImplementedError
+
+    # what each value call is weighed against: the measuring kinds
+    VALUE_CALLS_NOTE = (
+        "your function did different work when called than when traced (or than when "
+        "the judge measured it)"
+    )
+    VALUE_CALLS_CAUSE = (
+        "code that checks whether it is being traced (isinstance(x, jax.core.Tracer)), "
+        "or counts its calls, and does other work on the calls that follow"
+    )
+
+    def value_calls(self, grading: GradingView) -> list[ValueCall]:
+        """Every call the grading made of the learner's function for values whose
+        programs were recorded, beside the reference's record of the same input: the
+        calls of the kinds that draw inputs (the property check) and the runs of the
+        scripts some check reads.  The instrument's own call comes right after its
+        trace, so a function that switches its work on the next call shows it the
+        cheap program; these calls are the ones it cannot tell apart.  A reference
+        record without figures (a memo written before they were kept) is skipped."""
+        from .outcome import call_label
+
+        found: list[ValueCall] = []
+        labels = dict.fromkeys(c.calls_label for c in grading.task.checks if c.draws_inputs)
+        for label in labels:
+            calls = [
+                (args, out.measured["executed"])
+                for args, out in grading.learner_calls(label)
+                if out.ok and isinstance((out.measured or {}).get("executed"), dict)
+            ]
+            if not calls:
+                continue
+            theirs = grading.reference_outcomes([args for args, _ in calls])
+            for i, ((args, mine), ref) in enumerate(zip(calls, theirs), 1):
+                record = (ref.measured or {}).get("executed")
+                if isinstance(record, dict) and "flops" in record:
+                    where = f"{label} call {i} of {len(calls)}"
+                    found.append(ValueCall(where, args, call_label(args), mine, record))
+        scripts = dict.fromkeys(name for c in grading.task.checks for name in c.scripts_run())
+        for name in scripts:
+            run, ref_run = grading.learner_script(name), grading.reference_script(name)
+            for i, (args, out, ref) in enumerate(zip(run.calls, run.outcomes, ref_run.outcomes), 1):
+                mine = (out.measured or {}).get("executed") if out.ok else None
+                record = (ref.measured or {}).get("executed")
+                if isinstance(mine, dict) and isinstance(record, dict) and "flops" in record:
+                    where = f"call {i} of script '{name}'"
+                    found.append(ValueCall(where, args, call_label(args), mine, record))
+        return found
 
 
 def instruments_of(checks: Iterable[CheckSpec]) -> list[Instrument]:

@@ -49,6 +49,8 @@ if TYPE_CHECKING:
 
 KINDS = ("all-reduce", "all-gather", "reduce-scatter", "collective-permute", "all-to-all")
 MAX_HLO_CHARS = 3 << 20
+# a value call's bytes budget: the reference's on the same input times this, plus this
+VALUE_MARGIN, VALUE_SLACK = 1.25, 4096
 
 # What usually makes a program send more of a kind than it needs, in a learner's words.
 CAUSES = {
@@ -395,6 +397,17 @@ class Tally:
         }
 
 
+def _ran_or_counted(record: dict[str, Any], source: str) -> Tally:
+    """What a value call's programs send (``Tally.ran``); where a program's HLO did not
+    come (a reply holds a bounded amount), the collectives the worker counted in it,
+    once each: a figure no larger than what ran."""
+    ran = Tally.ran({"executed": record, "source": source})
+    if ran is not None:
+        return ran
+    counts = {k: int((record.get("collectives") or {}).get(k, 0)) for k in KINDS}
+    return Tally(counts, 0, [], 0, [])
+
+
 # ---------------------------------------------------------------- the check
 
 
@@ -509,18 +522,72 @@ class CollectivesCheck(ScriptMeasureCheck):
                     },
                 )
             )
+        problem = self.value_calls_over(grading, calls)
+        if problem is not None:
+            return problem
         return self.result(
             Status.PASSED,
             "\n".join(text for text, _ in results),
             details={"calls": [d for _, d in results]},
         )
 
+    def value_calls_over(self, grading: GradingView, calls: list[Measured]) -> CheckResult | None:
+        """The first value call (a property check's, a script's run) whose programs
+        send more than the budget allows, against the reference's call on the same
+        input (None: none does).  The scripted calls weigh the trace and the
+        instrument's own call, which comes right after it; every other call the judge
+        made for values is weighed here, by what the programs it ran send."""
+        source = str(calls[0].mine.get("source") or "submission.py") if calls else ""
+        # a budget of the reference's is at least what its scripted calls make: on an
+        # input where XLA drops the reference's collective (an empty batch), a right
+        # program may keep its own
+        scripted = {k: 0 for k in KINDS}
+        for c in calls:
+            for tally in (Tally.of(c.reference), Tally.ran(c.reference)):
+                for k in KINDS:
+                    scripted[k] = max(scripted[k], tally.counts[k] if tally else 0)
+        for v in self.value_calls(grading):
+            theirs = _ran_or_counted(v.reference, source)
+            theirs.counts = {k: max(theirs.counts[k], scripted[k]) for k in KINDS}
+            # bytes grow with the input: the reference's on the same input, with room
+            theirs.bytes = int(theirs.bytes * VALUE_MARGIN) + VALUE_SLACK
+            mine = _ran_or_counted(v.mine, source)
+            verdict = self.compare(
+                mine, theirs, v.label, source, f"at {v.where}: ", task_bytes=False
+            )
+            if verdict is None:
+                continue
+            made_by_calls = (
+                ", ".join(f"{plural(mine.counts[k], k)}" for k in KINDS if mine.counts[k])
+                or "no collectives"
+            )
+            verdict.message = (
+                f"at {v.where}: {self.VALUE_CALLS_NOTE}: calling it on {v.label} ran "
+                f"{plural(int(v.mine.get('executions') or 0), 'device program')} making "
+                f"{made_by_calls}, while the scripted calls the judge compiled and "
+                f"measured were within budget (usual cause: {self.VALUE_CALLS_CAUSE}).\n"
+                + verdict.message.replace(
+                    f"your compiled program on {v.label} makes",
+                    f"the programs your call ran on {v.label} make",
+                )
+            )
+            return verdict
+        return None
+
     def limits(self, theirs: Tally) -> dict[str, int]:
         return {k: theirs.counts[k] if b == "reference" else b for k, b in self.budget.items()}  # type: ignore[misc]  # else a number
 
     def compare(
-        self, mine: Tally, theirs: Tally, label: str, source: str, where: str
+        self,
+        mine: Tally,
+        theirs: Tally,
+        label: str,
+        source: str,
+        where: str,
+        task_bytes: bool = True,
     ) -> CheckResult | None:
+        """The first budget ``mine`` breaks (None: none); ``task_bytes=False`` leaves out
+        a bytes budget the task set as a number (set for the script's shapes)."""
         limits = self.limits(theirs)
         details = {
             "mine": mine.details(),
@@ -560,7 +627,7 @@ class CollectivesCheck(ScriptMeasureCheck):
             if kind in self.advice:
                 lines.append(f"  {self.advice[kind]}")
             return self.failed("\n".join(lines), details=details)
-        if self.bytes is not None:
+        if self.bytes is not None and (task_bytes or self.bytes == "reference"):
             budget = theirs.bytes if self.bytes == "reference" else self.bytes
             if mine.bytes > budget:
                 basis = "the reference's" if self.bytes == "reference" else "set by the task"

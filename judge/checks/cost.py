@@ -43,6 +43,7 @@ Budget: the learner's flops at most the reference's times ``factor`` (default 1)
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 from ..verdicts import Status, Verdict
@@ -58,6 +59,10 @@ if TYPE_CHECKING:
 
 MAX_HLO_CHARS = 3 << 20
 RAN_MARGIN = 1.05  # what the calls ran replaces the trace's figure above this ratio
+# a value call (a property check's, a script's run) fails above the reference's figure on
+# the same input times factor times this, plus this many flops (eager operations
+# around a right answer, XLA's counts of two right programs of the same work)
+VALUE_MARGIN, VALUE_SLACK = 1.25, 4096.0
 
 
 def bind_compiling():  # type: ignore[no-untyped-def]  # shipped
@@ -134,9 +139,16 @@ def executed_flops(executed: Any, source: str = "") -> tuple[float, int] | None:
     total = float(executed["flops"])
     for program in executed.get("programs") or ():
         if program.get("hlo"):
-            done = work(read_hlo(str(program["hlo"])), source)
-            total += int(program.get("times", 1)) * max(done.flops - done.flops_once, 0.0)
+            total += int(program.get("times", 1)) * _extra_trips(str(program["hlo"]), source)
     return total, int(executed.get("executions", 0))
+
+
+@functools.lru_cache(maxsize=256)
+def _extra_trips(text: str, source: str) -> float:
+    """The flops a program's loops add on their trips beyond the first (read once per
+    program text: every value call of a grading sends the same few)."""
+    done = work(read_hlo(text), source)
+    return max(done.flops - done.flops_once, 0.0)
 
 
 def _num(x: float) -> str:
@@ -278,6 +290,9 @@ class CostCheck(ScriptMeasureCheck):
             limit = theirs.flops * self.factor
             if mine.flops > limit:
                 return self.failed(self.over(c, mine, theirs, limit), details=details)
+        problem = self.value_calls_over(grading)
+        if problem is not None:
+            return self.failed(problem, details=details)
         worst = max(figures, key=lambda f: f[1].flops / max(f[2].flops, 1.0))
         c, mine, theirs = worst
         text = (
@@ -294,6 +309,36 @@ class CostCheck(ScriptMeasureCheck):
                 "run (not counted against you)"
             )
         return self.result(Status.PASSED, text, details=details)
+
+    def value_calls_over(self, grading: GradingView) -> str | None:
+        """The first value call whose programs did far more work than the reference's
+        on the same input, in words (None: none did).  The scripted calls above weigh
+        the instrument's trace and its own call, which comes right after the trace;
+        every other call the judge made for values is weighed here."""
+        for v in self.value_calls(grading):
+            theirs = executed_flops(v.reference)
+            if theirs is None:  # the reference's figure unknown: nothing to weigh against
+                continue
+            mine = executed_flops(v.mine)
+            if mine is None:
+                return (
+                    f"at {v.where} ({v.label}), the judge could not know the flops of the "
+                    f"device programs your function ran when called (a program's cost "
+                    f"analysis is unknown, or the record of what the call ran is missing), "
+                    f"so the check fails. Usual cause: code that changes jax's dispatch or "
+                    f"the judge's recorder."
+                )
+            limit = theirs[0] * self.factor * VALUE_MARGIN + VALUE_SLACK
+            if mine[0] > limit:
+                return (
+                    f"at {v.where} ({v.label}), {self.VALUE_CALLS_NOTE}: calling it ran "
+                    f"{plural(mine[1], 'device program')} doing {_num(mine[0])} flops in all, "
+                    f"against the {_num(theirs[0])} of the reference's call on the same "
+                    f"input (allowed: {_num(limit)}), while the scripted calls the judge "
+                    f"compiled and measured were within budget. The figure is what your "
+                    f"calls run.\nUsual cause: {self.VALUE_CALLS_CAUSE}; or {self.cause}."
+                )
+        return None
 
     def over(self, c: Measured, mine: Figures, theirs: Figures, limit: float) -> str:
         if mine.flops > mine.traced_flops:

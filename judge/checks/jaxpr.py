@@ -339,7 +339,81 @@ class JaxprCheck(ScriptMeasureCheck):
                     ),
                 )
             return self.failed("\n".join(problems), details=details)
+        problem = self.value_calls_over(grading, sizes, counts, refs)
+        if problem:
+            return self.failed(problem, details=details)
         return self.result(Status.PASSED, self.summary(sizes, counts, refs), details=details)
+
+    def value_calls_over(
+        self, grading: GradingView, sizes: list[int], counts: list[int], refs: list[int]
+    ) -> str:
+        """The first value call (a property check's, a script's run) whose programs
+        break the check's own budget, in words ("": none does).  The scripted calls
+        weigh the trace and the instrument's own call, which comes right after it;
+        every other call the judge made for values is weighed here, by the equations
+        its programs ran: against the budget's number, the reference's (its call on the
+        same input, at least its scripted calls'), or (``no_growth``) what the scripted calls of a size at most the
+        call's allow at its size.  Eager operations around a right answer add a few
+        equations: a call fails where it is clearly over (``RAN_MARGIN``, ``RAN_SLACK``)."""
+        scripted = [(s, n) for s, n in zip(sizes, counts) if s > 0]
+        for v in self.value_calls(grading):
+            theirs = v.reference.get("equations")
+            if theirs is None:  # the reference's figure unknown: nothing to weigh against
+                continue
+            mine, primitives = v.mine.get("equations"), v.mine.get("primitives") or {}
+            if mine is None:
+                return (
+                    f"at {v.where} ({v.label}), the judge cannot know how big the programs "
+                    f"your function ran when called are (a program compiled ahead of time "
+                    f"ran, whose traced program the judge never saw, or the record is "
+                    f"missing), so the check fails. Call jitted functions, not compiled "
+                    f"objects, and leave jax's dispatch as it is."
+                )
+            theirs_used = v.reference.get("primitives") or {}
+            used = [
+                p
+                for p in [*self.forbid, *host.COUNTED]
+                if primitives.get(p) and (p in self.forbid or not theirs_used.get(p))
+            ]
+            if used:
+                return (
+                    f"at {v.where} ({v.label}), {self.VALUE_CALLS_NOTE}: the programs "
+                    f"calling it ran use `{used[0]}` "
+                    f"({plural(int(primitives[used[0]]), 'time')}; the reference's call on "
+                    f"the same input: {theirs_used.get(used[0]) or 'none'}), which the "
+                    f"judge's trace of it did not show."
+                    + (
+                        (self.stated_cause(used[0]) if used[0] in self.forbid else "")
+                        or f"\nUsual cause: {self.VALUE_CALLS_CAUSE}."
+                    )
+                )
+            size = self.size_of(v.args)
+            if self.budget == "no_growth":
+                below = [
+                    n + self.slack + self.per_doubling * math.log2(size / s)
+                    for s, n in scripted
+                    if s <= size
+                ]
+                if not below:  # smaller than every scripted call: may be smaller
+                    continue
+                allowed, basis = min(below), "what the scripted calls allow at that size"
+            elif self.budget == "reference":  # at least the reference's scripted calls'
+                allowed = max(int(theirs), *refs) + self.slack
+                basis = "the reference's budget"
+            elif isinstance(self.budget, int):
+                allowed, basis = self.budget + self.slack, "the task's budget"
+            else:
+                continue
+            if int(mine) > RAN_MARGIN * allowed + RAN_SLACK:
+                return (
+                    f"at {v.where} ({v.label}, {self.at(size)}), {self.VALUE_CALLS_NOTE}: "
+                    f"calling it ran {plural(int(v.mine.get('executions') or 0), 'device program')} "
+                    f"with {plural(int(mine), 'equation')} in all (the reference's call on the "
+                    f"same input: {theirs}), where {basis} is {int(allowed)}, while the "
+                    f"scripted calls the judge traced and measured were within budget.\n"
+                    f"Usual cause: {self.VALUE_CALLS_CAUSE}; or {self.cause}."
+                )
+        return ""
 
     def unrecorded(self, calls: list[Measured]) -> CheckResult | None:
         """Fail closed where what the calls ran is not known."""

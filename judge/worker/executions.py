@@ -65,6 +65,7 @@ _COLLECTIVE = re.compile(
 )
 _MAX_PROGRAMS_SENT = 40
 _MAX_HLO_SENT = 1 << 20  # characters of HLO text sent, over all programs of a call
+_VALUE_HLO_SENT = 1 << 18  # the same, in a value call's reply (which has a size limit)
 
 
 class Executions:
@@ -206,14 +207,24 @@ class Executions:
         return out
 
     def of_call(self, log, arguments, result) -> dict:
-        """What a call's reply says of the programs it ran: how many, and which of its
+        """What a call's reply says of the programs it ran: how many, which of its
         input arrays they read (None where that could not be read: the learner's
-        result is an object whose attributes raise)."""
+        result is an object whose attributes raise), and the figures the measuring
+        kinds weigh (``summary``: flops, equations and primitives, collectives, the
+        programs with the HLO the judge reads), so that every value call is weighed,
+        not only the instrument's own (a function that switches its work on the
+        calls after a trace shows its cheap program to the instrument's call alone).
+        Each program's figures are computed once (``_program``), so a call costs a
+        look-up per execution."""
         try:
             read = self.inputs_read(array_leaves(arguments), log, array_leaves(result))
         except Exception:
             read = None
-        return {"executions": len(log), "inputs_read": read}
+        try:
+            figures = self.summary(log, _VALUE_HLO_SENT)
+        except Exception:  # a program whose figures cannot be had: unknown, weighed so
+            figures = {"flops": None, "equations": None, "primitives": None}
+        return dict(figures, executions=len(log), inputs_read=read)
 
     def ran_as_traced(self, log, closed, arrays, value):
         """The compiled program a call ran, where it is exactly the judge's own trace of
@@ -326,10 +337,10 @@ class Executions:
                     total += inner
         return total
 
-    def summary(self, log) -> dict:
+    def summary(self, log, hlo_sent: int = _MAX_HLO_SENT) -> dict:
         """What the recorded executions did, as JSON: every figure summed over the
         executions (None where some program's is unknown), and the programs that ran,
-        the most run first."""
+        the most run first (with at most ``hlo_sent`` characters of HLO in all)."""
         times: dict = {}
         order = []
         for call, _, _ in log:
@@ -343,7 +354,7 @@ class Executions:
         primitives: dict = {}
         collectives: dict = {}
         programs: list[dict] = []
-        hlo_left = _MAX_HLO_SENT
+        hlo_left = hlo_sent
         opaque = None
         for call in sorted(order, key=lambda c: -times[c]):
             n = times[call]
