@@ -777,6 +777,8 @@ class ScriptMeasureCheck(CheckSpec):
         record without figures (a memo written before they were kept) is skipped."""
         from .outcome import call_label
 
+        if grading is None:  # judged on figures alone (a kind's own tests): no calls made
+            return []
         found: list[ValueCall] = []
         labels = dict.fromkeys(c.calls_label for c in grading.task.checks if c.draws_inputs)
         for label in labels:
