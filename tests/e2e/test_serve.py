@@ -240,6 +240,10 @@ def test_tasks_health_and_metrics(served, bank):
     ):
         assert name in families, name
     assert families["judge_latency_seconds"].type == "histogram"
+    # the task's reference warms with its first grading; this test may be the first one
+    # on its server (--dist worksteal spreads a module's tests over the workers' servers)
+    report = served.result(served.submit(unique(RIGHT, "metrics"))["id"])
+    assert report["verdict"] == "accepted"
     assert served.metric("judge_oracles_warm") == 1
 
 
