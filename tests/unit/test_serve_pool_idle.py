@@ -121,3 +121,25 @@ def test_a_kind_asked_for_now_and_then_does_not_churn_the_pool(bank, started):
         assert _held(pool) == {pool_key(task): 2}
     finally:
         pool.close()
+
+
+def test_a_started_worker_is_kept_while_its_kind_is_still_asked_for(bank, started):
+    """One grading in four of the other kind, two places: the shares tip between {TASK: 2}
+    and {TASK: 1, OTHER: 1} with every take, and a pool that followed them closed the
+    other kind's worker each time TASK was asked for last. It is kept now, and taken by
+    the next grading of its kind."""
+    task, other = bank.get(TASK), bank.get(OTHER)
+    pool = LearnerPool(bank, 2, idle_s=3600)
+    pool.start()
+    try:
+        got_other = 0
+        for i in range(24):
+            until(lambda: pool.warm == 2)
+            got = pool.take(other if i % 4 == 3 else task)
+            if got is not None:
+                got_other += i % 4 == 3
+                got.close()
+        assert pool.released == 0, pool.released
+        assert got_other == 6 and pool.missed == 0, (got_other, pool.missed)
+    finally:
+        pool.close()
