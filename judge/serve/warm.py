@@ -58,14 +58,18 @@ def pool_key(task: Task) -> tuple:
 WANT_WINDOW = 8  # gradings remembered per place of the pool, to share the places out
 
 
+def quotas(asked: list, places: int) -> dict:
+    """Each kind's exact share of ``places``: in proportion to how often it was asked for."""
+    return {k: places * n / len(asked) for k, n in Counter(asked).items()} if asked else {}
+
+
 def shares(asked: list, places: int) -> Counter:
     """``places`` shared among the kinds in ``asked`` in proportion to how often each was
     asked for (largest remainder; a tie goes to the kind asked for most recently)."""
     if not asked or places <= 0:
         return Counter()
-    counts = Counter(asked)
     last = {k: i for i, k in enumerate(asked)}
-    quota = {k: places * n / len(asked) for k, n in counts.items()}
+    quota = quotas(asked, places)
     out = Counter({k: int(q) for k, q in quota.items()})
     rest = sorted(quota, key=lambda k: (quota[k] - int(quota[k]), last[k]), reverse=True)
     for k in rest[: places - sum(out.values())]:
@@ -210,17 +214,33 @@ class LearnerPool:
 
     def _surplus_kind(self) -> tuple | None:
         """A kind holding a worker it should give back. Through a quiet spell, any kind
-        held beyond what the spell keeps. Otherwise only a kind none of the remembered
-        gradings asked for: a started worker is a whole start of jax, and closing one
-        because the shares moved (a kind asked for a little less lately) throws it away
-        where the next grading of its kind would have used it (at two places over five
-        tasks, 19 workers of 79 started were closed unused that way)."""
-        want = self._want()
-        asked = set(self._wanted)
-        for k, q in self._idle.items():
-            if q and (len(q) > want[k] if self._quiet else k not in asked):
+        held beyond what the spell keeps. Otherwise a kind none of the remembered
+        gradings asked for, or, where every place is taken and a kind is owed a whole
+        place by its quota (asked for often enough, holding fewer), the kind held
+        furthest beyond its exact quota. Never merely because the rounded shares moved:
+        a started worker is a whole start of jax, and closing one because its kind was
+        asked for a little less lately throws it away where the next grading of its kind
+        would have used it (at two places over five tasks, 19 workers of 79 started
+        were closed unused that way). Yet a pool that made room only for a kind no longer
+        remembered missed every grading of a class that moved to a task of another kind
+        until the old kind left the window (16 gradings at two places), and on a fresh
+        service those of the first task outside the start-up guess."""
+        held = {k: len(q) for k, q in self._idle.items() if q}
+        if self._quiet:
+            want = self._want()
+            return next((k for k, n in held.items() if n > want[k]), None)
+        asked = list(self._wanted)
+        for k in held:
+            if k not in asked:
                 return k
-        return None
+        if sum(held.values()) < self.size:
+            return None  # room to start the owed kind's worker without closing any
+        quota = quotas(asked, self.size)
+        if not any(held.get(k, 0) < int(q) for k, q in quota.items()):
+            return None
+        over = {k: n - quota.get(k, 0.0) for k, n in held.items()}
+        kind = max(over, key=over.__getitem__, default=None)
+        return kind if kind is not None and over[kind] > 0 else None
 
     def _surplus(self) -> WorkerHandle | None:
         """An idle worker to give back (taken out of the pool): of its kind, the one that

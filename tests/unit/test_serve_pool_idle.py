@@ -57,6 +57,13 @@ def _held(pool) -> dict:
     return {k: len(q) for k, q in pool._idle.items() if q}
 
 
+def _settled(pool) -> bool:
+    """Nothing left for the refill to do (holding as many as it should is not enough: a
+    worker may be due to be closed and another started)."""
+    with pool._cond:
+        return pool._full()
+
+
 def test_a_quiet_pool_keeps_one_of_the_kind_asked_for_last_and_fills_again(bank, started):
     task, other = bank.get(TASK), bank.get(OTHER)
     assert pool_key(task) != pool_key(other)
@@ -141,5 +148,39 @@ def test_a_started_worker_is_kept_while_its_kind_is_still_asked_for(bank, starte
                 got.close()
         assert pool.released == 0, pool.released
         assert got_other == 6 and pool.missed == 0, (got_other, pool.missed)
+    finally:
+        pool.close()
+
+
+def test_a_class_that_moves_to_another_kind_gets_its_workers(bank, started):
+    """Both places held by the kind a class asked for all along; the class moves to a task
+    of another kind. Once that kind is owed a whole place by its quota, the pool closes
+    the worker held furthest beyond its own and starts one of the new kind: a pool that
+    kept every worker whose kind was still remembered missed every grading of the window
+    (16 here, against 8 now)."""
+    task, other = bank.get(TASK), bank.get(OTHER)
+    pool = LearnerPool(bank, 2, idle_s=3600)
+    pool.start()
+    try:
+        for _ in range(2 * warm.WANT_WINDOW):
+            until(lambda: _settled(pool))
+            got = pool.take(other)
+            if got is not None:
+                got.close()
+        until(lambda: _settled(pool))
+        assert _held(pool) == {pool_key(other): 2}
+        missed_before, hits = pool.missed, []
+        for _ in range(2 * warm.WANT_WINDOW):
+            until(lambda: _settled(pool))
+            got = pool.take(task)
+            hits.append(got is not None)
+            if got is not None:
+                got.close()
+        missed = pool.missed - missed_before
+        # owed a whole place of two once it is half the remembered gradings: the 8th
+        assert missed <= warm.WANT_WINDOW, (missed, hits)
+        assert all(hits[missed:]), hits  # once it has a worker, every grading does
+        until(lambda: _settled(pool))
+        assert _held(pool) == {pool_key(task): 2}
     finally:
         pool.close()
