@@ -170,7 +170,34 @@ class Grading:
     ) -> CallOutcome:
         out = self._on_learner(lambda: self.learner_session.measure(kind, args, options, label))
         self._costs.append(out.charged_s)
+        if out.claimed_judge_error:
+            return self._confirmed_in_reference(out, kind, args, options)
         return out
+
+    def _confirmed_in_reference(
+        self, out: CallOutcome, kind: str, args: dict[str, Any], options: dict
+    ) -> CallOutcome:
+        """An instrument the learner's worker says failed is the judge's fault only if it
+        fails in the reference's worker too, at the same input: a reply from the worker
+        that ran the learner's code may be forged (its file can patch how the worker
+        answers), and a learner must not choose ``judge_error`` over their verdict."""
+        reference = self.reference_measure(kind, args, options)
+        if not reference.ok and reference.verdict == Verdict.JUDGE_ERROR:
+            return out
+        return CallOutcome(
+            False,
+            verdict=Verdict.RUNTIME_ERROR,
+            message=(
+                "the judge's measurement failed in the worker that ran your code, though "
+                "the same measurement of the reference at this input worked: code of yours "
+                "that changes jax or the worker (patching, monkey-patching) is the usual "
+                "cause; if yours changes neither, tell your course staff. The worker "
+                f"said: {out.message}"
+            ),
+            traceback=out.traceback,
+            fatal=out.fatal,
+            charged_s=out.charged_s,
+        )
 
     def reference_measure(self, kind: str, args: dict[str, Any], options: dict) -> CallOutcome:
         return self.oracle.measure(kind, args, options)

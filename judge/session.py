@@ -61,6 +61,9 @@ class CallOutcome:
     # it was stopped because the whole run's time ran out rather than its own limit
     charged_s: float = 0.0
     run_out: bool = False
+    # "the judge's fault", said by a worker that ran the learner's code of an instrument:
+    # it may have forged the reply, so the grading confirms it in the reference's worker
+    claimed_judge_error: bool = False
 
 
 @dataclass
@@ -372,7 +375,8 @@ class Session:
             if verdict == Verdict.JUDGE_ERROR and not self.trusted and op != "measure":
                 # a learner's worker says "the judge's fault" only after its code ran: it
                 # may have broken the worker, or forged the reply (it can).  A check
-                # kind's instrument failing stays the judge's (the check contract).
+                # kind's instrument failing is the judge's (the check contract) once the
+                # grading has seen it fail in the reference's worker too.
                 verdict = Verdict.RUNTIME_ERROR
                 message = f"the worker failed after your code ran: {message}"
             if load and category == "exception":
@@ -382,6 +386,7 @@ class Session:
                 verdict=verdict,
                 message=message,
                 traceback=str(err.get("traceback", ""))[:4000],
+                claimed_judge_error=verdict == Verdict.JUDGE_ERROR and not self.trusted,
             )
         if op == "load":  # what the file traced and compiled while it loaded
             return CallOutcome(True, value=reply, traces=_list(reply.get("traces")))

@@ -486,18 +486,32 @@ class Loop:
     def _calls(self, header: dict, blobs: list[bytes]) -> tuple[dict, list[bytes]]:
         """Several calls, one reply: the reference's values for a batch of inputs."""
         out_blobs: list[bytes] = []
-        replies = [self._call(call, blobs, out_blobs)[0] for call in header.get("calls", [])]
+        replies = [
+            self._call(call, blobs, out_blobs, own_request=False)[0]
+            for call in header.get("calls", [])
+        ]
         return {"ok": True, "replies": replies}, out_blobs
 
     def _call(
-        self, header: dict, blobs: list[bytes], out_blobs: list[bytes] | None = None
+        self,
+        header: dict,
+        blobs: list[bytes],
+        out_blobs: list[bytes] | None = None,
+        *,
+        own_request: bool = True,
     ) -> tuple[dict, list[bytes]]:
+        """One call of the entrypoint.  ``own_request``: the request is this call's alone
+        (not one of a trusted batch's, which share their blobs), and is forgotten before
+        the function runs."""
         if self.entry is None:
             return self._broken("call before a successful load"), []
         try:
             arguments = _Arguments(*self._arguments(header, blobs), self.params)
         except _LearnersFault as fault:
             return {"ok": False, "error": fault.error}, []
+        finally:
+            if own_request:
+                _forget_arguments(header, blobs)
         probe, syncs = (
             (self.probe, self.syncs) if header.get("probe", True) else (_NoProbe(), _NoSyncs())
         )
@@ -593,6 +607,8 @@ class Loop:
             arguments = _Arguments(*self._arguments(header, blobs), self.params)
         except _LearnersFault as fault:
             return {"ok": False, "error": fault.error}, []
+        finally:
+            _forget_arguments(header, blobs)
         args, kwargs = arguments.args, arguments.kwargs
         ctx = MeasureContext(
             self.entry,
@@ -693,6 +709,18 @@ class Loop:
             or getattr(self.probe, "error", None)
             or getattr(self.syncs, "error", None)
         )
+
+
+def _forget_arguments(header: dict, blobs: list[bytes]) -> None:
+    """The request's arguments as they came over the channel, gone before the learner's
+    function runs: it could walk up its frames (a traceback's, ``sys._getframe``) or
+    search ``gc`` for the handler's header and blobs and decode its inputs from them on
+    the host, where no sync is counted and no program reads them, then hand back a device
+    array of a host result.  What the function receives is all it has of them.  The
+    lists are emptied in place: every frame on the way here holds the same ones."""
+    header.pop("args", None)
+    header.pop("kwargs", None)
+    blobs.clear()
 
 
 def _invalid(message: str) -> dict:
