@@ -506,12 +506,9 @@ class Loop:
         if self.entry is None:
             return self._broken("call before a successful load"), []
         try:
-            arguments = _Arguments(*self._arguments(header, blobs), self.params)
+            arguments = self._received(header, blobs, forget=own_request)
         except _LearnersFault as fault:
             return {"ok": False, "error": fault.error}, []
-        finally:
-            if own_request:
-                _forget_arguments(header, blobs)
         probe, syncs = (
             (self.probe, self.syncs) if header.get("probe", True) else (_NoProbe(), _NoSyncs())
         )
@@ -572,6 +569,16 @@ class Loop:
                 },
             )
 
+    def _received(self, header: dict, blobs: list[bytes], *, forget: bool = True) -> _Arguments:
+        """The call's arguments as the function receives them, and what they were before
+        it ran; ``forget``: the request's own copy of them is gone once they are made,
+        whether or not making them failed (``_forget_arguments``)."""
+        try:
+            return _Arguments(*self._arguments(header, blobs), self.params)
+        finally:
+            if forget:
+                _forget_arguments(header, blobs)
+
     def _arguments(self, header: dict, blobs: list[bytes]) -> tuple[list, dict]:
         """The call's arguments as the learner's function receives them.  Making them
         runs jax code (device_put, placing on a mesh) that the learner's file may have
@@ -604,11 +611,9 @@ class Loop:
         if self.entry is None or instrument is None:
             return _judge_error(f"no instrument {header.get('instrument')!r} loaded"), []
         try:
-            arguments = _Arguments(*self._arguments(header, blobs), self.params)
+            arguments = self._received(header, blobs)
         except _LearnersFault as fault:
             return {"ok": False, "error": fault.error}, []
-        finally:
-            _forget_arguments(header, blobs)
         args, kwargs = arguments.args, arguments.kwargs
         ctx = MeasureContext(
             self.entry,
