@@ -29,23 +29,14 @@ BANK = ROOT / "tests" / "trust_bank"
 FIND = {
     "frames": """
         def _reachable():
-            f, seen = sys._getframe(1), []
-            while f is not None:
-                seen += list(f.f_locals.values())
-                f = f.f_back
-            return seen
+            return _locals_from(sys._getframe(1))
     """,
     "traceback": """
         def _reachable():
             try:
                 raise LookupError
             except LookupError as e:
-                f = e.__traceback__.tb_frame
-            seen = []
-            while f is not None:
-                seen += list(f.f_locals.values())
-                f = f.f_back
-            return seen
+                return _locals_from(e.__traceback__.tb_frame)
     """,
     "gc": """
         def _reachable():
@@ -58,6 +49,14 @@ COMMON = """
     import sys
     import numpy as np
     import jax.numpy as jnp
+
+    def _locals_from(frame):
+        # every local of this frame and of the frames that called it
+        seen = []
+        while frame is not None:
+            seen += list(frame.f_locals.values())
+            frame = frame.f_back
+        return seen
 
     def _host_values(objects):
         # a request header (its "args") and a list of blobs, decoded with the worker's wire
