@@ -27,14 +27,25 @@ import json
 import math
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_serve import JUDGE, RIGHT, TASK, TASKS, Service, judge_run, kb, make_class, rush, tree  # noqa: E402
+from bench_serve import (  # noqa: E402
+    JUDGE,
+    RIGHT,
+    TASK,
+    TASKS,
+    Service,
+    batch_watched,
+    judge_run,
+    kb,
+    make_class,
+    rush,
+    tree,
+)
 
 FIRST_TASK = "bucketed_mean"  # not the bank's first task: nothing is warmed in order
 
@@ -127,13 +138,9 @@ def throughput(work: Path, n: int, clients: int) -> dict:
         served = rush(service, subs, clients)
     finally:
         service.close()
-    t0 = time.perf_counter()
-    res = subprocess.run(
-        [JUDGE, "batch", str(work / "class"), "--out", str(work / "batch-out"), "--workers", "2"],
-        capture_output=True,
-        text=True,
+    batch_s, res, batch_watch = batch_watched(
+        [JUDGE, "batch", str(work / "class"), "--out", str(work / "batch-out"), "--workers", "2"]
     )
-    batch_s = time.perf_counter() - t0
     if res.returncode not in (0, 3):
         raise SystemExit(f"judge batch failed ({res.returncode}):\n{res.stderr[-3000:]}")
     batch = {
@@ -149,6 +156,7 @@ def throughput(work: Path, n: int, clients: int) -> dict:
         "n": n,
         "differ": differ,
         "peak_mib": served["watch"].peak_tree_kb / 1024,
+        "batch_peak_mib": batch_watch.peak_tree_kb / 1024,
     }
 
 
@@ -197,7 +205,8 @@ def main() -> None:
             f"throughput, {tp['n']} mixed",
             f"{tp['batch_s'] / tp['serve_s']:.2f}x batch",
             f"(serve {tp['serve_s']:.0f} s, batch --workers 2 {tp['batch_s']:.0f} s, "
-            f"{tp['differ']} verdicts differ; peak {tp['peak_mib']:.0f} MiB)",
+            f"{tp['differ']} verdicts differ; peak {tp['peak_mib']:.0f} MiB, "
+            f"batch {tp['batch_peak_mib']:.0f} MiB; both watched alike)",
             ">= 1x",
             tp["batch_s"] >= tp["serve_s"],
         ),
