@@ -210,18 +210,26 @@ class MemoryWatch:
         self._thread.join()
 
 
-def batch_watched(argv: list[str]) -> tuple[float, subprocess.CompletedProcess, MemoryWatch]:
-    """``judge batch`` under the same MemoryWatch as the service's rush: the watch reads
-    every process's smaps_rollup twice a second, about a tenth of a core on two cores
-    (measured: 9 s of system CPU in a 90 s rush), so a throughput ratio with only the
-    service watched charges it for the benchmark's own sampling."""
+def batch_watched(work: Path) -> tuple[float, MemoryWatch]:
+    """``judge batch --workers 2`` on ``work``/class, under the same MemoryWatch as the
+    service's rush: the watch reads every process's smaps_rollup twice a second, about a
+    tenth of a core on two cores (measured: 9 s of system CPU in a 90 s rush), so a
+    throughput ratio with only the service watched charges it for the benchmark's own
+    sampling.  Its results are in ``work``/batch-out; the seconds it took, and the watch."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [JUDGE, "batch", str(work / "class"), "--out", str(work / "batch-out"), "--workers", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     watch = MemoryWatch(proc.pid)
-    out, err = proc.communicate()
+    _, err = proc.communicate()
     elapsed = time.perf_counter() - t0
     watch.stop()
-    return elapsed, subprocess.CompletedProcess(argv, proc.returncode, out, err), watch
+    if proc.returncode not in (0, 3):
+        raise SystemExit(f"judge batch failed ({proc.returncode}):\n{err[-3000:]}")
+    return elapsed, watch
 
 
 # ---------------------------------------------------------------- latency
@@ -397,12 +405,8 @@ def throughput(work: Path, n: int, clients: int, dask: bool) -> None:
     front_cpu, serve_cpu = local["front_cpu"], local["cpu"]
 
     children0 = children_cpu_s()
-    batch_s, res, batch_watch = batch_watched(
-        [JUDGE, "batch", str(work / "class"), "--out", str(work / "batch-out"), "--workers", "2"]
-    )
+    batch_s, batch_watch = batch_watched(work)
     batch_cpu = children_cpu_s() - children0
-    if res.returncode not in (0, 3):
-        raise SystemExit(f"judge batch failed ({res.returncode}):\n{res.stderr[-3000:]}")
     batch = {
         (r["learner"], r["task"]): r["verdict"]
         for r in map(json.loads, (work / "batch-out" / "results.jsonl").read_text().splitlines())

@@ -34,7 +34,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_serve import (  # noqa: E402
-    JUDGE,
     RIGHT,
     TASK,
     TASKS,
@@ -138,11 +137,7 @@ def throughput(work: Path, n: int, clients: int) -> dict:
         served = rush(service, subs, clients)
     finally:
         service.close()
-    batch_s, res, batch_watch = batch_watched(
-        [JUDGE, "batch", str(work / "class"), "--out", str(work / "batch-out"), "--workers", "2"]
-    )
-    if res.returncode not in (0, 3):
-        raise SystemExit(f"judge batch failed ({res.returncode}):\n{res.stderr[-3000:]}")
+    batch_s, batch_watch = batch_watched(work)
     batch = {
         (r["learner"], r["task"]): r["verdict"]
         for r in map(json.loads, (work / "batch-out" / "results.jsonl").read_text().splitlines())
