@@ -41,6 +41,7 @@ from bench_serve import (  # noqa: E402
     batch_watched,
     judge_run,
     kb,
+    machine_cpu_s,
     make_class,
     rush,
     tree,
@@ -137,7 +138,9 @@ def throughput(work: Path, n: int, clients: int) -> dict:
         served = rush(service, subs, clients)
     finally:
         service.close()
+    machine0 = machine_cpu_s()
     batch_s, batch_watch = batch_watched(work)
+    batch_cpu = machine_cpu_s() - machine0
     batch = {
         (r["learner"], r["task"]): r["verdict"]
         for r in map(json.loads, (work / "batch-out" / "results.jsonl").read_text().splitlines())
@@ -152,6 +155,10 @@ def throughput(work: Path, n: int, clients: int) -> dict:
         "differ": differ,
         "peak_mib": served["watch"].peak_tree_kb / 1024,
         "batch_peak_mib": batch_watch.peak_tree_kb / 1024,
+        # how busy the machine was: the two can only differ by CPU spent per grading
+        # where both keep every core busy
+        "serve_busy": served["cpu"] / served["s"] / (os.cpu_count() or 1),
+        "batch_busy": batch_cpu / batch_s / (os.cpu_count() or 1),
     }
 
 
@@ -201,7 +208,8 @@ def main() -> None:
             f"{tp['batch_s'] / tp['serve_s']:.2f}x batch",
             f"(serve {tp['serve_s']:.0f} s, batch --workers 2 {tp['batch_s']:.0f} s, "
             f"{tp['differ']} verdicts differ; peak {tp['peak_mib']:.0f} MiB, "
-            f"batch {tp['batch_peak_mib']:.0f} MiB; both watched alike)",
+            f"batch {tp['batch_peak_mib']:.0f} MiB; both watched alike; cores busy "
+            f"{tp['serve_busy']:.0%} and {tp['batch_busy']:.0%})",
             ">= 1x",
             tp["batch_s"] >= tp["serve_s"],
         ),
