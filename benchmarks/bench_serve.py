@@ -174,8 +174,13 @@ def machine_cpu_s() -> float:
     reaches no rusage the benchmark can read (the trees' sums said 80 s where process
     accounting counted 450), and the benchmark runs the two side by side alone."""
     fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    idle = fields[3] + fields[4]  # idle, iowait
-    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+    user, nice, system, idle, iowait, irq, softirq = fields[:7]  # not steal: another VM's
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
+
+
+def cores_busy(cpu_s: float, wall_s: float) -> float:
+    """The share of every core that ``cpu_s`` of the machine's CPU kept busy for ``wall_s``."""
+    return cpu_s / wall_s / (os.cpu_count() or 1)
 
 
 def kb(path: str, field: str) -> int:
@@ -436,8 +441,8 @@ def throughput(work: Path, n: int, clients: int, dask: bool) -> None:
     print(f"  serve vs batch: {batch_s / serve_s:.2f}x the gradings a minute")
     print(
         f"  CPU of the whole machine: serve {serve_cpu:.0f} s (the service's own process "
-        f"{front_cpu:.0f} s), batch {batch_cpu:.0f} s; busy {serve_cpu / serve_s / (os.cpu_count() or 1):.0%} "
-        f"and {batch_cpu / batch_s / (os.cpu_count() or 1):.0%} of the cores"
+        f"{front_cpu:.0f} s), batch {batch_cpu:.0f} s; busy {cores_busy(serve_cpu, serve_s):.0%} "
+        f"and {cores_busy(batch_cpu, batch_s):.0%} of the cores"
     )
     if dask:
         remote = on_dask(work, subs, clients)

@@ -39,6 +39,7 @@ from bench_serve import (  # noqa: E402
     TASKS,
     Service,
     batch_watched,
+    cores_busy,
     judge_run,
     kb,
     machine_cpu_s,
@@ -157,8 +158,8 @@ def throughput(work: Path, n: int, clients: int) -> dict:
         "batch_peak_mib": batch_watch.peak_tree_kb / 1024,
         # how busy the machine was: the two can only differ by CPU spent per grading
         # where both keep every core busy
-        "serve_busy": served["cpu"] / served["s"] / (os.cpu_count() or 1),
-        "batch_busy": batch_cpu / batch_s / (os.cpu_count() or 1),
+        "serve_busy": cores_busy(served["cpu"], served["s"]),
+        "batch_busy": cores_busy(batch_cpu, batch_s),
     }
 
 

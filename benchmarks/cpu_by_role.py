@@ -1,12 +1,12 @@
 """Where a run's CPU went: the command under BSD process accounting (acct(2), root only),
 then the CPU of every process that ran under it, grouped by its line of descent (the
-names of its ancestors below the command, as the kernel keeps them: `judge/bwrap/...`
-is a learner worker, `judge/python3` a reference worker (trusted: no bwrap), `judge` the
-judge's own process).  Exact where a sum over /proc is not: a worker reaped through bwrap and its
-namespace's init reaches no rusage the judge's parent can read, and a process that has
-ended is no longer in /proc.  The kernel names a process after the thread that ended it
-last, so a learner worker may show as `tf_XLAEigen`; the line of descent still says what
-it was.
+names of its ancestors below the command, as the kernel keeps them: `judge/bwrap/...` is
+a learner worker, `judge/python3` a reference worker (trusted: no bwrap), `judge` the
+judge's own process). Exact where a sum over /proc is not: a worker reaped through bwrap
+and its namespace's init reaches no rusage the judge's parent can read, and a process
+that has ended is no longer in /proc. The kernel names a process after the thread that
+ended it last, so a learner worker may show as `tf_XLAEigen`; the line of descent still
+says what it was.
 
     sudo python benchmarks/cpu_by_role.py judge batch class --out out --workers 2
     sudo python benchmarks/cpu_by_role.py python benchmarks/bench_serve.py --only throughput
