@@ -767,6 +767,21 @@ class ScriptMeasureCheck(CheckSpec):
         "or counts its calls, and does other work on the calls that follow"
     )
 
+    OFF_DEVICE_FIGURE = "the figure"  # what the kind weighs, in the off-device message
+
+    def value_calls_off_device(self, grading: GradingView) -> str | None:
+        """The off-device rule (judge/checks/on_device.py) on every value call, in
+        words (None: each read on the device what the reference's read).  A function
+        that computes on the host and hands back ``jnp.asarray`` of the answer runs
+        programs of almost no work, which every figure here would pass."""
+        from .on_device import off_device_message, unread_input
+
+        for v in self.value_calls(grading):
+            found = unread_input(v.args, v.mine, v.reference)
+            if found is not None:
+                return off_device_message(v.where, v.label, found, self.OFF_DEVICE_FIGURE)
+        return None
+
     def value_calls(self, grading: GradingView) -> list[ValueCall]:
         """Every call the grading made of the learner's function for values whose
         programs were recorded, beside the reference's record of the same input: the

@@ -25,6 +25,10 @@ Where the call ran exactly the traced program (one program, compiled from the ve
 jaxpr of the trace, on the call's own arrays, its outputs the call's value:
 ``Executions.ran_as_traced``), that program's HLO is the one read and its value the one
 kept: the call compiles it once, and the trace is not compiled again.
+
+Every call made for values must also read on the device each input the reference's
+call read (the off-device rule, ``on_device.py``): an answer computed with NumPy and
+handed back with ``jnp.asarray`` runs programs of almost no work.
 """
 
 from __future__ import annotations
@@ -415,8 +419,9 @@ def _ran_or_counted(record: dict[str, Any], source: str) -> Tally:
 class CollectivesCheck(ScriptMeasureCheck):
     FIELDS = ScriptMeasureCheck.FIELDS + ("budget", "bytes", "advice")
     INSTRUMENT = instrument(compile_for_collectives, setup=bind_jax, helpers=(host.callback_lines,))
-    DODGES = ("host_callback", "trace_switch")
+    DODGES = ("host_callback", "trace_switch", "host_compute")
     doing = "compiled with jax.jit on the sharded inputs"
+    OFF_DEVICE_FIGURE = "a figure of little sent between devices"
     error_hint = (
         "The judge compiles your whole function with jax.jit to see what it sends "
         "between devices: inside it the arrays are tracers (jax.typeof(x).sharding, "
@@ -522,6 +527,9 @@ class CollectivesCheck(ScriptMeasureCheck):
                     },
                 )
             )
+        off_device = self.value_calls_off_device(grading)
+        if off_device is not None:
+            return self.failed(off_device, details={"calls": [d for _, d in results]})
         problem = self.value_calls_over(grading, calls)
         if problem is not None:
             return problem

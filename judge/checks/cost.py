@@ -38,6 +38,10 @@ the call's own arrays, its outputs the call's value: ``Executions.ran_as_traced`
 program is the one measured and its value the one kept: the call compiles it once, and
 the trace is not compiled again.
 
+Every call made for values must also read on the device each input the reference's
+call read (the off-device rule, ``on_device.py``): an answer computed with NumPy and
+handed back with ``jnp.asarray`` runs programs of almost no work.
+
 Budget: the learner's flops at most the reference's times ``factor`` (default 1).
 """
 
@@ -195,8 +199,9 @@ class Figures:
 class CostCheck(ScriptMeasureCheck):
     FIELDS = ScriptMeasureCheck.FIELDS + ("factor",)
     INSTRUMENT = instrument(measure_cost, setup=bind_compiling, helpers=(host.callback_lines,))
-    DODGES = ("loop_flops", "host_callback", "trace_switch")
+    DODGES = ("loop_flops", "host_callback", "trace_switch", "host_compute")
     doing = "compiled with jax.jit"
+    OFF_DEVICE_FIGURE = "a figure of few flops"
     error_hint = (
         "The judge compiles your function with jax.jit to read XLA's cost analysis: "
         "code that needs concrete values (np.asarray(x), float(x), an `if` on an "
@@ -290,7 +295,7 @@ class CostCheck(ScriptMeasureCheck):
             limit = theirs.flops * self.factor
             if mine.flops > limit:
                 return self.failed(self.over(c, mine, theirs, limit), details=details)
-        problem = self.value_calls_over(grading)
+        problem = self.value_calls_off_device(grading) or self.value_calls_over(grading)
         if problem is not None:
             return self.failed(problem, details=details)
         worst = max(figures, key=lambda f: f[1].flops / max(f[2].flops, 1.0))

@@ -32,6 +32,10 @@ Whatever the task lists, a host callback (``jax.pure_callback``, ``io_callback``
 equation however much work it hands to Python on the host (``callbacks.py``; nested ones,
 inside ``scan``, ``cond`` or a custom derivative rule, count too).
 
+Every call made for values must also read on the device each input the reference's
+call read (the off-device rule, ``on_device.py``): an answer computed with NumPy and
+handed back with ``jnp.asarray`` runs programs of almost no work.
+
 The trace is the judge's own; a function can tell it from a call
 (``isinstance(x, jax.core.Tracer)``) and run other work when called (a Python loop of
 eager operations where the trace shows one vmap).  So the instrument also calls the
@@ -192,8 +196,9 @@ class JaxprCheck(ScriptMeasureCheck):
         "size_name",
     )
     INSTRUMENT = instrument(measure_program, setup=bind_tracing, helpers=(run_traced,))
-    DODGES = ("host_callback", "trace_switch")
+    DODGES = ("host_callback", "trace_switch", "host_compute")
     doing = "traced with jax.make_jaxpr"
+    OFF_DEVICE_FIGURE = "a small program"
     error_hint = (
         "The judge measures the program jax traces from your function: code that "
         "needs concrete values (np.asarray(x), float(x), an `if` on an array's "
@@ -339,7 +344,9 @@ class JaxprCheck(ScriptMeasureCheck):
                     ),
                 )
             return self.failed("\n".join(problems), details=details)
-        problem = self.value_calls_over(grading, sizes, counts, refs)
+        problem = self.value_calls_off_device(grading) or self.value_calls_over(
+            grading, sizes, counts, refs
+        )
         if problem:
             return self.failed(problem, details=details)
         return self.result(Status.PASSED, self.summary(sizes, counts, refs), details=details)

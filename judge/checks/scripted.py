@@ -32,10 +32,10 @@ import functools
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..values import leaves
 from ..verdicts import Status, Verdict
 from ..worker.wire import Leaf
 from .base import CheckSpec, Phase, ResultAfterCalls, check_kind
+from .on_device import off_device_message, unread_input
 from .outcome import (
     call_label,
     counterexample,
@@ -424,40 +424,16 @@ class RetraceCheck(ScriptedCheck):
 
     @staticmethod
     def unread_inputs(mine: ScriptRun, ref: ScriptRun) -> str | None:
-        """The answer must come from the device: an input array that a device program
-        of the reference's call read must be read by a program the learner's call ran
-        (the array itself, or a copy as large of its dtype, padded or not).  Weighed
-        against the reference's, call by call, so that an input a right answer need
-        not read (a size-0 case, a scalar taken as static) is never asked for."""
+        """The off-device rule (judge/checks/on_device.py) on the script's calls."""
         for i, (args, out, theirs) in enumerate(zip(mine.calls, mine.outcomes, ref.outcomes), 1):
-            ref_read = (theirs.measured or {}).get("executed", {}).get("inputs_read")
-            if not isinstance(ref_read, list):
-                return None  # not recorded for the reference: the compile rule alone
-            read = (out.measured or {}).get("executed", {}).get("inputs_read")
-            names = [
-                name
-                for name, value in args.items()
-                for leaf in leaves(value)
-                if isinstance(leaf, Leaf)
-            ]
-            if not isinstance(read, list) or len(read) != len(ref_read):
-                return (
-                    f"at scripted call {i} ({call_label(args)}), the judge could not "
-                    f"record which of your inputs a program on the device read (the "
-                    f"record is missing), so the figure below cannot be trusted and the "
-                    f"check fails. Usual cause: code that changes jax's dispatch or the "
-                    f"judge's recorder."
-                )
-            for j, (r, theirs_r) in enumerate(zip(read, ref_read)):
-                if theirs_r and r is False:
-                    name = names[j] if j < len(names) else f"argument {j + 1}"
-                    return (
-                        f"at scripted call {i} ({call_label(args)}), no program on the "
-                        f"device read your input `{name}` (the reference's did): the "
-                        f"answer was computed on the host (NumPy or plain Python, "
-                        f"whatever ran on the device after), so a figure of few traces "
-                        f"measures nothing; this task is about doing it with jax under jit"
-                    )
+            found = unread_input(
+                args,
+                (out.measured or {}).get("executed"),
+                (theirs.measured or {}).get("executed"),
+            )
+            if found is not None:
+                where = f"scripted call {i}"
+                return off_device_message(where, call_label(args), found, "a figure of few traces")
         return None
 
     # a program compiled again for an abstract input it already had: never needed

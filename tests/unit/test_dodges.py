@@ -404,11 +404,16 @@ def _validated(task, dodges):
 
 def test_validate_requires_each_kind_to_reject_every_class_it_declares_bank_wide():
     tasks = [BANK.get("chain_matmul"), BANK.get("pairwise_sq_dists")]
-    assert CHECK_KINDS["cost"].DODGES == ("loop_flops", "host_callback", "trace_switch")
+    assert CHECK_KINDS["cost"].DODGES == (
+        "loop_flops",
+        "host_callback",
+        "trace_switch",
+        "host_compute",
+    )
     assert (
         CHECK_KINDS["jaxpr"].DODGES
         == CHECK_KINDS["collectives"].DODGES
-        == ("host_callback", "trace_switch")
+        == ("host_callback", "trace_switch", "host_compute")
     )
     assert CHECK_KINDS["residuals"].DODGES == ("host_callback",)
     caught = [
@@ -438,6 +443,9 @@ def test_validate_requires_each_kind_to_reject_every_class_it_declares_bank_wide
     )
     caught[0].checks[0].details["dodges"].append(  # issue 20's trace switch (executed)
         {"file": "t.py", "classes": ["trace_switch"], "caught_by": ["cost", "jaxpr"]}
+    )
+    caught[0].checks[0].details["dodges"].append(  # the off-device rule on value calls
+        {"file": "h.py", "classes": ["host_compute"], "caught_by": ["cost", "jaxpr"]}
     )
     report = dodge_coverage(tasks, caught)
     bad = {c.id: c.message for c in report.checks if c.status != "passed"}

@@ -1,4 +1,6 @@
-# expect: inefficient (np.asarray of every input and the dearer order on the host, hidden by raising the sync counter's per-thread pause)
+# expect: inefficient via cost; examples passed, property passed
+# dodge: host_compute
+# why: the cheaper order when traced; every real call pulls a, b, c to the host under the sync counter's per-thread pause (raised and lowered within the call, so the counter and its integrity check see nothing) and multiplies there, always left to right: the programs the calls ran read none of the inputs (only jnp.asarray of the answer ran), which the cost check's off-device rule sees (found by the second review, December 2026; caught since stop 30)
 import sys
 import numpy as np
 import jax
