@@ -19,7 +19,7 @@ from judge.bank import load_bank
 from judge.runner import grade
 from judge.verdicts import Verdict
 
-from helpers.isolation_modes import MODES
+from helpers.isolation_modes import MODES, grade_known_in
 
 BANK = load_bank()
 
@@ -38,10 +38,7 @@ BANK = load_bank()
 def test_the_tricks_of_the_issue_are_inefficient_in_every_isolation_mode(
     isolation, task, known, said, monkeypatch
 ):
-    monkeypatch.setenv("JUDGE_ISOLATION", isolation)
-    t = BANK.get(task)
-    report = grade(t, t.folder / "known" / known)
-    assert report.isolation == isolation
+    report = grade_known_in(isolation, task, known, monkeypatch)
     measured = next(c for c in report.checks if c.kind in ("cost", "jaxpr"))
     assert report.verdict == Verdict.INEFFICIENT, measured.message
     assert said in measured.message

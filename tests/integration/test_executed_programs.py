@@ -28,7 +28,7 @@ from judge.verdicts import Status, Verdict
 from judge.worker.executions import array_leaves
 from judge.worker.measure import MeasureContext, _compile_instrument, _record_executions
 
-from helpers.isolation_modes import MODES
+from helpers.isolation_modes import MODES, grade_known_in
 
 BANK = load_bank()
 
@@ -233,10 +233,7 @@ def test_jaxpr_fails_closed_where_an_ahead_of_time_program_ran():
 def test_the_reviewers_routes_are_inefficient_in_every_isolation_mode(
     isolation, task, known, kind, said, monkeypatch
 ):
-    monkeypatch.setenv("JUDGE_ISOLATION", isolation)
-    t = BANK.get(task)
-    report = grade(t, t.folder / "known" / known)
-    assert report.isolation == isolation
+    report = grade_known_in(isolation, task, known, monkeypatch)
     check = next(c for c in report.checks if c.kind == kind)
     assert report.verdict == Verdict.INEFFICIENT, check.message
     assert check.status == Status.FAILED and said in check.message
@@ -253,10 +250,7 @@ def test_the_reviewers_routes_are_inefficient_in_every_isolation_mode(
 def test_right_submissions_stay_accepted_in_every_isolation_mode(
     isolation, task, known, monkeypatch
 ):
-    monkeypatch.setenv("JUDGE_ISOLATION", isolation)
-    t = BANK.get(task)
-    report = grade(t, t.folder / "known" / known)
-    assert report.isolation == isolation
+    report = grade_known_in(isolation, task, known, monkeypatch)
     assert report.verdict == Verdict.ACCEPTED, [c.message for c in report.checks]
 
 

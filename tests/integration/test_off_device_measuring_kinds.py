@@ -21,14 +21,10 @@ import sys
 
 import pytest
 
-from judge.bank import load_bank
-from judge.runner import grade
 from judge.verdicts import Status, Verdict
 
 from helpers import ROOT
-from helpers.isolation_modes import MODES
-
-BANK = load_bank()
+from helpers.isolation_modes import MODES, grade_known_in
 
 
 @pytest.mark.parametrize("isolation", MODES)
@@ -44,10 +40,7 @@ BANK = load_bank()
 def test_an_answer_computed_on_the_host_is_inefficient_whatever_hid_its_pulls(
     isolation, task, known, kind, monkeypatch
 ):
-    monkeypatch.setenv("JUDGE_ISOLATION", isolation)
-    t = BANK.get(task)
-    report = grade(t, t.folder / "known" / known)
-    assert report.isolation == isolation
+    report = grade_known_in(isolation, task, known, monkeypatch)
     check = next(c for c in report.checks if c.kind == kind)
     assert report.verdict == Verdict.INEFFICIENT, [c.message for c in report.checks]
     assert check.status == Status.FAILED
@@ -67,10 +60,7 @@ def test_an_answer_computed_on_the_host_is_inefficient_whatever_hid_its_pulls(
 def test_right_answers_that_copy_their_inputs_or_send_constants_stay_accepted(
     isolation, task, known, monkeypatch
 ):
-    monkeypatch.setenv("JUDGE_ISOLATION", isolation)
-    t = BANK.get(task)
-    report = grade(t, t.folder / "known" / known)
-    assert report.isolation == isolation
+    report = grade_known_in(isolation, task, known, monkeypatch)
     assert report.verdict == Verdict.ACCEPTED, [c.message for c in report.checks]
 
 

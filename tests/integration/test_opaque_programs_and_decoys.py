@@ -14,14 +14,10 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from judge.bank import load_bank
-from judge.runner import grade
 from judge.verdicts import Status, Verdict
 from judge.worker.measure import _record_executions
 
-from helpers.isolation_modes import MODES
-
-BANK = load_bank()
+from helpers.isolation_modes import MODES, grade_known_in
 
 
 def test_an_exported_program_makes_the_executed_figure_unknown():
@@ -67,10 +63,7 @@ def test_a_decoy_as_large_does_not_stand_in_for_the_input():
 def test_the_attack_routes_are_inefficient_in_every_isolation_mode(
     isolation, task, known, kind, said, monkeypatch
 ):
-    monkeypatch.setenv("JUDGE_ISOLATION", isolation)
-    t = BANK.get(task)
-    report = grade(t, t.folder / "known" / known)
-    assert report.isolation == isolation
+    report = grade_known_in(isolation, task, known, monkeypatch)
     check = next(c for c in report.checks if c.kind == kind)
     assert report.verdict == Verdict.INEFFICIENT, check.message
     assert check.status == Status.FAILED and said in check.message
@@ -82,8 +75,5 @@ def test_the_attack_routes_are_inefficient_in_every_isolation_mode(
     [("scatter_add_drop", "one_masked_scatter.py"), ("bucketed_mean", "pad_copy_mask_jit.py")],
 )
 def test_right_answers_stay_accepted_in_every_isolation_mode(isolation, task, known, monkeypatch):
-    monkeypatch.setenv("JUDGE_ISOLATION", isolation)
-    t = BANK.get(task)
-    report = grade(t, t.folder / "known" / known)
-    assert report.isolation == isolation
+    report = grade_known_in(isolation, task, known, monkeypatch)
     assert report.verdict == Verdict.ACCEPTED, [c.message for c in report.checks]
