@@ -9,11 +9,20 @@ another record, the programs each call ran (judge/worker/executions.py), so hidi
 pull from one instrument does not pass the other.
 
 The rule: an input array that a device program of the reference's call read must be
-read by a program the learner's call ran (the array itself, or a copy of its values
-sent to the device during the call; see ``Executions.inputs_read``).  It is weighed
+read by a program the learner's call ran (the array itself, its buffers under another
+object, a copy of its values sent to the device during the call, a copy laid out anew
+by ``device_put``, a jitted closure's captured constant; see ``Executions.inputs_read``).
+What it cannot tell: a token program that touches the whole input and does no work
+(``x * 0`` added to a host result) reads it; and the record lives in the worker beside
+the learner's code, checked after every call like the other instruments
+(judge/worker/integrity.py), so a change made and undone within the call is not seen.  It is weighed
 call by call against the reference's record on the same input, so that an input a
 right answer need not read (a size-0 array, a scalar taken as static, an array handed
-back as it is) is never asked for.
+back as it is) is never asked for.  A call with an empty input array is not weighed at
+all: its answer may be settled from the shapes alone (``if n == 0: return
+jnp.zeros((n, m))``, a product with an inner dimension of 0), and jit leaves an argument
+its program does not use out of the program, so a right answer reads nothing there
+while the reference's program still takes every input.
 """
 
 from __future__ import annotations
@@ -40,7 +49,7 @@ def unread_input(args: dict[str, Any], mine: Any, reference: Any) -> Unread | No
     reference's programs read was read, or where the reference's record does not say
     (a memo written before it was kept: nothing to weigh against)."""
     ref_read = reference.get("inputs_read") if isinstance(reference, dict) else None
-    if not isinstance(ref_read, list):
+    if not isinstance(ref_read, list) or any(_empty(leaf) for leaf in leaves(args)):
         return None
     read = mine.get("inputs_read") if isinstance(mine, dict) else None
     if not isinstance(read, list) or len(read) != len(ref_read):
@@ -52,6 +61,10 @@ def unread_input(args: dict[str, Any], mine: Any, reference: Any) -> Unread | No
         if theirs and r is False:
             return Unread(names[j] if j < len(names) else f"argument {j + 1}")
     return None
+
+
+def _empty(leaf: Any) -> bool:
+    return isinstance(leaf, Leaf) and int(getattr(leaf.array, "size", 1)) == 0
 
 
 def off_device_message(where: str, label: str, found: Unread, figure: str) -> str:

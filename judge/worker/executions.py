@@ -119,6 +119,15 @@ class Executions:
         original_impl = pjit._pjit_call_impl_python
 
         def _pjit_call_impl_python(*args, jaxpr, **params):
+            log = recorder._log
+            if log is not None:
+                # arrays a jitted closure captured are the program's constants, not its
+                # arguments (jax.jit(lambda: a @ b)()): the program reads them all the same
+                try:
+                    for const in jaxpr.consts:
+                        log.pointers.update(buffers(const))
+                except Exception:  # an odd jaxpr: its constants tie nothing
+                    pass
             out = original_impl(*args, jaxpr=jaxpr, **params)
             try:
                 call = out[1].unsafe_call
@@ -200,8 +209,6 @@ class Executions:
         (a module's decoy) or on the device (a fresh ``jnp.zeros``), never stands in."""
         seen_ids = {i for _, args, _ in log for i, _, _ in args} | {id(r) for r in returned}
         read: set = set(getattr(log, "pointers", ()))
-        for r in returned:
-            read.update(self._transfers.buffers(r))
         # a device array moved (a copy laid out anew) is read where its copy is, and
         # through every move before it
         moves = list(getattr(log, "moved", ()))
@@ -223,13 +230,17 @@ class Executions:
             size = int(getattr(leaf, "size", 0) or 0)
             if size == 0 or not getattr(leaf, "shape", ()):
                 out.append(None)
+            elif id(leaf) in seen_ids or any(b in read for b in self._transfers.buffers(leaf)):
+                out.append(True)  # handed to a program, itself or a view of its buffers
             else:
-                out.append(id(leaf) in seen_ids or any(_holds(h, leaf) for h in sent))
+                values = self._transfers.values(leaf) if sent else None
+                out.append(any(_holds(h, leaf, values) for h in sent))
         return out
 
-    def of_call(self, log, arguments, result) -> dict:
+    def of_call(self, log, inputs, result) -> dict:
         """What a call's reply says of the programs it ran: how many, which of its
-        input arrays they read (None where that could not be read: the learner's
+        input arrays (``inputs``: the arguments' array leaves, taken before the call)
+        they read (None where that could not be read: the learner's
         result is an object whose attributes raise), and the figures the measuring
         kinds weigh (``summary``: flops, equations and primitives, collectives, the
         programs with the HLO the judge reads), so that every value call is weighed,
@@ -238,7 +249,7 @@ class Executions:
         Each program's figures are computed once (``_program``), so a call costs a
         look-up per execution."""
         try:
-            read = self.inputs_read(array_leaves(arguments), log, array_leaves(result))
+            read = self.inputs_read(list(inputs), log, array_leaves(result))
         except Exception:
             read = None
         try:
@@ -423,7 +434,7 @@ class _Log(list):
         super().__init__()
         self.transfers: list = []  # (host array, buffers of the device arrays made from it)
         self.kept = 0  # bytes of the host arrays kept
-        self.pointers: set = set()  # device buffers of the arrays handed to programs
+        self.pointers: set = set()  # (address, bytes) of the buffers programs were handed
         self.moved: list = []  # (id of a device array, its buffers, those of its copy)
 
 
@@ -455,13 +466,20 @@ class _Transfers:
 
         original = pxla.shard_args
         ndarray = np.ndarray
-        method = ArrayImpl.unsafe_buffer_pointer
-        raw = getattr(method, "__wrapped__", method)  # where the counter came first (tests)
+
+        def unwrapped(method):  # where the sync counter came first (tests)
+            return getattr(method, "__wrapped__", method)
+
+        raw = unwrapped(ArrayImpl.unsafe_buffer_pointer)
+        copy = unwrapped(ArrayImpl._single_device_array_to_np_array_did_copy)
 
         def buffers(array) -> tuple:
             return _buffers(raw, array)
 
-        self.buffers = buffers
+        def values(array):
+            return _host_values(copy, array)
+
+        self.buffers, self.values = buffers, values
 
         def shard_args(shardings, layouts, copy_semantics, args, *rest, **kwargs):
             out = original(shardings, layouts, copy_semantics, args, *rest, **kwargs)
@@ -491,14 +509,17 @@ _MAX_KEPT_BYTES = 1 << 30
 
 
 def _buffers(pointer_of, array) -> tuple:
-    """The addresses of an array's device buffers (``pointer_of``: jaxlib's
-    ``unsafe_buffer_pointer``): a single-device array's one, each addressable shard's
-    for an array laid over several devices, none where they cannot be read.  The device
-    array ``device_put`` hands back wraps the buffers ``shard_args`` made in a new
-    object, so the buffers, not the object, tie a transfer to the programs that read
-    it."""
+    """An array's device buffers, each as its address and size in bytes
+    (``pointer_of``: jaxlib's ``unsafe_buffer_pointer``): a single-device array's one,
+    each addressable shard's for an array laid over several devices, none where they
+    cannot be read.  The device array ``device_put`` hands back wraps the buffers
+    ``shard_args`` made in a new object, so the buffers, not the object, tie a transfer
+    to the programs that read it.  The size is part of the tie: on the CPU a host array
+    is sent without a copy, so a smaller array made at the same address (the first part
+    of a host buffer that also holds an input's values) would otherwise stand for all
+    of it."""
     try:
-        return (int(pointer_of(array)),)
+        return ((int(pointer_of(array)), int(array.nbytes)),)
     except Exception:
         pass
     try:
@@ -508,16 +529,17 @@ def _buffers(pointer_of, array) -> tuple:
     found = []
     for shard in shards:
         try:
-            found.append(int(pointer_of(shard.data)))
+            found.append((int(pointer_of(shard.data)), int(shard.data.nbytes)))
         except Exception:
             pass
     return tuple(found)
 
 
-def _holds(host, leaf) -> bool:
-    """Whether the host array ``host`` holds the input ``leaf``'s values: the same
-    object, or an array of its dtype whose values include all of the input's, in
-    order, at an element boundary (a view, a copy, a padded copy)."""
+def _holds(host, leaf, values) -> bool:
+    """Whether the host array ``host`` holds the input ``leaf``'s values (``values``:
+    read from its device buffers, ``_Transfers.values``): the same object, or an array
+    of its dtype whose values include all of the input's, in order, at an element
+    boundary (a view, a copy, a padded copy)."""
     if host is leaf:
         return True
     try:
@@ -525,15 +547,10 @@ def _holds(host, leaf) -> bool:
 
         if str(host.dtype) != str(getattr(leaf, "dtype", "")) or host.size < leaf.size:
             return False
-        if not isinstance(leaf, np.ndarray):
-            # a device array: only its host copy, made when the learner's code read it
-            # (np.asarray(x), needed to pad it on the host); never pulled here, where it
-            # would count as the learner's sync
-            leaf = getattr(leaf, "_npy_value", None)
-            if not isinstance(leaf, np.ndarray):
-                return False
+        if not isinstance(values, np.ndarray):
+            return False
         whole = np.ascontiguousarray(host).tobytes()
-        part = np.ascontiguousarray(leaf).tobytes()
+        part = np.ascontiguousarray(values).tobytes()
         step = max(1, host.dtype.itemsize)
         at = whole.find(part)
         while at != -1 and at % step:
@@ -541,6 +558,29 @@ def _holds(host, leaf) -> bool:
         return at != -1
     except Exception:
         return False
+
+
+def _host_values(copy_of, array):
+    """An input's values, read from its device buffers with jaxlib's own copy
+    (``copy_of``: ``_single_device_array_to_np_array_did_copy``), shard by shard for an
+    array over several devices; None where they cannot be read.  Never the array's
+    cached host copy (``_npy_value``): an attribute the learner's code can set, which
+    would make any host array it sends hold "the input's values"."""
+    import numpy as np
+
+    if isinstance(array, np.ndarray):
+        return array
+    try:
+        return np.asarray(copy_of(array)[0])
+    except Exception:
+        pass
+    try:
+        out = np.empty(array.shape, array.dtype)
+        for shard in array.addressable_shards:
+            out[shard.index] = np.asarray(copy_of(shard.data)[0])
+        return out
+    except Exception:
+        return None
 
 
 class _LoweringRules:

@@ -40,10 +40,12 @@ def _class_dict(cls) -> dict:
 
 
 class Instruments:
-    def __init__(self, probe, counter, guards: dict, bound: dict | None = None):
+    def __init__(self, probe, counter, guards: dict, bound: dict | None = None, recorder=None):
         """``probe`` and ``counter``: the real Probe and SyncCounter; ``guards``: name ->
         (holder, attribute, expected object), the worker's own references to them;
-        ``bound``: name -> the dict an instrument's setup bound (its entries must stay)."""
+        ``bound``: name -> the dict an instrument's setup bound (its entries must stay);
+        ``recorder``: the Executions that records the programs each call runs (its
+        class and module, whose ``inputs_read`` the off-device rule rests on)."""
         import jax
         from jax._src import monitoring
 
@@ -82,6 +84,16 @@ class Instruments:
                 ("the judge's sync counter", syncs_module, _functions_of(syncs_module))
             )
             self._objects.append(("the judge's sync counter", syncs_module, "_current", counter))
+        if recorder is not None:
+            from . import executions as executions_module
+
+            what = "the judge's recorder of the programs your calls run"
+            for cls in (type(recorder), type(recorder._transfers)):
+                self._classes.append((what, cls, _class_dict(cls)))
+            self._modules.append((what, executions_module, _functions_of(executions_module)))
+            self._objects.append((what, recorder, "_transfers", recorder._transfers))
+            buffers = recorder._transfers.buffers
+            self._objects.append((what, recorder._transfers, "buffers", buffers))
         for what, (holder, attribute, expected) in guards.items():
             self._objects.append((what, holder, attribute, expected))
         # immutable snapshots: what a learner finds through gc and edits is the dict

@@ -13,6 +13,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from .arguments import _Arguments, _LearnersFault, _to_argument
+from .executions import array_leaves
 from .learner_file import (
     SubmissionFile,
     _exit_words,
@@ -412,6 +413,12 @@ class Loop:
             guards["the judge's keeper of XLA's compile records"] = self.dump_guard
         for n, guard in enumerate(getattr(self.executions, "guards", ())):
             guards[f"the judge's recorder of the programs your calls run ({n + 1})"] = guard
+        if self.executions is not None:
+            guards["the worker's recorder of the programs your calls run"] = (
+                self,
+                "executions",
+                self.executions,
+            )
         try:
             # what each instrument's setup bound (jax's functions): swapped, it measures
             # whatever the learner's code put there
@@ -420,7 +427,9 @@ class Loop:
                 for name, (_, kept) in self.instruments.items()
                 if isinstance(kept, dict)
             }
-            self._watch.check = Instruments(real_probe, real_syncs, guards, bound)
+            self._watch.check = Instruments(
+                real_probe, real_syncs, guards, bound, recorder=self.executions
+            )
             self._watch.compiles_seen = (
                 real_probe.compiles_seen if real_probe is not None else (lambda: None)
             )
@@ -522,6 +531,9 @@ class Loop:
             if self.executions is not None
             else contextlib.nullcontext(None)
         )
+        # the inputs as the call received them: the lists are the call's to rewrite
+        # (one frame up, or through gc), and an input swapped for the result would read
+        inputs = tuple(array_leaves([arguments.args, arguments.kwargs]))
         try:
             with recording as ran:
                 result = _run_learner(self.entry, arguments.args, arguments.kwargs)
@@ -534,11 +546,7 @@ class Loop:
             reply = self._encode_result(result, out_blobs, syncs)
             reply["elapsed_s"] = elapsed
             if ran is not None:  # which inputs a program on the device read
-                reply["measured"] = {
-                    "executed": self.executions.of_call(
-                        ran, [arguments.args, arguments.kwargs], result
-                    )
-                }
+                reply["measured"] = {"executed": self.executions.of_call(ran, inputs, result)}
         _flush_learner_output()
         reply["traces"] = probe.end_call()
         reply["syncs"] = syncs.end()

@@ -117,7 +117,7 @@ def test_an_input_counts_as_read_when_a_program_reads_it_or_a_copy_as_large():
     # returned as it is (a loop of zero steps): passed through, not computed on the host
     device = jnp.ones(4)
     assert executions.inputs_read([device], [], returned=[device]) == [True]
-    record = executions.of_call([], [[device]], device)
+    record = executions.of_call([], (device,), device)
     assert (record["executions"], record["inputs_read"], record["flops"]) == (0, [True], 0.0)
 
 

@@ -6,11 +6,15 @@ switched off or its records emptied by the learner's code: tests/known_gaps).  T
 calls' record of the programs they ran now has to show each input the reference's
 programs read being read on the device, whatever the counter saw.
 
-The rule needed two fixes of the recorder (judge/worker/executions.py): a device array
-laid out anew by ``device_put`` is read where its copy is (a right answer that
-reshards its input first was taken for one computed on the host), and the recorder
-reads buffers with jaxlib's own method, not the sync counter's wrapper (a learner's
-``jax.device_put`` of a NumPy constant counted as their pull)."""
+The rule needed fixes of the recorder (judge/worker/executions.py): a device array laid
+out anew by ``device_put`` is read where its copy is, a jitted closure's captured
+arrays are read as its program's constants, an input whose own buffers a program read
+(``x.addressable_data(0)``) is read, and a call with an empty input is not weighed
+(right answers taken for ones computed on the host); buffers are read with jaxlib's own
+method, not the sync counter's wrapper (a learner's ``jax.device_put`` of a NumPy
+constant counted as their pull).  The attack review of stop 30 found three routes
+around it, closed here: the judge's argument list rewritten by the call, one host
+buffer aliasing the answer and the input, the recorder patched."""
 
 from __future__ import annotations
 
@@ -35,6 +39,11 @@ from helpers.isolation_modes import MODES, grade_known_in
         ("chain_matmul", "host_compute_records_cleared.py", "cost"),  # records emptied
         ("pairwise_sq_dists", "host_compute_counter_unset.py", "jaxpr"),  # _current unset
         ("col_mean", "host_compute_paused_replicated.py", "collectives"),  # 8 devices
+        # the attack review's: the judge's argument list rewritten (a frame up, by gc),
+        # one aligned host buffer holding the answer and the input's bytes
+        ("safe_mean", "review3_args_list_rewritten.py", "jaxpr"),
+        ("col_mean", "review3_args_list_by_gc.py", "collectives"),
+        ("safe_mean", "review3_aliased_host_buffer.py", "jaxpr"),
     ],
 )
 def test_an_answer_computed_on_the_host_is_inefficient_whatever_hid_its_pulls(
@@ -55,6 +64,10 @@ def test_an_answer_computed_on_the_host_is_inefficient_whatever_hid_its_pulls(
         ("pairwise_sq_dists", "right_copies_inputs_first.py"),
         ("pairwise_sq_dists", "right_device_put_constant.py"),
         ("col_mean", "right_device_put_same_layout.py"),
+        ("chain_matmul", "right_jitted_closure.py"),  # the inputs are the constants
+        ("safe_mean", "right_addressable_shard.py"),  # its own buffer, a new object
+        ("pairwise_sq_dists", "right_empty_side_eager.py"),  # empty inputs not weighed
+        ("chain_matmul", "right_zero_dim_eager.py"),
     ],
 )
 def test_right_answers_that_copy_their_inputs_or_send_constants_stay_accepted(
@@ -62,6 +75,14 @@ def test_right_answers_that_copy_their_inputs_or_send_constants_stay_accepted(
 ):
     report = grade_known_in(isolation, task, known, monkeypatch)
     assert report.verdict == Verdict.ACCEPTED, [c.message for c in report.checks]
+
+
+@pytest.mark.parametrize("isolation", MODES)
+def test_a_recorder_patched_to_say_every_input_was_read_is_tampering(isolation, monkeypatch):
+    report = grade_known_in(isolation, "chain_matmul", "review3_recorder_patched.py", monkeypatch)
+    assert report.verdict == Verdict.RUNTIME_ERROR, [c.message for c in report.checks]
+    said = next(c for c in report.checks if c.kind == "instruments").message
+    assert "recorder of the programs your calls run was changed" in said
 
 
 MOVES = """
