@@ -104,9 +104,11 @@ class Executions:
                 (),
             ]
             log.append(entry)  # before it runs: an execution that raises ran too
-            try:
-                for a in args:
-                    log.pointers.update(buffers(a))
+            try:  # what the program reads: jax leaves an argument it does not use out
+                kept = getattr(self, "kept_var_idx", None)
+                for i, a in enumerate(args):
+                    if kept is None or i in kept:
+                        log.pointers.update(buffers(a))
             except Exception:  # an odd argument: its buffers tie no transfer to this program
                 pass
             out = original_execute(self, *args)
@@ -203,11 +205,18 @@ class Executions:
         device during the call (``_Transfers``: passed to a program, or to
         ``device_put``/``jnp.asarray``) whose values hold the input's, in order
         (the input itself, a view of it, a padded copy), and that a program of the call
-        read (itself, or the device array the transfer made).  A copy the call laid out
+        read (itself, or the device array the transfer made).  An argument a program
+        leaves out (jax drops the ones it does not use) is not read by it.  A copy the
+        call laid out
         anew on the devices (``device_put`` to another sharding) stands for the device
         array it was made from.  An array that is merely as large, made before the call
         (a module's decoy) or on the device (a fresh ``jnp.zeros``), never stands in."""
-        seen_ids = {i for _, args, _ in log for i, _, _ in args} | {id(r) for r in returned}
+        seen_ids = {
+            a[0]
+            for program, args, _ in log
+            for k, a in enumerate(args)
+            if k in getattr(program, "kept_var_idx", range(len(args)))
+        } | {id(r) for r in returned}
         read: set = set(getattr(log, "pointers", ()))
         # a device array moved (a copy laid out anew) is read where its copy is, and
         # through every move before it

@@ -44,6 +44,7 @@ from helpers.isolation_modes import MODES, grade_known_in
         ("safe_mean", "review3_args_list_rewritten.py", "jaxpr"),
         ("col_mean", "review3_args_list_by_gc.py", "collectives"),
         ("safe_mean", "review3_aliased_host_buffer.py", "jaxpr"),
+        ("safe_mean", "review3_unused_jit_arguments.py", "jaxpr"),  # a jit that uses none
     ],
 )
 def test_an_answer_computed_on_the_host_is_inefficient_whatever_hid_its_pulls(
