@@ -4,25 +4,27 @@ A figure of few traces, few flops, a small program or few bytes sent is only wor
 something if the answer came from the device.  A function that pulls its inputs to the
 host and computes there with NumPy (handing the result back with ``jnp.asarray``) runs
 no program that reads them, and every such figure comes out small.  The sync count
-sees the pull, but it lives in the worker beside the learner's code; this rule rests on
-another record, the programs each call ran (judge/worker/executions.py), so hiding the
-pull from one instrument does not pass the other.
+sees the pull, but its state can be switched off by the learner's code for a moment
+(tests/known_gaps); this rule rests on another record, the programs each call ran
+(judge/worker/executions.py), so hiding the pull from one instrument does not pass the
+other.
 
 The rule: an input array that a device program of the reference's call read must be
 read by a program the learner's call ran (the array itself, its buffers under another
 object, a copy of its values sent to the device during the call, a copy laid out anew
 by ``device_put``, a jitted closure's captured constant; see ``Executions.inputs_read``).
-What it cannot tell: a token program that touches the whole input and does no work
-(``x * 0`` added to a host result) reads it; and the record lives in the worker beside
-the learner's code, checked after every call like the other instruments
-(judge/worker/integrity.py), so a change made and undone within the call is not seen.  It is weighed
-call by call against the reference's record on the same input, so that an input a
-right answer need not read (a size-0 array, a scalar taken as static, an array handed
-back as it is) is never asked for.  A call with an empty input array is not weighed at
-all: its answer may be settled from the shapes alone (``if n == 0: return
-jnp.zeros((n, m))``, a product with an inner dimension of 0), and jit leaves an argument
-its program does not use out of the program, so a right answer reads nothing there
-while the reference's program still takes every input.
+It is weighed call by call against the reference's record on the same input, so that
+an input a right answer need not read (a size-0 array, a scalar taken as static, an
+array handed back as it is) is never asked for.  A call with an empty input array is
+not weighed at all: its answer may be settled from the shapes alone (``if n == 0:
+return jnp.zeros((n, m))``, a product with an inner dimension of 0), and jit leaves an
+argument its program does not use out of the program, so a right answer reads nothing
+there while the reference's program still takes every input.
+
+What it cannot tell: a token program that uses the whole input and does no work
+(``x * 0`` added to a host result) reads it.  The record lives in the worker too,
+checked after every call like the other instruments (judge/worker/integrity.py), so a
+change made and undone within the call is not seen.
 """
 
 from __future__ import annotations
