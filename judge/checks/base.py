@@ -769,14 +769,15 @@ class ScriptMeasureCheck(CheckSpec):
 
     OFF_DEVICE_FIGURE = "the figure"  # what the kind weighs, in the off-device message
 
-    def value_calls_off_device(self, grading: GradingView) -> str | None:
-        """The off-device rule (judge/checks/on_device.py) on every value call, in
-        words (None: each read on the device what the reference's read).  A function
+    def value_calls_off_device(self, values: list[ValueCall]) -> str | None:
+        """The off-device rule (judge/checks/on_device.py) on every value call that
+        ``value_calls`` found, in words (None: each read on the device what the
+        reference's read).  A function
         that computes on the host and hands back ``jnp.asarray`` of the answer runs
         programs of almost no work, which every figure here would pass."""
         from .on_device import off_device_message, unread_input
 
-        for v in self.value_calls(grading):
+        for v in values:
             found = unread_input(v.args, v.mine, v.reference)
             if found is not None:
                 return off_device_message(v.where, v.label, found, self.OFF_DEVICE_FIGURE)

@@ -48,7 +48,7 @@ from .outcome import plural
 if TYPE_CHECKING:
     from ..bank import FieldReader, Task
     from ..report import CheckResult
-    from .base import GradingView
+    from .base import GradingView, ValueCall
     from .hlo import Instruction
 
 KINDS = ("all-reduce", "all-gather", "reduce-scatter", "collective-permute", "all-to-all")
@@ -527,10 +527,11 @@ class CollectivesCheck(ScriptMeasureCheck):
                     },
                 )
             )
-        off_device = self.value_calls_off_device(grading)
+        values = self.value_calls(grading)
+        off_device = self.value_calls_off_device(values)
         if off_device is not None:
             return self.failed(off_device, details={"calls": [d for _, d in results]})
-        problem = self.value_calls_over(grading, calls)
+        problem = self.value_calls_over(values, calls)
         if problem is not None:
             return problem
         return self.result(
@@ -539,7 +540,9 @@ class CollectivesCheck(ScriptMeasureCheck):
             details={"calls": [d for _, d in results]},
         )
 
-    def value_calls_over(self, grading: GradingView, calls: list[Measured]) -> CheckResult | None:
+    def value_calls_over(
+        self, values: list[ValueCall], calls: list[Measured]
+    ) -> CheckResult | None:
         """The first value call (a property check's, a script's run) whose programs
         send more than the budget allows, against the reference's call on the same
         input (None: none does).  The scripted calls weigh the trace and the
@@ -554,7 +557,7 @@ class CollectivesCheck(ScriptMeasureCheck):
             for tally in (Tally.of(c.reference), Tally.ran(c.reference)):
                 for k in KINDS:
                     scripted[k] = max(scripted[k], tally.counts[k] if tally else 0)
-        for v in self.value_calls(grading):
+        for v in values:
             theirs = _ran_or_counted(v.reference, source)
             theirs.counts = {k: max(theirs.counts[k], scripted[k]) for k in KINDS}
             # bytes grow with the input: the reference's on the same input, with room

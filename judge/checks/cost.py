@@ -59,7 +59,7 @@ from .outcome import plural
 if TYPE_CHECKING:
     from ..bank import FieldReader, Task
     from ..report import CheckResult
-    from .base import GradingView, Measured
+    from .base import GradingView, Measured, ValueCall
 
 MAX_HLO_CHARS = 3 << 20
 RAN_MARGIN = 1.05  # what the calls ran replaces the trace's figure above this ratio
@@ -295,7 +295,8 @@ class CostCheck(ScriptMeasureCheck):
             limit = theirs.flops * self.factor
             if mine.flops > limit:
                 return self.failed(self.over(c, mine, theirs, limit), details=details)
-        problem = self.value_calls_off_device(grading) or self.value_calls_over(grading)
+        values = self.value_calls(grading)
+        problem = self.value_calls_off_device(values) or self.value_calls_over(values)
         if problem is not None:
             return self.failed(problem, details=details)
         worst = max(figures, key=lambda f: f[1].flops / max(f[2].flops, 1.0))
@@ -315,12 +316,12 @@ class CostCheck(ScriptMeasureCheck):
             )
         return self.result(Status.PASSED, text, details=details)
 
-    def value_calls_over(self, grading: GradingView) -> str | None:
+    def value_calls_over(self, values: list[ValueCall]) -> str | None:
         """The first value call whose programs did far more work than the reference's
         on the same input, in words (None: none did).  The scripted calls above weigh
         the instrument's trace and its own call, which comes right after the trace;
         every other call the judge made for values is weighed here."""
-        for v in self.value_calls(grading):
+        for v in values:
             theirs = executed_flops(v.reference)
             if theirs is None:  # the reference's figure unknown: nothing to weigh against
                 continue

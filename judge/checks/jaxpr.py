@@ -66,7 +66,7 @@ from .outcome import plural
 if TYPE_CHECKING:
     from ..bank import FieldReader
     from ..report import CheckResult
-    from .base import GradingView, Measured
+    from .base import GradingView, Measured, ValueCall
 
 BUDGETS = ("no_growth", "reference")
 RAN_MARGIN, RAN_SLACK = 1.25, 4  # when what the calls ran replaces the trace's count
@@ -344,15 +344,16 @@ class JaxprCheck(ScriptMeasureCheck):
                     ),
                 )
             return self.failed("\n".join(problems), details=details)
-        problem = self.value_calls_off_device(grading) or self.value_calls_over(
-            grading, sizes, counts, refs
+        values = self.value_calls(grading)
+        problem = self.value_calls_off_device(values) or self.value_calls_over(
+            values, sizes, counts, refs
         )
         if problem:
             return self.failed(problem, details=details)
         return self.result(Status.PASSED, self.summary(sizes, counts, refs), details=details)
 
     def value_calls_over(
-        self, grading: GradingView, sizes: list[int], counts: list[int], refs: list[int]
+        self, values: list[ValueCall], sizes: list[int], counts: list[int], refs: list[int]
     ) -> str:
         """The first value call (a property check's, a script's run) whose programs
         break the check's own budget, in words ("": none does).  The scripted calls
@@ -363,7 +364,7 @@ class JaxprCheck(ScriptMeasureCheck):
         call's allow at its size.  Eager operations around a right answer add a few
         equations: a call fails where it is clearly over (``RAN_MARGIN``, ``RAN_SLACK``)."""
         scripted = [(s, n) for s, n in zip(sizes, counts) if s > 0]
-        for v in self.value_calls(grading):
+        for v in values:
             theirs = v.reference.get("equations")
             if theirs is None:  # the reference's figure unknown: nothing to weigh against
                 continue
