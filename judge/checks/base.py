@@ -772,9 +772,9 @@ class ScriptMeasureCheck(CheckSpec):
     def value_calls_off_device(self, values: list[ValueCall]) -> str | None:
         """The off-device rule (judge/checks/on_device.py) on every value call that
         ``value_calls`` found, in words (None: each read on the device what the
-        reference's read).  A function
-        that computes on the host and hands back ``jnp.asarray`` of the answer runs
-        programs of almost no work, which every figure here would pass."""
+        reference's read).  A function that computes on the host and hands back
+        ``jnp.asarray`` of the answer runs programs of almost no work, which every
+        figure here would pass."""
         from .on_device import off_device_message, unread_input
 
         for v in values:
