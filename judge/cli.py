@@ -9,6 +9,7 @@ against several tasks in turn (``--tasks``)."""
 from __future__ import annotations
 
 import atexit
+import functools
 import os
 import sys
 from pathlib import Path
@@ -87,16 +88,22 @@ def main(ctx: click.Context, bank: str | None) -> None:
     ctx.obj["bank"] = bank
 
 
-def isolation_option(f):
+ISOLATION_HELP = (
+    "How the learner's code is isolated: bubblewrap (a sandbox per submission; fails "
+    "when it cannot be had), forked (forked from a warm bubblewrap sandbox that "
+    "imported jax once, kept apart by Landlock and seccomp), process, or auto "
+    "({auto}; env JUDGE_ISOLATION).  README, Isolation, says what each holds."
+)
+
+
+def isolation_option(f, auto: str = "bubblewrap when it works"):
     return click.option(
         "--isolation",
-        type=click.Choice(["auto", "bubblewrap", "process"]),
+        type=click.Choice(["auto", "bubblewrap", "forked", "process"]),
         envvar="JUDGE_ISOLATION",
         default="auto",
         show_default=True,
-        help="How the learner's code is isolated: bubblewrap (fails when it "
-        "cannot be had), process, or auto (bubblewrap when it works; env "
-        "JUDGE_ISOLATION).  README, Isolation, says what each holds.",
+        help=ISOLATION_HELP.format(auto=auto),
     )(f)
 
 
@@ -619,6 +626,7 @@ def _names_a_zone(text: str) -> bool:
     show_default=True,
     help="The attempt a learner's gradebook cell shows.",
 )
+@functools.partial(isolation_option, auto="forked where it works, else as judge run")
 @click.pass_context
 def serve(
     ctx,
@@ -638,6 +646,7 @@ def serve(
     reference_idle_s,
     worker_idle_s,
     gradebook,
+    isolation,
 ):
     """Serve the grading API (/v1), its metrics and a page for people at /.
 
@@ -668,6 +677,7 @@ def serve(
         reference_idle_s=reference_idle_s,
         worker_idle_s=worker_idle_s,
         gradebook=gradebook,
+        isolation=isolation,
     )
     try:
         status = run_service(

@@ -4,7 +4,8 @@ This package never imports jax: the judge forks a worker per submission, and a p
 that imported jax should not fork.  Split by job:
 
     procs     process bookkeeping: spawning, /proc, killing, reaping, escapees, scratch
-    policy    isolation: bubblewrap or process (Landlock, uid, capabilities), the view
+    policy    isolation: bubblewrap, forked or process (Landlock, uid, capabilities), the view
+    zygote    warm sandboxes that fork learner workers (forked isolation)
     clock     time that belongs to the learner's code, load taken out
     deaths    how a worker ended, in the learner's words (a pure function)
     handle    WorkerHandle, the judge's handle on one worker (judge/worker/ running
@@ -17,7 +18,7 @@ from ..limits import Limits
 from .clock import RunClock
 from .deaths import WorkerFailure
 from .handle import WorkerHandle
-from .policy import IsolationUnavailable, is_root
+from .policy import IsolationUnavailable, forked_unavailable, is_root
 from .policy import requested as requested_isolation
 from .policy import resolve as resolve_isolation
 from .procs import scratch_root
@@ -32,6 +33,7 @@ __all__ = [
     "Worker",
     "WorkerFailure",
     "IsolationUnavailable",
+    "forked_unavailable",
     "check_isolation_soon",
     "is_root",
     "requested_isolation",

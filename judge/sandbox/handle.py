@@ -33,12 +33,13 @@ import sys
 import tempfile
 import threading
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from ..compile_log import CompileLog
 from ..limits import Limits
 from ..worker import wire
 from . import beneath, policy, procs
+from . import zygote as zygote_mod
 from .clock import WALL_FACTOR, Meter, RunClock, cores
 from .deaths import Facts, WorkerFailure, explain, seconds
 
@@ -112,7 +113,7 @@ class WorkerHandle:
         self.ready_s: float | None = None  # spawn to ready, measured by the judge
         # None until start() sets them; only read after it
         self._plan: policy.Plan = None  # type: ignore[assignment]
-        self._proc: subprocess.Popen[bytes] = None  # type: ignore[assignment]
+        self._proc: subprocess.Popen[bytes] | zygote_mod.ForkedProcess = None  # type: ignore[assignment]
         self._token = secrets.token_bytes(wire.TOKEN_LEN)
         self._seq = 0
         self._ready = False
@@ -145,45 +146,15 @@ class WorkerHandle:
     # -- lifecycle
 
     def start(self) -> None:
-        """Spawn the worker and return at once; it imports numpy and jax meanwhile."""
+        """Spawn the worker and return at once; it imports numpy and jax meanwhile (a
+        forked one has them already)."""
         if self._proc is not None or self._closed:
             raise RuntimeError("a WorkerHandle starts once")
         procs.prepare_judge()
-        self.scratch = tempfile.mkdtemp(prefix="worker-", dir=procs.scratch_root())  # 0700
-        cmd_r, self._cmd_w = os.pipe()
-        self._reply_r, reply_w = os.pipe()
-        try:
-            self._plan = policy.plan(
-                self.isolation,
-                trusted=self.trusted,
-                scratch=self.scratch,
-                hidden=self.hidden_paths,
-                scratch_bytes=self.limits.scratch_mb << 20,
-                inner=lambda worker_dir, confine: self._inner(worker_dir, confine, cmd_r, reply_w),
-            )
-            self.layers = self._plan.layers
-            self.guards_judge_files = self._plan.guards_judge_files
-            self.home = self._plan.env["HOME"]
-            if self._plan.writable:
-                self._writable_fd = beneath.open_dir(self._plan.writable)
-            self._proc = procs.spawn(
-                self._plan.argv,
-                (cmd_r, reply_w),
-                self._plan.cwd or self.scratch,
-                self._plan.env,
-                **self._plan.popen,
-            )
-        except OSError as exc:
-            self._failure = WorkerFailure(
-                "exited", f"the worker could not be started: {exc}", where="start"
-            )
-            os.close(self._reply_r)
-            os.close(self._cmd_w)
-            self._release_uid()
-            raise self._failure from exc
-        finally:
-            os.close(cmd_r)
-            os.close(reply_w)
+        if self.isolation == "forked":
+            self._start_forked()
+        else:
+            self._start_spawned()
         self._t0 = time.monotonic()
         try:
             os.write(self._cmd_w, self._token)  # 16 bytes into an empty pipe: never blocks
@@ -196,6 +167,90 @@ class WorkerHandle:
             self._spawn_thread(self._drain, "stderr", self._proc.stderr),
         ]
         self._spawn_thread(self._watch)
+
+    def _start_spawned(self) -> None:
+        self.scratch = tempfile.mkdtemp(prefix="worker-", dir=procs.scratch_root())  # 0700
+        cmd_r, self._cmd_w = os.pipe()
+        self._reply_r, reply_w = os.pipe()
+        try:
+            self._plan = policy.plan(
+                self.isolation,
+                trusted=self.trusted,
+                scratch=self.scratch,
+                hidden=self.hidden_paths,
+                scratch_bytes=self.limits.scratch_mb << 20,
+                inner=lambda worker_dir, confine: self._inner(worker_dir, confine, cmd_r, reply_w),
+            )
+            self._planned()
+            if self._plan.writable:
+                self._writable_fd = beneath.open_dir(self._plan.writable)
+            self._proc = procs.spawn(
+                self._plan.argv,
+                (cmd_r, reply_w),
+                self._plan.cwd or self.scratch,
+                self._plan.env,
+                **self._plan.popen,
+            )
+        except OSError as exc:
+            self._not_started(exc)
+        finally:
+            os.close(cmd_r)
+            os.close(reply_w)
+
+    def _start_forked(self) -> None:
+        """Forked in a warm sandbox (zygote.py): its slot is its /tmp, its scratch is in
+        the sandbox's inbox; the slot's descriptor is the one the judge took before any
+        worker of that sandbox existed."""
+        ends: list[int] = []
+        streams: list = []
+        asked = False
+        try:
+            zygote, slot = zygote_mod.zygotes.slot(
+                tuple(self.hidden_paths), self.limits.scratch_mb << 20
+            )
+        except OSError as exc:
+            self._not_started(exc)
+        try:
+            self.scratch = tempfile.mkdtemp(prefix="worker-", dir=zygote.inbox)
+            self._plan = policy.forked_plan(
+                slot=zygote.slots[slot], scratch=self.scratch, hidden=self.hidden_paths
+            )
+            self._planned()
+            cmd_r, self._cmd_w = os.pipe()
+            self._reply_r, reply_w = os.pipe()
+            out_r, out_w = os.pipe()
+            err_r, err_w = os.pipe()
+            ends = [cmd_r, reply_w, out_w, err_w]
+            streams = [os.fdopen(out_r, "rb", 0), os.fdopen(err_r, "rb", 0)]
+            self._tmpfs_fds.append(zygote.slot_fd(slot))
+            asked = True
+            self._proc = zygote.spawn(
+                slot, self._config(-1, -1, self._plan.confine), self._plan.env, ends, *streams
+            )
+        except (OSError, ValueError) as exc:
+            for stream in streams:
+                stream.close()
+            if not asked:
+                zygote.release(None)  # spawn() releases the slot of a spawn that failed
+            self._not_started(exc)
+        finally:
+            for fd in ends:
+                os.close(fd)
+
+    def _planned(self) -> None:
+        self.layers = self._plan.layers
+        self.guards_judge_files = self._plan.guards_judge_files
+        self.home = self._plan.env["HOME"]
+
+    def _not_started(self, exc: Exception) -> NoReturn:
+        self._failure = WorkerFailure(
+            "exited", f"the worker could not be started: {exc}", where="start"
+        )
+        for fd in (getattr(self, "_reply_r", -1), getattr(self, "_cmd_w", -1)):
+            if fd >= 0:
+                os.close(fd)
+        self._release_uid()
+        raise self._failure from exc
 
     def stop(self) -> None:
         """Kill the worker's tree now and return; close() reaps it.  Stopping several
@@ -223,6 +278,8 @@ class WorkerHandle:
                 t.join(timeout=2.0)
             self._remove_leftovers()
             self._release_uid()
+            if isinstance(self._proc, zygote_mod.ForkedProcess) and self._status is not None:
+                self._proc.release()  # ended: its warm sandbox may reap it
         self._close_folders()  # the watch has stopped: nothing reads them any more
         if self.scratch:
             procs.rmtree(self.scratch)
@@ -493,7 +550,11 @@ class WorkerHandle:
         return explain(where, status if self._status else None, reason, f)
 
     def _poll_exit(self) -> bool:
-        if self._status is None:
+        if self._status is None and isinstance(self._proc, zygote_mod.ForkedProcess):
+            status = self._proc.status()  # not the judge's child: the kernel keeps its status
+            if status is not None:
+                self._status = (status, None)
+        elif self._status is None:
             try:
                 pid, status, rusage = os.wait4(self._proc.pid, os.WNOHANG)
             except ChildProcessError:
@@ -514,6 +575,8 @@ class WorkerHandle:
                 self._kill_reason = reason
             if self._status is not None:
                 return
+            if isinstance(self._proc, zygote_mod.ForkedProcess):
+                self._proc.kill()  # by its pidfd: no other process can be hit
             procs.kill_tree(self._proc.pid)
 
     def _kill_uid(self) -> None:
@@ -708,17 +771,18 @@ class WorkerHandle:
         machine's, not the learner's: no compile log then, as before one existed."""
         try:
             if self._plan.tmpfs:
-                inside = procs.descendants(self._proc.pid, limit=1)
-                if not inside:
-                    return
-                root = os.open(
-                    f"/proc/{inside[0]}/root", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
-                )
-                try:
-                    for path in self._plan.tmpfs:  # each kept as it opens: close() has it
-                        self._tmpfs_fds.append(beneath.open_beneath(root, path.lstrip("/")))
-                finally:
-                    os.close(root)
+                if not self._tmpfs_fds:  # a forked worker's slot was opened with its sandbox
+                    inside = procs.descendants(self._proc.pid, limit=1)
+                    if not inside:
+                        return
+                    root = os.open(
+                        f"/proc/{inside[0]}/root", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+                    )
+                    try:
+                        for path in self._plan.tmpfs:  # each kept as it opens: close() has it
+                            self._tmpfs_fds.append(beneath.open_beneath(root, path.lstrip("/")))
+                    finally:
+                        os.close(root)
                 home = dict(zip(self._plan.tmpfs, self._tmpfs_fds)).get(self.home, -1)  # type: ignore[arg-type]  # no home finds -1
             else:
                 home = self._writable_fd

@@ -8,6 +8,12 @@ Two modes (README, "Isolation", says what each protects against):
   Python installation without its site-packages, and exactly the packages the worker
   imports); private, size-capped /tmp (its working folder) and /dev/shm; the
   submission's folder read-only.
+* ``forked``: a worker forked from a warm bubblewrap sandbox that has imported numpy
+  and jax once for many workers (judge/sandbox/zygote.py; ``judge serve`` uses it where
+  it works).  The sandbox holds the host away as ``bubblewrap`` does; the workers in it
+  share its namespaces, so each keeps apart from the others on its own: a Landlock
+  domain (files: its own size-capped tmpfs and its submission; signals, ptrace and
+  abstract sockets scoped to itself) and the seccomp filter of ``process`` mode.
 * ``process``: no namespaces.  Landlock (when the kernel has it) confines files to the
   same view, denies TCP, and scopes signals and abstract sockets to the worker; a
   seccomp filter refuses sockets, io_uring and System V IPC; as root the worker either
@@ -42,7 +48,7 @@ from functools import lru_cache
 
 from . import procs
 
-MODES = ("auto", "bubblewrap", "process")
+MODES = ("auto", "bubblewrap", "forked", "process")
 ENV = "JUDGE_ISOLATION"
 PROCESSES_ENV = "JUDGE_WORKER_PROCESSES"
 WORKER_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "worker")
@@ -296,7 +302,17 @@ def _namespaces(b: Bwrap) -> list[str]:
     return args
 
 
-def bwrap_argv(scratch: str, hidden: list[str], scratch_bytes: int, inner: list[str]) -> list[str]:
+def bwrap_argv(
+    scratch: str,
+    hidden: list[str],
+    scratch_bytes: int,
+    inner: list[str],
+    *,
+    slots: tuple[str, ...] = (),
+    slot_bytes: int = 0,
+) -> list[str]:
+    """``slots``: for a warm sandbox (forked workers), a size-capped tmpfs each, inside
+    its /tmp (which is then ``scratch_bytes``, for nobody's use but its server's)."""
     b, v = bubblewrap(), view()
     args = _namespaces(b)
     for link, target in v.links:
@@ -312,6 +328,10 @@ def bwrap_argv(scratch: str, hidden: list[str], scratch_bytes: int, inner: list[
         str(scratch_bytes),
         "--tmpfs",
         "/tmp",
+    ]
+    for slot in slots:
+        args += ["--size", str(slot_bytes), "--tmpfs", slot]
+    args += [
         "--symlink",
         "/tmp",
         "/var/tmp",
@@ -507,10 +527,18 @@ class Plan:
 
 
 def resolve(mode: str | None) -> str:
-    """The mode a learner's worker gets: ``bubblewrap`` fails closed when it cannot be had."""
+    """The mode a learner's worker gets: ``bubblewrap`` and ``forked`` fail closed when
+    they cannot be had; ``auto`` is ``bubblewrap`` (each worker a sandbox of its own)."""
     mode = requested(mode)
     if mode == "process":
         return "process"
+    if mode == "forked":
+        why = forked_unavailable()
+        if why:
+            raise IsolationUnavailable(
+                f"forked isolation was asked for but does not work here: {why}"
+            )
+        return "forked"
     b = bubblewrap()
     if mode == "bubblewrap" and not b.ok:
         raise IsolationUnavailable(
@@ -533,6 +561,86 @@ def base_env(home: str) -> dict:
         # taken from the other worker's start, for arrays of a few dozen numbers
         "OPENBLAS_NUM_THREADS": "1",
     }
+
+
+# Of /proc, a forked worker reads its own folder (/proc/self, opened by the worker: its
+# own pid) and the machine's figures, never its siblings' folders: they share its uid,
+# so without this each could list the other's descriptors and read its name and state.
+_FORKED_PROC = (
+    "/proc/self",
+    "/proc/cpuinfo",
+    "/proc/meminfo",
+    "/proc/stat",
+    "/proc/loadavg",
+    "/proc/uptime",
+    "/proc/version",
+    "/proc/filesystems",
+    "/proc/sys",
+)
+FORKED_LANDLOCK_ABI = 6  # signals and abstract sockets scoped to the domain (Linux 6.12)
+
+
+def forked_unavailable() -> str:
+    """Why workers cannot be forked from a warm sandbox here ("" when they can)."""
+    b = bubblewrap()
+    if not b.ok:
+        return b.why
+    if landlock_abi() < FORKED_LANDLOCK_ABI:
+        return (
+            f"the kernel's Landlock is ABI {landlock_abi()}; keeping forked workers apart "
+            f"needs ABI {FORKED_LANDLOCK_ABI} (Linux 6.12: signals and abstract sockets scoped)"
+        )
+    if not refuses_processes():
+        return (
+            "forked workers share a pid namespace, so they must start no process "
+            f"({PROCESSES_ENV}=allowed, or a machine other than x86_64 and aarch64)"
+        )
+    if not hasattr(os, "pidfd_open"):
+        return "this Python or kernel has no pidfd_open"
+    return ""
+
+
+def zygote_argv(
+    inbox: str, hidden: list[str], slots: tuple[str, ...], slot_bytes: int, inner
+) -> list[str]:
+    """A warm sandbox: the view every worker gets, the workers' submissions folder
+    (``inbox``, read-only), a small /tmp for the server and a tmpfs per slot in it."""
+    return bwrap_argv(
+        inbox, hidden, 1 << 20, inner(WORKER_MOUNT), slots=slots, slot_bytes=slot_bytes
+    )
+
+
+def forked_plan(*, slot: str, scratch: str, hidden: list[str]) -> Plan:
+    """A worker forked in a warm sandbox: its slot is its /tmp, HOME and working folder,
+    its scratch (in the sandbox's inbox) holds its submission; Landlock allows it
+    nothing else to write and nothing of its siblings to read."""
+    abi = landlock_abi()
+    shared = _view_rules(tuple(sorted({os.path.abspath(h) for h in hidden})))
+    rules = (
+        [rule for rule in shared if rule[0] != "/proc"]
+        + [(path, READ) for path in _FORKED_PROC]
+        + [(WORKER_MOUNT, READ), (scratch, READ), (slot, -1)]
+    )
+    confine = {"landlock": {"abi": abi, "rules": rules}, "seccomp": True, **refuses_processes()}
+    return Plan(
+        "forked",
+        [],
+        base_env(slot),
+        confine=confine,
+        layers=[
+            "namespaces (shared with the other warm workers)",
+            "no capabilities",
+            "uid 65534" if is_root() else "own uid",
+            "minimal read-only root",
+            "no network",
+            "private /tmp folder",
+            f"landlock v{abi}: its own files, signals and sockets",
+            "seccomp: no sockets, no System V IPC",
+            "no processes",
+        ],
+        tmpfs=[slot],
+        cwd=slot,
+    )
 
 
 def refuses_processes() -> dict:

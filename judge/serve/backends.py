@@ -32,9 +32,10 @@ class LocalBackend:
         keep_references: int = 8,
         reference_idle_s: float = 300.0,
         worker_idle_s: float = 300.0,
+        isolation: str | None = None,
     ):
         self.bank = bank
-        self.pool = LearnerPool(bank, warm_workers, idle_s=worker_idle_s)
+        self.pool = LearnerPool(bank, warm_workers, idle_s=worker_idle_s, isolation=isolation)
         self.oracles = WarmOracles(
             bank, retire_oracles_after, keep=keep_references, idle_s=reference_idle_s
         )

@@ -36,6 +36,7 @@ class ServeRequest:
     reference_idle_s: float = 300.0  # an idle reference gives its memory back after this
     worker_idle_s: float = 300.0  # a learner pool left alone this long keeps only one
     gradebook: str = "best"  # the gradebook's cell: the best or the last attempt
+    isolation: str = "auto"  # the learner workers' (auto: forked where it works)
 
 
 def _end_by(signum, frame):
@@ -145,8 +146,11 @@ def _serve(bank: Bank, request: ServeRequest, say: Callable[[str], None]) -> int
         where = f"on {request.scheduler}"
     else:  # the truth: the pool's whole size, whatever kinds of worker it holds
         oracles, pool = backend.oracles, backend.pool
+        forked = pool.isolation == "forked"
         where = (
             f"here; {pool.size} learner workers kept warm in all"
+            + (", forked from a warm sandbox that imported jax once" if forked else "")
+            + f" ({pool.isolation} isolation)"
             + (
                 f" ({pool.keep_idle} after {pool.idle_s:g} s without a submission)"
                 if pool.keep_idle < pool.size
@@ -201,16 +205,21 @@ def _backend(bank: Bank, request: ServeRequest):
             return DaskBackend(bank, request.scheduler), request.workers or 16
         except SchedulerError as exc:
             raise UsageError(str(exc)) from None
+    from ..sandbox import IsolationUnavailable
     from .backends import LocalBackend
 
     workers = request.workers or os.cpu_count() or 1
-    return LocalBackend(
-        bank,
-        workers if request.warm is None else request.warm,
-        keep_references=request.keep_references,
-        reference_idle_s=request.reference_idle_s,
-        worker_idle_s=request.worker_idle_s,
-    ), workers
+    try:
+        return LocalBackend(
+            bank,
+            workers if request.warm is None else request.warm,
+            keep_references=request.keep_references,
+            reference_idle_s=request.reference_idle_s,
+            worker_idle_s=request.worker_idle_s,
+            isolation=request.isolation,
+        ), workers
+    except IsolationUnavailable as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _log_config() -> dict:

@@ -38,7 +38,7 @@ from pathlib import Path
 from ..bank import Bank, Task
 from ..limits import Limits
 from ..runner import Oracle, grade
-from ..sandbox import WorkerHandle
+from ..sandbox import WorkerHandle, forked_unavailable, requested_isolation, resolve_isolation
 from ..session import Session, start_learner_worker
 from ..verdicts import Verdict
 
@@ -48,6 +48,15 @@ log = logging.getLogger("judge.serve")
 def sandbox_limits(task: Task) -> Limits:
     """The worker limits a grading of this task runs under (as its Session makes them)."""
     return Session(Path(task.reference_path), "", task.entrypoint, task.limits).limits
+
+
+def service_isolation(requested: str | None) -> str:
+    """How the service's learner workers are held: ``auto`` forks them from a warm
+    sandbox where that works (policy.forked_unavailable), else as ``judge run`` does."""
+    mode = requested_isolation(requested)
+    if mode == "auto" and not forked_unavailable():
+        return "forked"
+    return resolve_isolation(mode)
 
 
 def pool_key(task: Task) -> tuple:
@@ -82,8 +91,18 @@ class LearnerPool:
     the last gradings asked for, shared out in proportion (``shares``); ``keep_idle`` of
     them once the pool has been left alone for ``idle_s``."""
 
-    def __init__(self, bank: Bank, size: int, *, idle_s: float = 300.0, keep_idle: int = 1):
+    def __init__(
+        self,
+        bank: Bank,
+        size: int,
+        *,
+        idle_s: float = 300.0,
+        keep_idle: int = 1,
+        isolation: str | None = None,
+    ):
         self.bank, self.size = bank, size
+        # forked: a worker costs a fork from a warm sandbox, not a start of jax
+        self.isolation = service_isolation(isolation)
         self.idle_s = idle_s
         self.keep_idle = max(0, min(size, keep_idle))  # what a quiet spell keeps
         self.hidden = bank.hidden_paths()
@@ -133,7 +152,17 @@ class LearnerPool:
         for w in dead:
             log.warning("a warm learner worker had died while it waited; started another")
             w.close()
+        if worker is None and self.isolation == "forked" and key in self._limits:
+            try:  # a fork is cheap: the grading need not start a sandbox of its own
+                worker = self._start(key)
+            except Exception as exc:
+                log.warning("could not fork a learner worker: %s", exc)
         return worker
+
+    def _start(self, key: tuple) -> WorkerHandle:
+        return start_learner_worker(
+            self._limits[key], hidden_paths=self.hidden, devices=key[1], isolation=self.isolation
+        )
 
     @property
     def warm(self) -> int:
@@ -170,11 +199,7 @@ class LearnerPool:
                 )
                 continue
             try:
-                worker = start_learner_worker(
-                    self._limits[key],  # type: ignore[index]  # no surplus here: a key
-                    hidden_paths=self.hidden,
-                    devices=key[1],  # type: ignore[index]  # as above
-                )
+                worker = self._start(key)  # type: ignore[arg-type]  # no surplus here: a key
             except Exception as exc:  # the machine is out of processes, ...
                 log.warning("could not start a warm learner worker: %s", exc)
                 with self._cond:

@@ -40,7 +40,7 @@ class _Worker:
 def started(monkeypatch):
     made: list[_Worker] = []
 
-    def start(limits, *, hidden_paths=(), devices=None):
+    def start(limits, *, hidden_paths=(), devices=None, isolation=None):
         made.append(_Worker(limits, devices))
         return made[-1]
 
@@ -67,7 +67,7 @@ def _settled(pool) -> bool:
 def test_a_quiet_pool_keeps_one_of_the_kind_asked_for_last_and_fills_again(bank, started):
     task, other = bank.get(TASK), bank.get(OTHER)
     assert pool_key(task) != pool_key(other)
-    pool = LearnerPool(bank, 3, idle_s=0.5)
+    pool = LearnerPool(bank, 3, idle_s=0.5, isolation="process")
     pool.start()
     try:
         until(lambda: pool.released >= 2)  # filled to 3, then two given back
@@ -88,7 +88,7 @@ def test_a_quiet_pool_keeps_one_of_the_kind_asked_for_last_and_fills_again(bank,
 
 
 def test_a_pool_of_one_is_never_cut(bank, started):
-    pool = LearnerPool(bank, 1, idle_s=5)
+    pool = LearnerPool(bank, 1, idle_s=5, isolation="process")
     pool.start()
     try:
         until(lambda: pool.warm == 1)
@@ -115,7 +115,7 @@ def test_a_kind_asked_for_now_and_then_does_not_churn_the_pool(bank, started):
     closed unused when the next grading asks for the common kind again (each such worker
     is a whole start of jax thrown away)."""
     task, other = bank.get(TASK), bank.get(OTHER)
-    pool = LearnerPool(bank, 2, idle_s=3600)
+    pool = LearnerPool(bank, 2, idle_s=3600, isolation="process")
     pool.start()
     try:
         for i in range(20):
@@ -136,7 +136,7 @@ def test_a_started_worker_is_kept_while_its_kind_is_still_asked_for(bank, starte
     other kind's worker each time TASK was asked for last. It is kept now, and taken by
     the next grading of its kind."""
     task, other = bank.get(TASK), bank.get(OTHER)
-    pool = LearnerPool(bank, 2, idle_s=3600)
+    pool = LearnerPool(bank, 2, idle_s=3600, isolation="process")
     pool.start()
     try:
         got_other = 0
@@ -159,7 +159,7 @@ def test_a_class_that_moves_to_another_kind_gets_its_workers(bank, started):
     kept every worker whose kind was still remembered missed every grading of the window
     (16 here, against 8 now)."""
     task, other = bank.get(TASK), bank.get(OTHER)
-    pool = LearnerPool(bank, 2, idle_s=3600)
+    pool = LearnerPool(bank, 2, idle_s=3600, isolation="process")
     pool.start()
     try:
         for _ in range(2 * warm.WANT_WINDOW):
