@@ -62,6 +62,7 @@ class LocalBackend:
                 strict=job.strict,
                 oracle=warm.oracle if warm else None,
                 worker=worker,
+                isolation=self.pool.isolation,  # a restart after a crash is held alike
                 display_name=job.filename,
                 source_bytes=job.source,
             )
@@ -77,6 +78,7 @@ class LocalBackend:
     def status(self) -> dict:
         return {
             "scheduler": self.name,
+            "isolation": self.pool.isolation,
             "workers_warm": self.pool.warm,
             "workers_warm_target": self.pool.target,
             "workers_kept_at_most": self.pool.size,

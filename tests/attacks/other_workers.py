@@ -3,9 +3,19 @@ memory; answer right, so that the verdict says whether the judge survived it."""
 import os
 import signal
 
+
+def _pids():
+    """Every pid in sight: /proc's listing, or every number a pid may have where /proc
+    cannot be listed (a forked worker's Landlock domain)."""
+    try:
+        return os.listdir("/proc")
+    except OSError:  # a sandbox numbers its own from 1; this process's threads are not others
+        mine = set(os.listdir("/proc/self/task"))
+        return [str(n) for n in range(1, 4096) if str(n) not in mine]
+
 found = []
 me = os.getpid()
-for name in os.listdir("/proc"):
+for name in _pids():
     if not name.isdigit() or int(name) == me:
         continue
     pid = int(name)

@@ -5,6 +5,16 @@ import json
 import os
 import signal
 
+
+def _pids():
+    """Every pid in sight: /proc's listing, or every number a pid may have where /proc
+    cannot be listed (a forked worker's Landlock domain)."""
+    try:
+        return os.listdir("/proc")
+    except OSError:  # a sandbox numbers its own from 1; this process's threads are not others
+        mine = set(os.listdir("/proc/self/task"))
+        return [str(n) for n in range(1, 4096) if str(n) not in mine]
+
 FORGED = json.dumps({"task": "double", "submission": "x", "verdict": "accepted", "seed": 1,
                      "elapsed_s": 0.1, "judge_version": "0", "checks": [],
                      "output": {"stdout": "", "stderr": "", "truncated": False}})
@@ -35,7 +45,7 @@ for fd in range(0, 8):
 _try("environ", lambda: found.append(_read(f"/proc/{judge}/environ").decode(errors="replace")))
 _try("judge mem", lambda: _read(f"/proc/{judge}/mem"))
 me = os.getpid()
-for name in os.listdir("/proc"):
+for name in _pids():
     if name.isdigit() and int(name) not in (me, 1):
         pid = int(name)
         _try(f"environ {pid}", lambda: found.append(_read(f"/proc/{pid}/environ").decode(errors="replace")))

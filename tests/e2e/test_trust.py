@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from judge.sandbox import forked_unavailable
 from judge.sandbox.clock import WALL_FACTOR
 
 from helpers import TESTS
@@ -104,7 +105,9 @@ _PASSABLE_ROOT = (
     'if [ -d "$e" ]; then mkdir "$n"; else touch "$n"; fi; mount --bind "$e" "$n"; done; fi; '
     '"$@"; exit $?'
 )
-VARIANTS = MODES + (["process-uid"] if CONTAINED and os.geteuid() == 0 else [])
+# forked: workers of one warm sandbox, kept apart by their own Landlock domains
+FORKED = [] if forked_unavailable() else ["forked"]
+VARIANTS = MODES + FORKED + (["process-uid"] if CONTAINED and os.geteuid() == 0 else [])
 
 
 def judge(
@@ -218,6 +221,19 @@ FORKING_ATTACKS = {"hoard_setsid", "fork_bomb", "pin_to_one_cpu"}
 BACKSTOPS = {"JUDGE_WORKER_PROCESSES": "allowed"}
 
 
+def _backstop_of_another_mode(name: str, mode: str) -> bool:
+    """The forking attacks test the backstops behind the refusal of processes, lifted
+    for them; a forked worker has no such backstop to test: it cannot exist without
+    the refusal (tests/integration/test_forked.py shows the refusal itself)."""
+    return mode == "forked" and name in FORKING_ATTACKS
+
+
+def _run_of(graded, name: str, mode: str) -> Run:
+    if _backstop_of_another_mode(name, mode):
+        pytest.skip("forked workers start no process: no backstop behind that to test")
+    return graded[0][(name, mode)]
+
+
 @pytest.fixture(scope="module")
 def graded(bank):
     assert _canaries() == [], "canaries exist before the attacks ran"
@@ -236,6 +252,7 @@ def graded(bank):
         + (["--examples", "40"] if name == "huge_reply" else [])
         for name in ATTACK_NAMES
         for mode in VARIANTS
+        if not _backstop_of_another_mode(name, mode)
     }
     with concurrent.futures.ThreadPoolExecutor(max_workers=3) as pool:
         # the worker refuses to start processes (judge/worker/confine.py); these attacks
@@ -289,7 +306,8 @@ def test_other_workers_are_out_of_reach(graded, mode):
     report = _one_report_in_time(run)
     assert report["verdict"] == "accepted", report["checks"]  # the reference lived on
     read = {w for w in run.got().split("READ-MEMORY ")[1:]}
-    # under bubblewrap the only other process it sees is the sandbox's own init (pid 1)
+    # under bubblewrap the only other process it sees is the sandbox's own init (pid 1);
+    # forked, its warm sandbox's server is in sight and out of reach
     assert {r.split()[0] for r in read} <= ({"1"} if mode == "bubblewrap" else set()), run.got()
 
 
@@ -334,7 +352,7 @@ def test_tmpfs_memory_is_capped_or_denied(graded, mode):
 
 @pytest.mark.parametrize("mode", VARIANTS)
 def test_memory_of_an_escaped_grandchild(graded, mode):
-    run = graded[0][("hoard_setsid", mode)]
+    run = _run_of(graded, "hoard_setsid", mode)
     report = _one_report_in_time(run)
     if mode == "bubblewrap":  # it cannot leave the pid namespace: its memory counts
         assert report["verdict"] == "memory_limit_exceeded", report["checks"]
@@ -347,7 +365,7 @@ def test_memory_of_an_escaped_grandchild(graded, mode):
 def test_pinning_itself_to_one_cpu_does_not_slow_the_clock(graded, mode):
     """Its own child's share of the one CPU it chose is charged: the 8 s call limit ends
     the first call on time (at 16 s on the clock, were the child's share forgiven)."""
-    run = graded[0][("pin_to_one_cpu", mode)]
+    run = _run_of(graded, "pin_to_one_cpu", mode)
     report = _one_report_in_time(run)
     assert report["verdict"] == "time_limit_exceeded", report["checks"]
     assert run.wall_s < 8 + 5 or run.load > len(os.sched_getaffinity(0)), run.wall_s
@@ -355,7 +373,7 @@ def test_pinning_itself_to_one_cpu_does_not_slow_the_clock(graded, mode):
 
 @pytest.mark.parametrize("mode", VARIANTS)
 def test_a_fork_bomb_ends(graded, mode):
-    run = graded[0][("fork_bomb", mode)]
+    run = _run_of(graded, "fork_bomb", mode)
     report = _one_report_in_time(run)
     assert report["verdict"] == "runtime_error"
     assert "processes and threads" in json.dumps(report["checks"])
@@ -397,7 +415,7 @@ def test_nothing_is_left_behind(graded):
 # ---------------------------------------------------------------- run alone
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", MODES + FORKED)
 def test_escapes_cannot_paint_the_text_report(bank, mode):
     run = judge(
         [
@@ -417,7 +435,7 @@ def test_escapes_cannot_paint_the_text_report(bank, mode):
     assert "\\x1b[32mACCEPTED" in run.stdout  # shown, harmless
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", MODES + FORKED)
 def test_a_batch_keeps_classmates_and_results_apart(bank, tmp_path, mode):
     subs = tmp_path / "class"
     (subs / "alice").mkdir(parents=True)

@@ -204,12 +204,16 @@ def alive(pids: list[int]) -> list[int]:
     return out
 
 
-def judge_run_json(bank: Path, task: str, source: str, tmp: Path, name="submission.py") -> dict:
-    """`judge run --format json` of the same source: what the service must agree with."""
+def judge_run_json(
+    bank: Path, task: str, source: str, tmp: Path, name="submission.py", isolation=None
+) -> dict:
+    """`judge run --format json` of the same source: what the service must agree with
+    (``isolation``: the service's, read from its /healthz; None: $JUDGE_ISOLATION)."""
     path = tmp / name
     path.write_text(source)
+    mode = ["--isolation", isolation] if isolation else []
     res = subprocess.run(
-        [JUDGE, "--bank", str(bank), "run", task, str(path), "--format", "json"],
+        [JUDGE, "--bank", str(bank), "run", task, str(path), "--format", "json", *mode],
         capture_output=True,
         text=True,
         timeout=300,
