@@ -213,15 +213,16 @@ class MemoryWatch:
         self._thread.join()
 
 
-def batch_watched(work: Path) -> tuple[float, MemoryWatch]:
+def batch_watched(work: Path, *extra: str, out: str = "batch-out") -> tuple[float, MemoryWatch]:
     """``judge batch --workers 2`` on ``work``/class, under the same MemoryWatch as the
     service's rush: the watch reads every process's smaps_rollup twice a second, about a
     tenth of a core on two cores (measured: 9 s of system CPU in a 90 s rush), so a
     throughput ratio with only the service watched charges it for the benchmark's own
-    sampling.  Its results are in ``work``/batch-out; the seconds it took, and the watch."""
+    sampling.  Its results are in ``work``/``out``; the seconds it took, and the watch.
+    ``extra``: more of the batch's options (``--isolation forked``)."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(
-        [JUDGE, "batch", str(work / "class"), "--out", str(work / "batch-out"), "--workers", "2"],
+        [JUDGE, "batch", str(work / "class"), "--out", str(work / out), "--workers", "2", *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -370,6 +371,7 @@ def rush(service: Service, subs: list[dict], clients: int) -> dict:
         "front_cpu": own_cpu_s(service.proc.pid) - front0,
         "cpu": machine_cpu_s() - machine0,
         "graded": service.health()["graded"],
+        "isolation": service.health().get("isolation", "?"),
     }
 
 

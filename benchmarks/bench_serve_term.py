@@ -132,7 +132,7 @@ def latency(work: Path, rounds: int) -> dict:
     return {"serve_p50": p50(serve_s), "cold_p50": p50(cold_s), "rounds": rounds}
 
 
-def throughput(work: Path, n: int, clients: int) -> dict:
+def throughput(work: Path, n: int, clients: int, forked: bool) -> dict:
     subs = make_class(work / "class", n)
     service = Service(work / "throughput.sqlite", "--workers", "2")
     try:
@@ -149,7 +149,13 @@ def throughput(work: Path, n: int, clients: int) -> dict:
     differ = sum(
         v != batch.get((s["learner"], s["task"])) for s, v in zip(subs, served["verdicts"])
     )
+    # the batch with the service's forked workers: what the fork server is worth alone
+    forked_s = None
+    if forked:
+        forked_s, _ = batch_watched(work, "--isolation", "forked", out="batch-forked")
     return {
+        "forked_batch_s": forked_s,
+        "isolation": served["isolation"],
         "serve_s": served["s"],
         "batch_s": batch_s,
         "n": n,
@@ -168,6 +174,11 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--submissions", type=int, default=200)
     ap.add_argument("--clients", type=int, default=20)
+    ap.add_argument(
+        "--forked-batch",
+        action="store_true",
+        help="also time `judge batch --workers 2 --isolation forked` on the same files",
+    )
     opts = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="judge-bench-term-"))
     load0 = os.getloadavg()[0]
@@ -178,7 +189,7 @@ def main() -> None:
     try:
         first = first_verdict_and_memory(work)
         lat = latency(work, opts.rounds)
-        tp = throughput(work, opts.submissions, opts.clients)
+        tp = throughput(work, opts.submissions, opts.clients, opts.forked_batch)
     finally:
         load1 = os.getloadavg()[0]
         shutil.rmtree(work, ignore_errors=True)
@@ -207,8 +218,14 @@ def main() -> None:
         (
             f"throughput, {tp['n']} mixed",
             f"{tp['batch_s'] / tp['serve_s']:.2f}x batch",
-            f"(serve {tp['serve_s']:.0f} s, batch --workers 2 {tp['batch_s']:.0f} s, "
-            f"{tp['differ']} verdicts differ; peak {tp['peak_mib']:.0f} MiB, "
+            f"(serve {tp['serve_s']:.0f} s, {tp['isolation']} workers; batch --workers 2 "
+            f"{tp['batch_s']:.0f} s"
+            + (
+                f", batch --isolation forked {tp['forked_batch_s']:.0f} s"
+                if tp["forked_batch_s"]
+                else ""
+            )
+            + f"; {tp['differ']} verdicts differ; peak {tp['peak_mib']:.0f} MiB, "
             f"batch {tp['batch_peak_mib']:.0f} MiB; both watched alike; cores busy "
             f"{tp['serve_busy']:.0%} and {tp['batch_busy']:.0%})",
             ">= 1x",

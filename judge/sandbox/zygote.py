@@ -95,8 +95,8 @@ class ForkedProcess:
         if self._released:
             return
         self._released = True
-        os.close(self.pidfd)
-        self.pidfd = -1
+        pidfd, self.pidfd = self.pidfd, -1  # no later look may select on a reused number
+        os.close(pidfd)
         self.zygote.release(self.ns_pid)
 
 

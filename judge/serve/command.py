@@ -146,15 +146,17 @@ def _serve(bank: Bank, request: ServeRequest, say: Callable[[str], None]) -> int
         where = f"on {request.scheduler}"
     else:  # the truth: the pool's whole size, whatever kinds of worker it holds
         oracles, pool = backend.oracles, backend.pool
-        forked = pool.isolation == "forked"
         where = (
             f"here; {pool.size} learner workers kept warm in all"
-            + (", forked from a warm sandbox that imported jax once" if forked else "")
-            + f" ({pool.isolation} isolation)"
             + (
                 f" ({pool.keep_idle} after {pool.idle_s:g} s without a submission)"
                 if pool.keep_idle < pool.size
                 else ""
+            )
+            + (
+                ", forked from a warm sandbox that imported jax once (forked isolation)"
+                if pool.isolation == "forked"
+                else f" ({pool.isolation} isolation)"
             )
             + "; a task's "
             f"reference warms when it is first graded, at most {oracles.keep} kept, "

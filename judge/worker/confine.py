@@ -139,8 +139,9 @@ def landlock(abi: int, rules: list) -> None:
 
 # seccomp: system calls a learner's code has no use for and Landlock does not cover:
 # sockets of any kind (UDP, raw, netlink, a connect to a named Unix socket such as
-# /var/run/docker.sock), io_uring (it makes sockets past this filter), System V IPC,
-# the kernel keyrings, bpf, perf events, userfaultfd; and changing a file's metadata
+# /var/run/docker.sock), io_uring (it makes sockets past this filter), System V IPC and
+# POSIX message queues (both live in the IPC namespace, which workers forked in one
+# sandbox share), the kernel keyrings, bpf, perf events, userfaultfd; and changing a file's metadata
 # (mode, owner, times, extended attributes), which Landlock leaves open: run as uid 0
 # without capabilities the worker still owns every root-owned file on the host.
 # Each fails with EPERM.
@@ -177,6 +178,12 @@ _DENIED = {
         197,
         198,
         199,
+        240,
+        241,
+        242,
+        243,
+        244,
+        245,  # x86_64: mq_open .. mq_getsetattr
     ),
     0xC00000B7: (
         198,
@@ -204,6 +211,12 @@ _DENIED = {
         14,
         15,
         16,
+        180,
+        181,
+        182,
+        183,
+        184,
+        185,  # aarch64: mq_open .. mq_getsetattr
     ),
 }
 _MACHINE_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
