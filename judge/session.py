@@ -26,6 +26,7 @@ FAILURE_VERDICTS = {
     "disk": Verdict.RUNTIME_ERROR,
     "too_large": Verdict.WRONG_ANSWER,
     "overloaded": Verdict.JUDGE_ERROR,
+    "lost": Verdict.JUDGE_ERROR,
 }
 # "judge": the worker's own failure before any learner code ran; "broken": after
 ERROR_VERDICTS = {

@@ -24,6 +24,7 @@ class WorkerFailure(Exception):
         "disk": "the code wrote more than its scratch space holds",
         "too_large": "the code returned far more data than the expected result",
         "overloaded": "the machine was too busy to judge the code (the judge's fault)",
+        "lost": "the warm sandbox the worker was forked in ended under it (the judge's fault)",
     }
 
     def __init__(
@@ -137,6 +138,13 @@ def explain(where: str, status: int | None, reason: str | None, f: Facts) -> Wor
             "(not your fault: grade it again on a quieter machine)",
             where=where,
             detail=dict(detail, charged_s=round(f.charged_s, 3), wall_s=round(f.wall_s, 3)),
+        )
+    if reason == "sandbox":
+        return WorkerFailure(
+            "lost",
+            "the worker was lost with the warm sandbox it was forked in (the judge's "
+            "trouble, not your code's: it is graded again)",
+            where=where,
         )
     if reason == "processes":
         return WorkerFailure(

@@ -200,16 +200,25 @@ class WorkerHandle:
     def _start_forked(self) -> None:
         """Forked in a warm sandbox (zygote.py): its slot is its /tmp, its scratch is in
         the sandbox's inbox; the slot's descriptor is the one the judge took before any
-        worker of that sandbox existed."""
+        worker of that sandbox existed.  A sandbox that fails to fork is spent, and the
+        worker is forked in the next one (a failure there is the judge's, at start)."""
+        for attempt in range(2):
+            try:
+                zygote, slot = zygote_mod.zygotes.slot(
+                    tuple(self.hidden_paths), self.limits.scratch_mb << 20
+                )
+                self._fork_into(zygote, slot)
+                return
+            except zygote_mod.ZygoteFailure as exc:
+                if attempt:
+                    self._not_started(exc)
+            except (OSError, ValueError) as exc:
+                self._not_started(exc)
+
+    def _fork_into(self, zygote: zygote_mod.Zygote, slot: int) -> None:
         ends: list[int] = []
         streams: list = []
         asked = False
-        try:
-            zygote, slot = zygote_mod.zygotes.slot(
-                tuple(self.hidden_paths), self.limits.scratch_mb << 20
-            )
-        except OSError as exc:
-            self._not_started(exc)
         try:
             self.scratch = tempfile.mkdtemp(prefix="worker-", dir=zygote.inbox)
             self._plan = policy.forked_plan(
@@ -227,12 +236,20 @@ class WorkerHandle:
             self._proc = zygote.spawn(
                 slot, self._config(-1, -1, self._plan.confine), self._plan.env, ends, *streams
             )
-        except (OSError, ValueError) as exc:
+        except BaseException:
             for stream in streams:
                 stream.close()
+            for fd in [self._reply_r, self._cmd_w] if ends else []:
+                os.close(fd)
+            for fd in self._tmpfs_fds:
+                os.close(fd)
+            self._tmpfs_fds = []
+            if self.scratch:
+                procs.rmtree(self.scratch)
+                self.scratch = None
             if not asked:
                 zygote.release(None)  # spawn() releases the slot of a spawn that failed
-            self._not_started(exc)
+            raise
         finally:
             for fd in ends:
                 os.close(fd)
@@ -246,9 +263,10 @@ class WorkerHandle:
         self._failure = WorkerFailure(
             "exited", f"the worker could not be started: {exc}", where="start"
         )
-        for fd in (getattr(self, "_reply_r", -1), getattr(self, "_cmd_w", -1)):
-            if fd >= 0:
-                os.close(fd)
+        if self.isolation != "forked":  # a fork that failed closed its own already
+            for fd in (getattr(self, "_reply_r", -1), getattr(self, "_cmd_w", -1)):
+                if fd >= 0:
+                    os.close(fd)
         self._release_uid()
         raise self._failure from exc
 
@@ -280,6 +298,7 @@ class WorkerHandle:
             self._release_uid()
             if isinstance(self._proc, zygote_mod.ForkedProcess) and self._status is not None:
                 self._proc.release()  # ended: its warm sandbox may reap it
+                self._empty_slot()
         self._close_folders()  # the watch has stopped: nothing reads them any more
         if self.scratch:
             procs.rmtree(self.scratch)
@@ -553,6 +572,9 @@ class WorkerHandle:
         if self._status is None and isinstance(self._proc, zygote_mod.ForkedProcess):
             status = self._proc.status()  # not the judge's child: the kernel keeps its status
             if status is not None:
+                if self._proc.lost:
+                    with self._kill_lock:
+                        self._kill_reason = self._kill_reason or "sandbox"
                 self._status = (status, None)
         elif self._status is None:
             try:
@@ -794,6 +816,17 @@ class WorkerHandle:
             self.compile_log = CompileLog(beneath.open_beneath(home, rel))
         except (OSError, ValueError):
             self.compile_log = None
+
+    def _empty_slot(self) -> None:
+        """A forked worker's slot is used once, but its tmpfs lives as long as the warm
+        sandbox: what the worker left there goes now, through the slot's descriptor."""
+        for fd in self._tmpfs_fds:
+            try:
+                names = os.listdir(fd)
+            except OSError:
+                continue
+            for name in names:
+                beneath.remove_in(fd, name)
 
     def _close_folders(self) -> None:
         """Let go of the learner's folders (a private /tmp lives while it is held)."""

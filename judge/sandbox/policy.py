@@ -577,6 +577,10 @@ _FORKED_PROC = (
     "/proc/filesystems",
     "/proc/sys",
 )
+# the worker's seccomp filter (judge/worker/confine.py), where the worker knows the
+# machine's system call numbers
+_SECCOMP = {"seccomp": True} if os.uname().machine in ("x86_64", "aarch64") else {}
+SECCOMP_LAYER = "seccomp: no sockets, no System V IPC"
 FORKED_LANDLOCK_ABI = 6  # signals and abstract sockets scoped to the domain (Linux 6.12)
 
 
@@ -621,7 +625,7 @@ def forked_plan(*, slot: str, scratch: str, hidden: list[str]) -> Plan:
         + [(path, READ) for path in _FORKED_PROC]
         + [(WORKER_MOUNT, READ), (scratch, READ), (slot, -1)]
     )
-    confine = {"landlock": {"abi": abi, "rules": rules}, "seccomp": True, **refuses_processes()}
+    confine = {"landlock": {"abi": abi, "rules": rules}, **_SECCOMP, **refuses_processes()}
     return Plan(
         "forked",
         [],
@@ -635,7 +639,7 @@ def forked_plan(*, slot: str, scratch: str, hidden: list[str]) -> Plan:
             "no network",
             "private /tmp folder",
             f"landlock v{abi}: its own files, signals and sockets",
-            "seccomp: no sockets, no System V IPC",
+            SECCOMP_LAYER,
             "no processes",
         ],
         tmpfs=[slot],
@@ -661,7 +665,9 @@ def plan(
     if trusted:
         return Plan("process", inner(WORKER_DIR, {}), base_env(scratch), layers=["trusted"])
     if mode == "bubblewrap":
-        confine = refuses_processes()
+        # the filter too: a lease on a file of the read-only view (which the worker owns
+        # as uid 0 outside) would hold up every process that opens it, on the host too
+        confine = {**refuses_processes(), **_SECCOMP}
         argv = bwrap_argv(scratch, hidden, scratch_bytes, inner(WORKER_MOUNT, confine))
         layers = [
             "namespaces",
@@ -670,7 +676,9 @@ def plan(
             "minimal read-only root",
             "no network",
             "private /tmp",
-        ] + (["no processes"] if confine else [])
+        ]
+        layers += [SECCOMP_LAYER] if _SECCOMP else []
+        layers += ["no processes"] if confine.get("no_processes") else []
         return Plan(
             "bubblewrap",
             argv,
@@ -695,9 +703,9 @@ def plan(
         else:
             confine["drop_caps"] = True
             layers.append("uid 0 without capabilities")
-    if os.uname().machine in ("x86_64", "aarch64"):
-        confine["seccomp"] = True
-        layers.append("seccomp: no sockets, no System V IPC")
+    if _SECCOMP:
+        confine.update(_SECCOMP)
+        layers.append(SECCOMP_LAYER)
     if refuses_processes():
         confine.update(refuses_processes())
         layers.append("no processes")

@@ -66,6 +66,7 @@ class ForkedProcess:
         self.pid = _pid_of(pidfd)
         self.stdout, self.stderr = stdout, stderr
         self.returncode: int | None = None  # Popen's field, for code that reads it
+        self.lost = False  # ended, and reaped by another: how is not known
         self._released = False
 
     def exited(self) -> bool:
@@ -74,13 +75,19 @@ class ForkedProcess:
         return bool(select.select([self.pidfd], [], [], 0)[0])
 
     def status(self) -> int | None:
-        """Its wait status once it has ended (a zombie until released), else None."""
+        """Its wait status once it has ended (a zombie until released), else None.  A
+        worker reaped by another (its sandbox's init, once the server died) is ``lost``:
+        how it ended is not known, and not to be read as the learner's exit code 0."""
         if not self.exited():
             return None
         fields = procs.stat_fields(self.pid)
+        if not fields or fields[0] != b"Z":
+            self.lost = True
+            return 0
         try:
-            return int(fields[-1]) if fields else 0
+            return int(fields[-1])
         except ValueError:
+            self.lost = True
             return 0
 
     def kill(self) -> None:
@@ -250,7 +257,9 @@ class Zygote:
                     f"the warm sandbox could not fork a worker: {answer.get('error', 'no answer')}"
                 )
             return ForkedProcess(self, int(answer["pid"]), got[0], stdout, stderr)
-        except BaseException:
+        except BaseException as exc:
+            if isinstance(exc, ZygoteFailure):
+                self._failure = self._failure or str(exc)  # spent: the next fork goes elsewhere
             for fd in got:
                 os.close(fd)
             self.release(None)

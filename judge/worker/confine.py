@@ -140,89 +140,195 @@ def landlock(abi: int, rules: list) -> None:
 # seccomp: system calls a learner's code has no use for and Landlock does not cover:
 # sockets of any kind (UDP, raw, netlink, a connect to a named Unix socket such as
 # /var/run/docker.sock), io_uring (it makes sockets past this filter), System V IPC and
-# POSIX message queues (both live in the IPC namespace, which workers forked in one
-# sandbox share), the kernel keyrings, bpf, perf events, userfaultfd; and changing a file's metadata
-# (mode, owner, times, extended attributes), which Landlock leaves open: run as uid 0
-# without capabilities the worker still owns every root-owned file on the host.
-# Each fails with EPERM.
-_DENIED = {
-    0xC000003E: (
-        41,
-        425,
-        426,
-        427,
-        29,
-        64,
-        68,
-        250,
-        248,
-        249,
-        321,
-        298,
-        323,  # x86_64
-        90,
-        91,
-        268,
-        452,
-        92,
-        93,
-        94,
-        260,
-        132,
-        235,
-        280,
-        261,
-        188,
-        189,
-        190,
-        197,
-        198,
-        199,
-        240,
-        241,
-        242,
-        243,
-        244,
-        245,  # x86_64: mq_open .. mq_getsetattr
-    ),
-    0xC00000B7: (
-        198,
-        425,
-        426,
-        427,
-        194,
-        190,
-        186,
-        219,
-        217,
-        218,
-        280,
-        241,
-        282,  # aarch64
-        52,
-        53,
-        452,
-        54,
-        55,
-        88,
-        5,
-        6,
-        7,
-        14,
-        15,
-        16,
-        180,
-        181,
-        182,
-        183,
-        184,
-        185,  # aarch64: mq_open .. mq_getsetattr
-    ),
+# POSIX message queues (every call: a root worker may attach to the host's segments;
+# workers forked in one sandbox share an IPC namespace), the kernel keyrings, bpf, perf
+# events, userfaultfd, memfd_create (memory no mapping shows, so no watch counts it),
+# inotify (it names what happens in folders shared with other workers), pidfd_open;
+# file leases and dnotify (a lease on a file of the read-only view holds up every other
+# process that opens it, across sandboxes: the worker owns those files as uid 0 outside);
+# and changing a file's metadata (mode, owner, times, extended attributes), which
+# Landlock leaves open: run as uid 0 without capabilities the worker still owns every
+# root-owned file on the host.
+# Calls that act on a process by pid act on the worker itself only (pid 0): with the
+# same uid as its siblings, the server it was forked from or (uid 0) the judge, it could
+# otherwise set their resource limits, priority, CPUs or scheduling.
+# Each refused call fails with EPERM.
+_CALLS = {
+    "x86_64": {
+        "socket": 41,
+        "io_uring_setup": 425,
+        "io_uring_enter": 426,
+        "io_uring_register": 427,
+        "shmget": 29,
+        "shmat": 30,
+        "shmctl": 31,
+        "shmdt": 67,
+        "semget": 64,
+        "semop": 65,
+        "semctl": 66,
+        "semtimedop": 220,
+        "msgget": 68,
+        "msgsnd": 69,
+        "msgrcv": 70,
+        "msgctl": 71,
+        "mq_open": 240,
+        "mq_unlink": 241,
+        "mq_timedsend": 242,
+        "mq_timedreceive": 243,
+        "mq_notify": 244,
+        "mq_getsetattr": 245,
+        "keyctl": 250,
+        "add_key": 248,
+        "request_key": 249,
+        "bpf": 321,
+        "perf_event_open": 298,
+        "userfaultfd": 323,
+        "memfd_create": 319,
+        "inotify_init": 253,
+        "inotify_init1": 294,
+        "inotify_add_watch": 254,
+        "pidfd_open": 434,
+        "chmod": 90,
+        "fchmod": 91,
+        "fchmodat": 268,
+        "fchmodat2": 452,
+        "chown": 92,
+        "fchown": 93,
+        "lchown": 94,
+        "fchownat": 260,
+        "utime": 132,
+        "utimes": 235,
+        "utimensat": 280,
+        "futimesat": 261,
+        "setxattr": 188,
+        "lsetxattr": 189,
+        "fsetxattr": 190,
+        "removexattr": 197,
+        "lremovexattr": 198,
+        "fremovexattr": 199,
+        "fcntl": 72,
+        "prlimit64": 302,
+        "setpriority": 141,
+        "sched_setaffinity": 203,
+        "sched_setscheduler": 144,
+        "sched_setparam": 142,
+        "sched_setattr": 314,
+        "ioprio_set": 251,
+    },  # fmt: skip
+    "aarch64": {
+        "socket": 198,
+        "io_uring_setup": 425,
+        "io_uring_enter": 426,
+        "io_uring_register": 427,
+        "shmget": 194,
+        "shmat": 196,
+        "shmctl": 195,
+        "shmdt": 197,
+        "semget": 190,
+        "semop": 193,
+        "semctl": 191,
+        "semtimedop": 192,
+        "msgget": 186,
+        "msgsnd": 189,
+        "msgrcv": 188,
+        "msgctl": 187,
+        "mq_open": 180,
+        "mq_unlink": 181,
+        "mq_timedsend": 182,
+        "mq_timedreceive": 183,
+        "mq_notify": 184,
+        "mq_getsetattr": 185,
+        "keyctl": 219,
+        "add_key": 217,
+        "request_key": 218,
+        "bpf": 280,
+        "perf_event_open": 241,
+        "userfaultfd": 282,
+        "memfd_create": 279,
+        "inotify_init1": 26,
+        "inotify_add_watch": 27,
+        "pidfd_open": 434,
+        "fchmod": 52,
+        "fchmodat": 53,
+        "fchmodat2": 452,
+        "fchown": 55,
+        "fchownat": 54,
+        "utimensat": 88,
+        "setxattr": 5,
+        "lsetxattr": 6,
+        "fsetxattr": 7,
+        "removexattr": 14,
+        "lremovexattr": 15,
+        "fremovexattr": 16,
+        "fcntl": 25,
+        "prlimit64": 261,
+        "setpriority": 140,
+        "sched_setaffinity": 122,
+        "sched_setscheduler": 119,
+        "sched_setparam": 118,
+        "sched_setattr": 274,
+        "ioprio_set": 30,
+    },  # fmt: skip
 }
+_SELF_ONLY = {  # call -> the argument that names the process (0: the caller itself)
+    "prlimit64": 0,
+    "sched_setaffinity": 0,
+    "sched_setscheduler": 0,
+    "sched_setparam": 0,
+    "sched_setattr": 0,
+}
+_WHO_SELF = {"setpriority": 0, "ioprio_set": 1}  # call -> the `which` that means one process
+_FCNTL_REFUSED = (1024, 1026)  # F_SETLEASE, F_NOTIFY
+_ARGS = ("fcntl", *_SELF_ONLY, *_WHO_SELF)  # decided by their arguments, not refused outright
 _MACHINE_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
 _RET_ALLOW, _RET_EPERM, _RET_KILL = 0x7FFF0000, 0x00050000 | 1, 0x80000000
 _LD_ABS, _JEQ, _JGE, _RET = 0x20, 0x15, 0x35, 0x06
+
+
+def _arg(index: int) -> tuple:
+    """Load the low 32 bits of argument ``index`` (struct seccomp_data, little-endian)."""
+    return (_LD_ABS, 0, 0, 16 + 8 * index)
+
+
+def _argument_rule(name: str) -> list[tuple]:
+    """What decides a call whose arguments matter; every path ends in a return."""
+    allow, refuse = (_RET, 0, 0, _RET_ALLOW), (_RET, 0, 0, _RET_EPERM)
+    if name == "fcntl":
+        return [
+            _arg(1),
+            (_JEQ, 2, 0, _FCNTL_REFUSED[0]),
+            (_JEQ, 1, 0, _FCNTL_REFUSED[1]),
+            allow,
+            refuse,
+        ]
+    if name in _SELF_ONLY:
+        return [_arg(_SELF_ONLY[name]), (_JEQ, 0, 1, 0), allow, refuse]
+    # (which, who): one process, and it is this one
+    return [_arg(0), (_JEQ, 0, 3, _WHO_SELF[name]), _arg(1), (_JEQ, 0, 1, 0), allow, refuse]
+
+
+def _filter(machine: str) -> list[tuple]:
+    """Another architecture's calls are killed, the x32 ABI refused; each call above is
+    refused, or decided by its arguments; everything else is allowed."""
+    arch, calls = _MACHINE_ARCH[machine], _CALLS[machine]
+    prog = [(_LD_ABS, 0, 0, 4), (_JEQ, 1, 0, arch), (_RET, 0, 0, _RET_KILL), (_LD_ABS, 0, 0, 0)]
+    if arch == 0xC000003E:
+        prog += [(_JGE, 0, 1, 0x40000000), (_RET, 0, 0, _RET_EPERM)]
+    # after the refused numbers: each argument rule (the number again, then its body,
+    # which always returns), then allow
+    tail: list[tuple] = []
+    for name in _ARGS:
+        if name in calls:
+            body = _argument_rule(name)
+            tail += [(_LD_ABS, 0, 0, 0), (_JEQ, 0, len(body), calls[name])] + body
+    tail.append((_RET, 0, 0, _RET_ALLOW))
+    refused = [nr for name, nr in calls.items() if name not in _ARGS]
+    for i, nr in enumerate(refused):  # a match jumps over the rest and the tail: refuse
+        prog.append((_JEQ, len(refused) - i - 1 + len(tail), 0, nr))
+    prog += tail + [(_RET, 0, 0, _RET_EPERM)]
+    assert all(jt < 256 and jf < 256 for _, jt, jf, _ in prog), "a jump past BPF's reach"
+    return prog
 
 
 class _SockFilter(ctypes.Structure):
@@ -239,21 +345,12 @@ class _SockFprog(ctypes.Structure):
 
 
 def seccomp_available() -> bool:
-    return os.uname().machine in _MACHINE_ARCH
+    return os.uname().machine in _CALLS
 
 
 def seccomp() -> None:
-    """A filter: another architecture's calls are killed, the x32 ABI refused, the
-    denied calls fail with EPERM, everything else is allowed."""
-    arch = _MACHINE_ARCH[os.uname().machine]
-    denied = _DENIED[arch]
-    prog = [(_LD_ABS, 0, 0, 4), (_JEQ, 1, 0, arch), (_RET, 0, 0, _RET_KILL), (_LD_ABS, 0, 0, 0)]
-    if arch == 0xC000003E:
-        prog += [(_JGE, 0, 1, 0x40000000), (_RET, 0, 0, _RET_EPERM)]
-    for i, nr in enumerate(denied):
-        left = len(denied) - i - 1  # jump over the remaining tests and the allow
-        prog.append((_JEQ, left + 1, 0, nr))
-    prog += [(_RET, 0, 0, _RET_ALLOW), (_RET, 0, 0, _RET_EPERM)]
+    """The filter above, for this process and every thread it starts."""
+    prog = _filter(os.uname().machine)
     filters = (_SockFilter * len(prog))(*[_SockFilter(*f) for f in prog])
     fprog = _SockFprog(len(prog), filters)
     no_new_privileges()

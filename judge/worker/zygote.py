@@ -41,6 +41,7 @@ def serve(config_json: str) -> None:
     if not _single_threaded():
         _send(control, {"op": "ready", "ok": False, "error": "threads started while warming"})
         os._exit(1)
+    baseline = _own_settings()
     _send(control, {"op": "ready", "ok": True, "pid": os.getpid()})
     released: set[int] = set()
     while True:
@@ -57,6 +58,13 @@ def serve(config_json: str) -> None:
             _close_all(fds)
             os._exit(2)  # only the judge writes here: a bad request is a broken judge
         if op == "spawn":
+            changed = _changed_since(baseline)
+            if changed:  # a child inherits them: fork no more (the judge starts another)
+                _close_all(fds)
+                _send(
+                    control, {"ok": False, "error": f"its own {changed} changed since it started"}
+                )
+                os._exit(3)
             _spawn(control, request, fds)
         elif op == "release":
             _close_all(fds)
@@ -73,6 +81,31 @@ def _warm() -> None:
     from . import loop, main  # noqa: F401  (the worker's own modules, numpy's and jax's users)
 
     del jax
+
+
+def _own_settings() -> dict:
+    """What every child inherits and a process of the same uid could set from outside
+    (the workers' seccomp filter refuses it them; this is the second line): resource
+    limits, priority, CPUs, scheduling policy."""
+    import resource
+
+    limits = {
+        name: resource.getrlimit(getattr(resource, name))
+        for name in dir(resource)
+        if name.startswith("RLIMIT_")
+    }
+    return {
+        "limits": limits,
+        "priority": os.getpriority(os.PRIO_PROCESS, 0),
+        "cpus": sorted(os.sched_getaffinity(0)),
+        "scheduler": (os.sched_getscheduler(0), os.sched_getparam(0).sched_priority),
+    }
+
+
+def _changed_since(baseline: dict) -> str:
+    now = _own_settings()
+    changed = [what for what in baseline if now[what] != baseline[what]]
+    return " and ".join(changed)
 
 
 def _single_threaded() -> bool:

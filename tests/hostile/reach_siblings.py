@@ -11,9 +11,47 @@ import socket
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
 NR = {  # the calls this file makes by number: x86_64, aarch64
-    "x86_64": {"ptrace": 101, "mq_open": 240, "shmget": 29, "add_key": 248, "unshare": 272},
-    "aarch64": {"ptrace": 117, "mq_open": 180, "shmget": 194, "add_key": 217, "unshare": 97},
-}[os.uname().machine]
+    "x86_64": {"ptrace": 101, "mq_open": 240, "shmget": 29, "add_key": 248, "unshare": 272,
+               "prlimit64": 302, "ioprio_set": 251, "memfd_create": 319,
+               "inotify_init1": 294, "inotify_add_watch": 254},
+    "aarch64": {"ptrace": 117, "mq_open": 180, "shmget": 194, "add_key": 217, "unshare": 97,
+                "prlimit64": 261, "ioprio_set": 30, "memfd_create": 279,
+                "inotify_init1": 26, "inotify_add_watch": 27},
+}[os.uname().machine]  # fmt: skip
+
+
+class _Rlimit(ctypes.Structure):
+    _fields_ = [("cur", ctypes.c_uint64), ("max", ctypes.c_uint64)]
+
+
+def _prlimit(pid, resource, soft, hard):
+    """Set another process's limit (RLIMIT_AS is 9): what its next allocations meet."""
+    new = _Rlimit(soft, hard)
+    return _sys(NR["prlimit64"], pid, resource, ctypes.byref(new), None)
+
+
+def _lease_on_a_view_file():
+    """A lease on a file every worker opens (owned by uid 0 outside, as the worker is):
+    each open of it by another process would wait for this one to let go."""
+    import json
+
+    fd = os.open(json.__file__, os.O_RDONLY)
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, 1024, fcntl.F_RDLCK)  # F_SETLEASE
+        fcntl.fcntl(fd, 1024, fcntl.F_UNLCK)
+        return "leased"
+    finally:
+        os.close(fd)
+
+
+def _watch(path):
+    fd = _sys(NR["inotify_init1"], 0)
+    try:
+        return _sys(NR["inotify_add_watch"], fd, path.encode(), 0xFFF)
+    finally:
+        os.close(fd)
 PIDFD_GETFD = 438  # the same number on both
 
 
@@ -107,6 +145,21 @@ def solve(x, victim=0, victim_home="", victim_file=""):
     out["user keyring"] = _try(lambda: _sys(NR["add_key"], b"user", b"jj", b"secret", 6, -4))
     out["new namespaces"] = _try(lambda: _sys(NR["unshare"], 0x10000000 | 0x20000))
     out["fork"] = _try(_fork)
+    out["limit victim's memory"] = _try(lambda: _prlimit(victim, 9, 64 << 20, 64 << 20))
+    out["limit server's memory"] = _try(lambda: _prlimit(zygote, 9, 400 << 20, 400 << 20))
+    out["limit server's files"] = _try(lambda: _prlimit(zygote, 1, 0, 0))  # RLIMIT_FSIZE
+    out["lower victim's priority"] = _try(lambda: os.setpriority(os.PRIO_PROCESS, victim, 19))
+    out["lower every priority"] = _try(lambda: os.setpriority(os.PRIO_USER, 0, 19))
+    out["pin victim to a cpu"] = _try(lambda: os.sched_setaffinity(victim, {0}))
+    out["idle victim's scheduling"] = _try(
+        lambda: os.sched_setscheduler(victim, os.SCHED_IDLE, os.sched_param(0))
+    )
+    out["idle victim's disk"] = _try(lambda: _sys(NR["ioprio_set"], 1, victim, 3 << 13))
+    out["lease on a view file"] = _try(_lease_on_a_view_file)
+    out["watch the slots"] = _try(lambda: _watch(os.path.dirname(victim_home)))
+    out["watch victim's slot"] = _try(lambda: _watch(victim_home))
+    out["memory in a memfd"] = _try(lambda: _sys(NR["memfd_create"], b"hoard", 0))
+    out["pidfd of victim"] = _try(lambda: os.pidfd_open(victim))
     out["server's control socket"] = _try(_control_sockets)
     with open(os.path.join(os.environ["HOME"], "attacker.txt"), "w") as f:
         f.write("mine")  # its own slot stays its own to write

@@ -13,17 +13,18 @@ once a file would meet the next learner.
 from __future__ import annotations
 
 import os
+import resource
 import time
 
 import numpy as np
 import pytest
 
-from integration import test_hostile as hostile
 from judge.sandbox import Limits, Worker, WorkerFailure, forked_unavailable
 from judge.sandbox import zygote as zygote_mod
 from judge.worker import wire
 
 from helpers import TESTS
+from helpers import hostile_workers as hostile
 
 WHY = forked_unavailable()
 pytestmark = pytest.mark.skipif(bool(WHY), reason=f"no forked isolation here: {WHY}")
@@ -33,6 +34,7 @@ LIMITS = Limits(call_timeout_s=5, run_timeout_s=30, memory_mb=1024)
 X = np.arange(4, dtype=np.float32)
 VICTIM = """
 import os
+import resource
 with open(os.path.join(os.environ["HOME"], "marker.txt"), "w") as f:
     f.write("the victim's own")
 
@@ -148,6 +150,7 @@ def test_a_slot_meets_one_worker_only():
         assert second.home != first_home
         probe = f"""
 import os
+import resource
 def solve(x):
     try:
         os.listdir({first_home!r})
@@ -163,6 +166,30 @@ def solve(x):
         second.close()
 
 
+def test_a_slot_is_emptied_when_its_worker_is_closed():
+    """Its tmpfs lives as long as the warm sandbox: what a worker left there is not
+    kept, unaccounted for, until the sandbox ends."""
+    worker = start()
+    zygote, slot = worker._proc.zygote, worker.home
+    try:
+        leave = "import os\ndef solve(x):\n    open(os.path.join(os.environ['HOME'], 'left'), 'wb').write(b'1' * (2 << 20))\n    return x * 2\n"
+        assert load(worker, leave)["ok"]
+        np.testing.assert_array_equal(call(worker), X * 2)
+        fd = zygote.slot_fd(zygote.slots.index(slot))
+        try:
+            assert "left" in os.listdir(fd)
+        finally:
+            os.close(fd)
+    finally:
+        worker.close()
+    fd = zygote.slot_fd(zygote.slots.index(slot))
+    try:
+        assert os.listdir(fd) == []
+        assert os.fstatvfs(fd).f_bfree == os.fstatvfs(fd).f_blocks
+    finally:
+        os.close(fd)
+
+
 def test_a_full_slot_is_its_own_worker_s_trouble(victim):
     """Each slot is a tmpfs of its own, of the worker's /tmp size: one worker filling
     its own leaves every sibling its whole room."""
@@ -170,6 +197,7 @@ def test_a_full_slot_is_its_own_worker_s_trouble(victim):
     try:
         fill = """
 import os
+import resource
 def solve(x):
     written = 0
     try:
@@ -187,6 +215,7 @@ def solve(x):
         assert int(said.split()[-2]) <= LIMITS.scratch_mb, said
         write_more = """
 import os
+import resource
 def solve(x):
     with open(os.path.join(os.environ["HOME"], "more"), "wb") as f:
         f.write(b"\\0" * (2 << 20))
@@ -206,8 +235,11 @@ def test_a_dead_server_takes_its_workers_and_the_next_starts_anew(victim):
     deadline = time.monotonic() + 10
     while victim._proc.status() is None and time.monotonic() < deadline:
         time.sleep(0.02)
-    with pytest.raises(WorkerFailure):
+    with pytest.raises(WorkerFailure) as lost:
         call(victim)
+    # reaped by the sandbox's init, how it ended unknown: the judge's trouble, never
+    # the learner's "exit code 0"
+    assert lost.value.kind == "lost", lost.value.message
     later = start()
     try:
         assert later._proc.zygote is not zygote
@@ -215,6 +247,30 @@ def test_a_dead_server_takes_its_workers_and_the_next_starts_anew(victim):
         np.testing.assert_array_equal(call(later), X * 2)
     finally:
         later.close()
+
+
+def test_a_server_whose_limits_changed_forks_no_more():
+    """What a child inherits from the server must be what the server started with: a
+    limit set on it from outside (its workers' filter refuses them that; the judge,
+    root, can) makes it refuse to fork, and the next worker comes from a new sandbox."""
+    from judge.sandbox import procs
+
+    first = start()
+    zygote = first._proc.zygote
+    try:
+        init = procs.descendants(zygote._proc.pid, limit=1)[0]
+        server = procs.descendants(init, limit=1)[0]
+        resource.prlimit(server, resource.RLIMIT_FSIZE, (0, 0))
+    finally:
+        first.close()
+    later = start()
+    try:
+        assert later._proc.zygote is not zygote
+        assert load(later, VICTIM)["ok"]
+        np.testing.assert_array_equal(call(later), X * 2)
+    finally:
+        later.close()
+    assert zygote.spent
 
 
 def test_pid_is_held_until_the_judge_lets_go():
@@ -238,9 +294,9 @@ def test_pid_is_held_until_the_judge_lets_go():
 
 @pytest.mark.parametrize("name", sorted(set(hostile.CASES) - {"memory_forked"}))
 def test_hostile_cases_end_as_in_a_sandbox_of_their_own(name):
-    """Every case of test_hostile.py but the one that forks (a forked worker can start
+    """Every case of test_hostile.py (helpers/hostile_workers.py) but the one that forks (a forked worker can start
     no process: escape_fork below), judged by the same expectations."""
-    outcome = hostile.grade(name, "forked", limits=hostile._limits(name))
+    outcome = hostile.grade(name, "forked", limits=hostile.limits_of(name))
     hostile.CASES[name](outcome, "forked")
     assert outcome.left_behind == []
 

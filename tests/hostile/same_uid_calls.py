@@ -1,0 +1,96 @@
+"""Calls that act on another process of the same uid, or on what every process shares,
+each made so that it would change nothing if it got through (its parent's own values set
+again, a lease let go at once): the judge, a sandbox's init or a warm sandbox's server
+is the parent.  Each outcome is returned by name ("ALLOWED: ..." where it got through)."""
+
+import ctypes
+import fcntl
+import json
+import os
+
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+NR = {
+    "x86_64": {"prlimit64": 302, "memfd_create": 319, "inotify_init1": 294, "shmat": 30,
+               "ioprio_get": 252, "ioprio_set": 251},
+    "aarch64": {"prlimit64": 261, "memfd_create": 279, "inotify_init1": 26, "shmat": 196,
+                "ioprio_get": 31, "ioprio_set": 30},
+}[os.uname().machine]  # fmt: skip
+
+
+class _Rlimit(ctypes.Structure):
+    _fields_ = [("cur", ctypes.c_uint64), ("max", ctypes.c_uint64)]
+
+
+def _sys(nr, *args):
+    result = libc.syscall(nr, *args)
+    if result < 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, os.strerror(errno))
+    return result
+
+
+def _try(fn):
+    try:
+        got = fn()
+    except BaseException as exc:  # noqa: BLE001  (whatever stopped it is the answer)
+        return f"denied: {type(exc).__name__}: {exc}"[:200]
+    return f"ALLOWED: {got!r}"[:200]
+
+
+def _read_parents_limit():
+    old = _Rlimit()
+    _sys(NR["prlimit64"], os.getppid(), 7, None, ctypes.byref(old))  # RLIMIT_NOFILE, read only
+    return old.cur
+
+
+def _lease():
+    fd = os.open(json.__file__, os.O_RDONLY)
+    try:
+        fcntl.fcntl(fd, 1024, fcntl.F_RDLCK)  # F_SETLEASE
+        fcntl.fcntl(fd, 1024, fcntl.F_UNLCK)
+        return "leased"
+    finally:
+        os.close(fd)
+
+
+def _memfd():
+    fd = _sys(NR["memfd_create"], b"hoard", 0)
+    os.close(fd)
+    return fd
+
+
+def _inotify():
+    fd = _sys(NR["inotify_init1"], 0)
+    os.close(fd)
+    return fd
+
+
+def solve(x):
+    parent = os.getppid()
+    out = {
+        "read the parent's limit": _try(_read_parents_limit),
+        "the parent's priority": _try(
+            lambda: os.setpriority(os.PRIO_PROCESS, parent, os.getpriority(os.PRIO_PROCESS, parent))
+        ),
+        "every priority of the uid": _try(
+            lambda: os.setpriority(os.PRIO_USER, 0, os.getpriority(os.PRIO_USER, 0))
+        ),
+        "the parent's cpus": _try(
+            lambda: os.sched_setaffinity(parent, os.sched_getaffinity(parent))
+        ),
+        "the parent's scheduling": _try(
+            lambda: os.sched_setscheduler(parent, os.sched_getscheduler(parent), os.sched_getparam(parent))
+        ),
+        "the parent's disk priority": _try(
+            lambda: _sys(NR["ioprio_set"], 1, parent, _sys(NR["ioprio_get"], 1, parent))
+        ),
+        "a lease on a view file": _try(_lease),
+        "a memfd": _try(_memfd),
+        "an inotify instance": _try(_inotify),
+        "a host's shared memory segment": _try(lambda: _sys(NR["shmat"], 0, None, 0o10000)),
+        "the parent's pidfd": _try(lambda: os.close(os.pidfd_open(parent))),
+    }
+    os.setpriority(os.PRIO_PROCESS, 0, os.getpriority(os.PRIO_PROCESS, 0))  # its own: allowed
+    os.sched_setaffinity(0, os.sched_getaffinity(0))
+    return out
