@@ -46,18 +46,7 @@ from .deaths import Facts, WorkerFailure, explain, seconds
 if TYPE_CHECKING:
     import resource
 
-# Loads judge/worker as a package under a private name, so neither `judge` nor the
-# folder holding it needs to be on the worker's sys.path.
-BOOTSTRAP = (
-    "import importlib.util as u, sys\n"
-    "d = sys.argv[1]\n"
-    "s = u.spec_from_file_location('_jj_worker', d + '/__init__.py',"
-    " submodule_search_locations=[d])\n"
-    "m = sys.modules['_jj_worker'] = u.module_from_spec(s)\n"
-    "s.loader.exec_module(m)\n"
-    "import _jj_worker.main\n"
-    "_jj_worker.main.boot(sys.argv[2])\n"
-)
+BOOTSTRAP = policy.bootstrap("main.boot")
 
 POLL_S = 0.05  # how often waits and the watch look at the worker
 _WAITING_POLL_S = 0.5  # the watch of a started worker that has no submission yet

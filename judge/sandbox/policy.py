@@ -71,6 +71,24 @@ _SITE_GLOBS = (
 _DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 
 
+def bootstrap(entry: str) -> str:
+    """The ``python -c`` program of a worker process: it loads judge/worker (the folder
+    in argv[1]) as a package under a private name, so neither `judge` nor the folder
+    holding it needs to be on its sys.path, and calls ``entry`` (a module.function of
+    it) with argv[2], the config."""
+    module, function = entry.rsplit(".", 1)
+    return (
+        "import importlib.util as u, sys\n"
+        "d = sys.argv[1]\n"
+        "s = u.spec_from_file_location('_jj_worker', d + '/__init__.py',"
+        " submodule_search_locations=[d])\n"
+        "m = sys.modules['_jj_worker'] = u.module_from_spec(s)\n"
+        "s.loader.exec_module(m)\n"
+        f"import _jj_worker.{module}\n"
+        f"_jj_worker.{module}.{function}(sys.argv[2])\n"
+    )
+
+
 class IsolationUnavailable(RuntimeError):
     """The isolation asked for cannot be had here; the message says why and what to do."""
 

@@ -42,16 +42,7 @@ _SLOT_DIR = "/tmp/w"
 _READY_S = 120.0  # the server's start: imports, on a busy machine
 _ANSWER_S = 30.0  # one spawn (a fork)
 _STDERR_KEPT = 4096
-ZYGOTE_BOOTSTRAP = (
-    "import importlib.util as u, sys\n"
-    "d = sys.argv[1]\n"
-    "s = u.spec_from_file_location('_jj_worker', d + '/__init__.py',"
-    " submodule_search_locations=[d])\n"
-    "m = sys.modules['_jj_worker'] = u.module_from_spec(s)\n"
-    "s.loader.exec_module(m)\n"
-    "import _jj_worker.zygote\n"
-    "_jj_worker.zygote.serve(sys.argv[2])\n"
-)
+ZYGOTE_BOOTSTRAP = policy.bootstrap("zygote.serve")
 
 
 class ZygoteFailure(OSError):

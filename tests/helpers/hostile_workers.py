@@ -111,29 +111,31 @@ def grade(
     return out
 
 
+def load_header(path: str, name: str) -> dict:
+    """The request loading the file at ``path`` (shown as ``name``) with solve as its entrypoint."""
+    return {"op": "load", "path": path, "display_name": name, "entrypoint": "solve", "probe": True}
+
+
+def call_header(kwargs: dict, blobs: list[bytes]) -> dict:
+    """The request calling solve(X, **kwargs), its arrays appended to ``blobs``."""
+    return {
+        "op": "call",
+        "args": [wire.encode(X, blobs)],
+        "kwargs": {k: wire.encode(v, blobs) for k, v in kwargs.items()},
+        "label": "example",
+        "probe": True,
+    }
+
+
 def _run(worker: Worker, out: Outcome, path: str, name: str, kwargs: dict, t_spawn: float):
     try:
-        out.reply, _ = worker.request(
-            {
-                "op": "load",
-                "path": path,
-                "display_name": f"{name}.py",
-                "entrypoint": "solve",
-                "probe": True,
-            }
-        )
+        out.reply, _ = worker.request(load_header(path, f"{name}.py"))
         out.elapsed_s = time.monotonic() - t_spawn - worker.ready_s
         if not out.reply.get("ok"):
             return
         out.stage = "call"
         blobs: list[bytes] = []
-        header = {
-            "op": "call",
-            "args": [wire.encode(X, blobs)],
-            "kwargs": {k: wire.encode(v, blobs) for k, v in kwargs.items()},
-            "label": "example",
-            "probe": True,
-        }
+        header = call_header(kwargs, blobs)
         t = time.monotonic()
         try:
             out.reply, rblobs = worker.request(header, blobs)

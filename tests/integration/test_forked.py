@@ -31,7 +31,7 @@ pytestmark = pytest.mark.skipif(bool(WHY), reason=f"no forked isolation here: {W
 
 HOSTILE = TESTS / "hostile"
 LIMITS = Limits(call_timeout_s=5, run_timeout_s=30, memory_mb=1024)
-X = np.arange(4, dtype=np.float32)
+X = hostile.X
 VICTIM = """
 import os
 import resource
@@ -56,25 +56,27 @@ def load(worker: Worker, source: str, name: str = "submission.py") -> dict:
     with open(path, "w") as f:
         f.write(source)
     os.chmod(path, 0o644)
-    reply, _ = worker.request(
-        {"op": "load", "path": path, "display_name": name, "entrypoint": "solve", "probe": True}
-    )
+    reply, _ = worker.request(hostile.load_header(path, name))
     return reply
 
 
 def call(worker: Worker, **kwargs):
     blobs: list[bytes] = []
-    header = {
-        "op": "call",
-        "args": [wire.encode(X, blobs)],
-        "kwargs": {k: wire.encode(v, blobs) for k, v in kwargs.items()},
-        "label": "example",
-        "probe": True,
-    }
-    reply, rblobs = worker.request(header, blobs)
+    reply, rblobs = worker.request(hostile.call_header(kwargs, blobs), blobs)
     assert reply.get("ok"), reply
     value = wire.decode(reply["result"], rblobs)
     return value.array if isinstance(value, wire.Leaf) else value
+
+
+def a_later_worker_grades_right() -> zygote_mod.Zygote:
+    """A worker started now loads and answers right; the warm sandbox it came from."""
+    later = start()
+    try:
+        assert load(later, VICTIM)["ok"]
+        np.testing.assert_array_equal(call(later), X * 2)
+        return later._proc.zygote
+    finally:
+        later.close()
 
 
 @pytest.fixture
@@ -130,12 +132,7 @@ def test_server_forks_only_for_the_judge(victim):
         assert found["server's control socket"].startswith("denied: LookupError"), found
     finally:
         attacker.close()
-    later = start()
-    try:
-        assert load(later, VICTIM)["ok"]
-        np.testing.assert_array_equal(call(later), X * 2)
-    finally:
-        later.close()
+    a_later_worker_grades_right()
 
 
 def test_a_slot_meets_one_worker_only():
@@ -240,13 +237,7 @@ def test_a_dead_server_takes_its_workers_and_the_next_starts_anew(victim):
     # reaped by the sandbox's init, how it ended unknown: the judge's trouble, never
     # the learner's "exit code 0"
     assert lost.value.kind == "lost", lost.value.message
-    later = start()
-    try:
-        assert later._proc.zygote is not zygote
-        assert load(later, VICTIM)["ok"]
-        np.testing.assert_array_equal(call(later), X * 2)
-    finally:
-        later.close()
+    assert a_later_worker_grades_right() is not zygote
 
 
 def test_a_server_whose_limits_changed_forks_no_more():
@@ -263,13 +254,7 @@ def test_a_server_whose_limits_changed_forks_no_more():
         resource.prlimit(server, resource.RLIMIT_FSIZE, (0, 0))
     finally:
         first.close()
-    later = start()
-    try:
-        assert later._proc.zygote is not zygote
-        assert load(later, VICTIM)["ok"]
-        np.testing.assert_array_equal(call(later), X * 2)
-    finally:
-        later.close()
+    assert a_later_worker_grades_right() is not zygote
     assert zygote.spent
 
 
