@@ -142,10 +142,12 @@ def landlock(abi: int, rules: list) -> None:
 # /var/run/docker.sock), io_uring (it makes sockets past this filter), System V IPC and
 # POSIX message queues (every call: a root worker may attach to the host's segments;
 # workers forked in one sandbox share an IPC namespace), the kernel keyrings, bpf, perf
-# events, userfaultfd, memfd_create (memory no mapping shows, so no watch counts it),
-# inotify (it names what happens in folders shared with other workers), pidfd_open;
-# file leases and dnotify (a lease on a file of the read-only view holds up every other
-# process that opens it, across sandboxes: the worker owns those files as uid 0 outside);
+# events, userfaultfd, ptrace; memfd_create, vmsplice and a pipe's size (memory no
+# mapping shows, so no watch would count it); inotify and fanotify (they name what
+# happens in folders shared with other workers, and on the host), pidfd_open and
+# open_by_handle_at (pidfds of processes it cannot see); file leases and dnotify (a lease
+# on a file of the read-only view holds up every other process that opens it, across
+# sandboxes: the worker owns those files as uid 0 outside);
 # and changing a file's metadata (mode, owner, times, extended attributes), which
 # Landlock leaves open: run as uid 0 without capabilities the worker still owns every
 # root-owned file on the host.
@@ -187,6 +189,11 @@ _CALLS = {
         "inotify_init": 253,
         "inotify_init1": 294,
         "inotify_add_watch": 254,
+        "fanotify_init": 300,
+        "fanotify_mark": 301,
+        "open_by_handle_at": 304,
+        "vmsplice": 278,
+        "ptrace": 101,
         "pidfd_open": 434,
         "chmod": 90,
         "fchmod": 91,
@@ -247,6 +254,11 @@ _CALLS = {
         "memfd_create": 279,
         "inotify_init1": 26,
         "inotify_add_watch": 27,
+        "fanotify_init": 262,
+        "fanotify_mark": 263,
+        "open_by_handle_at": 265,
+        "vmsplice": 75,
+        "ptrace": 117,
         "pidfd_open": 434,
         "fchmod": 52,
         "fchmodat": 53,
@@ -278,7 +290,7 @@ _SELF_ONLY = {  # call -> the argument that names the process (0: the caller its
     "sched_setattr": 0,
 }
 _WHO_SELF = {"setpriority": 0, "ioprio_set": 1}  # call -> the `which` that means one process
-_FCNTL_REFUSED = (1024, 1026)  # F_SETLEASE, F_NOTIFY
+_FCNTL_REFUSED = (1024, 1026, 1031)  # F_SETLEASE, F_NOTIFY, F_SETPIPE_SZ
 _ARGS = ("fcntl", *_SELF_ONLY, *_WHO_SELF)  # decided by their arguments, not refused outright
 _MACHINE_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
@@ -295,13 +307,8 @@ def _argument_rule(name: str) -> list[tuple]:
     """What decides a call whose arguments matter; every path ends in a return."""
     allow, refuse = (_RET, 0, 0, _RET_ALLOW), (_RET, 0, 0, _RET_EPERM)
     if name == "fcntl":
-        return [
-            _arg(1),
-            (_JEQ, 2, 0, _FCNTL_REFUSED[0]),
-            (_JEQ, 1, 0, _FCNTL_REFUSED[1]),
-            allow,
-            refuse,
-        ]
+        tests = [(_JEQ, len(_FCNTL_REFUSED) - i, 0, cmd) for i, cmd in enumerate(_FCNTL_REFUSED)]
+        return [_arg(1), *tests, allow, refuse]
     if name in _SELF_ONLY:
         return [_arg(_SELF_ONLY[name]), (_JEQ, 0, 1, 0), allow, refuse]
     # (which, who): one process, and it is this one

@@ -13,10 +13,10 @@ libc.syscall.restype = ctypes.c_long
 NR = {  # the calls this file makes by number: x86_64, aarch64
     "x86_64": {"ptrace": 101, "mq_open": 240, "shmget": 29, "add_key": 248, "unshare": 272,
                "prlimit64": 302, "ioprio_set": 251, "memfd_create": 319,
-               "inotify_init1": 294, "inotify_add_watch": 254},
+               "inotify_init1": 294, "inotify_add_watch": 254, "fanotify_init": 300},
     "aarch64": {"ptrace": 117, "mq_open": 180, "shmget": 194, "add_key": 217, "unshare": 97,
                 "prlimit64": 261, "ioprio_set": 30, "memfd_create": 279,
-                "inotify_init1": 26, "inotify_add_watch": 27},
+                "inotify_init1": 26, "inotify_add_watch": 27, "fanotify_init": 262},
 }[os.uname().machine]  # fmt: skip
 
 
@@ -160,6 +160,7 @@ def solve(x, victim=0, victim_home="", victim_file=""):
     out["watch victim's slot"] = _try(lambda: _watch(victim_home))
     out["memory in a memfd"] = _try(lambda: _sys(NR["memfd_create"], b"hoard", 0))
     out["pidfd of victim"] = _try(lambda: os.pidfd_open(victim))
+    out["fanotify on the slots"] = _try(lambda: _sys(NR["fanotify_init"], 0x200 | 0x400, 0))
     out["server's control socket"] = _try(_control_sockets)
     with open(os.path.join(os.environ["HOME"], "attacker.txt"), "w") as f:
         f.write("mine")  # its own slot stays its own to write

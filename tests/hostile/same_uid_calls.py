@@ -12,9 +12,11 @@ libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
 NR = {
     "x86_64": {"prlimit64": 302, "memfd_create": 319, "inotify_init1": 294, "shmat": 30,
-               "ioprio_get": 252, "ioprio_set": 251},
+               "ioprio_get": 252, "ioprio_set": 251, "fanotify_init": 300, "vmsplice": 278,
+               "ptrace": 101},
     "aarch64": {"prlimit64": 261, "memfd_create": 279, "inotify_init1": 26, "shmat": 196,
-                "ioprio_get": 31, "ioprio_set": 30},
+                "ioprio_get": 31, "ioprio_set": 30, "fanotify_init": 262, "vmsplice": 75,
+                "ptrace": 117},
 }[os.uname().machine]  # fmt: skip
 
 
@@ -66,6 +68,37 @@ def _inotify():
     return fd
 
 
+def _fanotify():
+    fd = _sys(NR["fanotify_init"], 0x200 | 0x400, os.O_RDONLY)  # FAN_REPORT_FID|DIR_FID
+    os.close(fd)
+    return fd
+
+
+class _Iovec(ctypes.Structure):
+    _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+
+
+def _vmsplice():
+    """A page of its own memory into a pipe: pages a pipe holds are in no mapping."""
+    r, w = os.pipe()
+    try:
+        buf = ctypes.create_string_buffer(4096)
+        iov = _Iovec(ctypes.cast(buf, ctypes.c_void_p), 4096)
+        return _sys(NR["vmsplice"], w, ctypes.byref(iov), 1, 0)
+    finally:
+        os.close(r)
+        os.close(w)
+
+
+def _bigger_pipe():
+    r, w = os.pipe()
+    try:
+        return fcntl.fcntl(w, 1031, 1 << 20)  # F_SETPIPE_SZ
+    finally:
+        os.close(r)
+        os.close(w)
+
+
 def solve(x):
     parent = os.getppid()
     out = {
@@ -90,6 +123,10 @@ def solve(x):
         "an inotify instance": _try(_inotify),
         "a host's shared memory segment": _try(lambda: _sys(NR["shmat"], 0, None, 0o10000)),
         "the parent's pidfd": _try(lambda: os.close(os.pidfd_open(parent))),
+        "a fanotify instance": _try(_fanotify),
+        "memory spliced into a pipe": _try(_vmsplice),
+        "a bigger pipe": _try(_bigger_pipe),
+        "the parent as its tracer": _try(lambda: _sys(NR["ptrace"], 0, 0, 0, 0)),  # TRACEME
     }
     os.setpriority(os.PRIO_PROCESS, 0, os.getpriority(os.PRIO_PROCESS, 0))  # its own: allowed
     os.sched_setaffinity(0, os.sched_getaffinity(0))

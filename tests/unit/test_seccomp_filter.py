@@ -48,7 +48,9 @@ def machine(request):
 def test_refused_outright(machine):
     prog, calls, arch = machine
     for name in ("socket", "shmat", "msgrcv", "semop", "mq_open", "memfd_create",
-                 "inotify_add_watch", "pidfd_open", "keyctl", "io_uring_setup"):  # fmt: skip
+                 "inotify_add_watch", "fanotify_init", "fanotify_mark", "pidfd_open",
+                 "open_by_handle_at", "vmsplice", "ptrace", "keyctl",
+                 "io_uring_setup"):  # fmt: skip
         assert run(prog, calls[name], arch=arch) == EPERM, name
 
 
@@ -73,13 +75,14 @@ def test_priorities_of_the_caller_only(machine):
     assert run(prog, calls["ioprio_set"], (who_user, 0, 0), arch) == EPERM
 
 
-def test_no_file_lease_but_fcntl_otherwise(machine):
+def test_no_file_lease_nor_bigger_pipe_but_fcntl_otherwise(machine):
     prog, calls, arch = machine
-    f_getfl, f_setlk, f_setlease, f_notify = 3, 6, 1024, 1026
+    f_getfl, f_setlk, f_setlease, f_notify, f_setpipe_sz = 3, 6, 1024, 1026, 1031
     assert run(prog, calls["fcntl"], (3, f_getfl), arch) == ALLOW
     assert run(prog, calls["fcntl"], (3, f_setlk), arch) == ALLOW
     assert run(prog, calls["fcntl"], (3, f_setlease, 1), arch) == EPERM
     assert run(prog, calls["fcntl"], (3, f_notify, 1), arch) == EPERM
+    assert run(prog, calls["fcntl"], (3, f_setpipe_sz, 1 << 20), arch) == EPERM
 
 
 def test_everything_else_passes_and_foreign_calls_are_killed(machine):
