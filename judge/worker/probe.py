@@ -653,7 +653,9 @@ class Probe:
         return vars(self._module) if self._module is not None else None
 
     def _find_module(self):
-        for module in list(sys.modules.values()):
+        # newest first: the learner's file is loaded after the hundreds of modules of
+        # jax and numpy, each of whose files would be resolved on the way
+        for module in reversed(list(sys.modules.values())):
             try:
                 filename = vars(module).get("__file__")
             except TypeError:

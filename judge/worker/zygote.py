@@ -21,6 +21,7 @@ while the judge may still signal it.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import socket
@@ -78,8 +79,13 @@ def _warm() -> None:
     import jax.numpy  # noqa: F401
     import numpy  # noqa: F401
 
-    from . import loop, main  # noqa: F401  (the worker's own modules, numpy's and jax's users)
+    # the worker's own modules, numpy's and jax's users, its instruments (imported when a
+    # probed load arms them) and what jax imports on its first lowering: a fork starts
+    # with them as a cold worker ends its first call
+    from . import custom_calls, integrity, jax_frames, loop, main, probe, syncs  # noqa: F401
 
+    for name in ("jax.experimental.multihost_utils", "jaxlib.mlir.dialects.mhlo"):
+        importlib.import_module(name)
     del jax
 
 

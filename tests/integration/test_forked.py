@@ -302,3 +302,33 @@ def test_zygotes_close_leaves_nothing():
     registry.close()
     assert zygote._proc.poll() is not None
     assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z"
+
+
+def test_the_server_has_imported_what_a_first_call_needs_and_is_still_single_threaded(tmp_path):
+    """A fork starts where a cold worker is after its first call: the worker's instruments
+    and what jax imports on its first lowering are the server's, once (about 70 ms a
+    grading otherwise), and the server can still fork (one thread)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, threading\n"
+        "from judge.worker import zygote\n"
+        "zygote._warm()\n"
+        "wanted = ['judge.worker.probe', 'judge.worker.syncs', 'judge.worker.integrity',"
+        " 'judge.worker.custom_calls', 'judge.worker.jax_frames',"
+        " 'jaxlib.mlir.dialects.mhlo', 'jax.experimental.multihost_utils']\n"
+        "print([m for m in wanted if m not in sys.modules], threading.active_count(),"
+        " zygote._single_threaded())\n"
+    )
+    from judge.sandbox.policy import base_env
+
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        env=base_env(str(tmp_path)),  # the server's
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert out.stdout.split() == ["[]", "1", "True"], out.stdout + out.stderr
