@@ -60,10 +60,11 @@ class ForkedProcess:
         self.lost = False  # ended, and reaped by another: how is not known
         self._released = False
 
-    def exited(self) -> bool:
+    def exited(self, wait_s: float = 0.0) -> bool:
+        """Has it ended (waiting up to ``wait_s`` for it to)?"""
         if self.pidfd < 0:
             return True
-        return bool(select.select([self.pidfd], [], [], 0)[0])
+        return bool(select.select([self.pidfd], [], [], wait_s)[0])
 
     def status(self) -> int | None:
         """Its wait status once it has ended (a zombie until released), else None.  A
