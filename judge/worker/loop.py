@@ -38,6 +38,9 @@ if TYPE_CHECKING:
 
 
 class _NoProbe:
+    def learner_module(self, module):
+        pass
+
     def begin_call(self, label):
         pass
 
@@ -47,7 +50,7 @@ class _NoProbe:
     def end_call(self):
         return []
 
-    def report(self, label, module):
+    def report(self, label):
         return {}
 
 
@@ -445,6 +448,7 @@ class Loop:
         spec = importlib.util.spec_from_file_location("submission", path)
         module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]  # a .py path has one
         sys.modules["submission"] = module
+        self.probe.learner_module(module)
         try:
             spec.loader.exec_module(module)  # type: ignore[union-attr]  # as above
         except SystemExit as exc:
@@ -712,7 +716,7 @@ class Loop:
     # -- report
 
     def _report(self, header: dict, blobs) -> tuple[dict, list[bytes]]:
-        report = self.probe.report(header.get("label", "call"), self.module)
+        report = self.probe.report(header.get("label", "call"))
         return {"ok": True, "report": report, "probe_error": self._probe_error()}, []
 
     def _probe_error(self) -> str | None:

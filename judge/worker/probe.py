@@ -466,6 +466,11 @@ class Probe:
 
     # -- the worker's side
 
+    def learner_module(self, module) -> None:
+        """The module the learner's file runs in, before it runs: whose globals name its
+        jitted functions (never looked up later: its code could plant a look-alike)."""
+        self._module = module
+
     def begin_call(self, label: str) -> None:
         self._label = label
         self._call = []
@@ -494,9 +499,7 @@ class Probe:
         not be higher (the judge cross-checks them)."""
         return sum(e.stage == "compile" for e in self._events)
 
-    def report(self, label: str, module=None) -> dict:
-        if module is not None:
-            self._module = module
+    def report(self, label: str) -> dict:
         events = [e for e in self._events if e.label == label]
         learner = [e for e in events if e.origin == "learner"]
         eager = [e for e in events if e.origin == "eager"]
@@ -648,21 +651,7 @@ class Probe:
         return None
 
     def _module_globals(self) -> dict | None:
-        if self._module is None:
-            self._module = self._find_module()
         return vars(self._module) if self._module is not None else None
-
-    def _find_module(self):
-        # newest first: the learner's file is loaded after the hundreds of modules of
-        # jax and numpy, each of whose files would be resolved on the way
-        for module in reversed(list(sys.modules.values())):
-            try:
-                filename = vars(module).get("__file__")
-            except TypeError:
-                continue
-            if isinstance(filename, str) and self._source.owns(filename):
-                return module
-        return None
 
     # -- report helpers
 

@@ -11,6 +11,7 @@ import functools
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -24,13 +25,14 @@ from helpers import TESTS
 
 CASES = TESTS / "probe_cases"
 LEARNER = CASES / "learner.py"
+AOT = CASES / "aot_learner.py"
 EVENT_KEYS = {"group", "origin", "stage", "signature", "reason", "line", "seconds"}
 
 
 @functools.cache
-def scenario(name: str) -> dict:
+def scenario(name: str, case: Path = LEARNER) -> dict:
     done = subprocess.run(
-        [sys.executable, str(CASES / "run_case.py"), str(LEARNER), f"scenario_{name}"],
+        [sys.executable, str(CASES / "run_case.py"), str(case), f"scenario_{name}"],
         capture_output=True,
         text=True,
         timeout=300,
@@ -251,7 +253,7 @@ def test_a_failing_probe_never_reaches_the_learner(monkeypatch):
         probe.begin_call("call")
         assert float(jax.jit(lambda v: v * 3)(2.0)) == 6.0
         events = probe.end_call()
-        report = probe.report("call", None)
+        report = probe.report("call")
     finally:
         probe.close()
     assert {e["origin"] for e in events} == {"unknown"}
@@ -304,7 +306,7 @@ def test_events_before_the_first_call_are_load_and_between_calls_none():
         probe.begin_call("example")
         probe.end_call()
         jax.jit(lambda r: r * 7)(np.ones(6, np.float32))  # the worker's own work
-        load, between = probe.report("load", None), probe.report(None, None)
+        load, between = probe.report("load"), probe.report(None)
     finally:
         probe.close()
     assert load["learner_traces"] == 1 and between["learner_traces"] == 1
@@ -373,20 +375,6 @@ def test_jax_library_jits_stay_eager():
 
 # ---------------------------------------------------------------- ahead of time
 
-AOT = CASES / "aot_learner.py"
-
-
-@functools.cache
-def aot_scenario(name: str) -> dict:
-    done = subprocess.run(
-        [sys.executable, str(CASES / "run_case.py"), str(AOT), f"scenario_{name}"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.splitlines()[-1])
-
 
 def aot_line(marker: str) -> int:
     for number, text in enumerate(AOT.read_text().splitlines(), 1):
@@ -396,7 +384,7 @@ def aot_line(marker: str) -> int:
 
 
 def test_programs_compiled_ahead_at_import_are_the_learners_load_events():
-    out = aot_scenario("call_compiled")
+    out = scenario("call_compiled", AOT)
     load = out["load_events"]
     assert load == out["load"]  # what the worker sends with the load's reply
     compiles = [e for e in load if e["stage"] == "compile"]
@@ -411,6 +399,11 @@ def test_programs_compiled_ahead_at_import_are_the_learners_load_events():
 
 
 def test_an_ahead_of_time_compile_inside_a_call_is_the_learners():
-    (events,) = aot_scenario("aot_in_call")["calls"]
+    (events,) = scenario("aot_in_call", AOT)["calls"]
     (compile_event,) = [e for e in events if e["stage"] == "compile"]
     assert compile_event["origin"] == "learner" and compile_event["line"] == aot_line("in_call")
+
+
+def test_a_look_alike_module_does_not_rename_the_learners_jit():
+    report = scenario("call", CASES / "impostor_learner.py")["reports"]["call"]
+    assert [f["name"] for f in report["functions"]] == ["total"]

@@ -20,6 +20,7 @@ def main(case_file: str, scenario: str) -> None:
     spec = importlib.util.spec_from_file_location("learner_case", case_file)
     module = importlib.util.module_from_spec(spec)
     sys.modules["learner_case"] = module
+    probe.learner_module(module)
     spec.loader.exec_module(module)
     load = probe.end_call()
 
@@ -34,7 +35,7 @@ def main(case_file: str, scenario: str) -> None:
             calls.append(probe.end_call())
 
     getattr(module, scenario)(call)
-    reports = {label: probe.report(label, module) for label in dict.fromkeys(labels)}
+    reports = {label: probe.report(label) for label in dict.fromkeys(labels)}
     probe.close()
     print(json.dumps({"load": load, "calls": calls, "reports": reports,
                       "load_events": probe.load_events()}))
