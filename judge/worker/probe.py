@@ -453,7 +453,7 @@ class Probe:
 
     def __init__(self, learner_file: str):
         self._source = LearnerSource(learner_file)
-        self._module = None
+        self._globals: dict | None = None  # the learner's module's, taken before it ran
         self._label: str | None = "load"
         self._call: list[Event] | None = None
         self._events: list[Event] = []
@@ -467,9 +467,10 @@ class Probe:
     # -- the worker's side
 
     def learner_module(self, module) -> None:
-        """The module the learner's file runs in, before it runs: whose globals name its
-        jitted functions (never looked up later: its code could plant a look-alike)."""
-        self._module = module
+        """The module the learner's file runs in, before it runs: its globals name the
+        learner's jitted functions.  Taken now, never looked up later: the file could
+        plant a look-alike module, or give its own a class whose ``__dict__`` runs code."""
+        self._globals = vars(module)
 
     def begin_call(self, label: str) -> None:
         self._label = label
@@ -632,7 +633,7 @@ class Probe:
 
     def _global_name(self, call: JitCall, near) -> str | None:
         # only the learner's own namespaces: jax's modules are full of jitted globals
-        spaces = [self._module_globals()]
+        spaces = [self._globals]
         if near is not None:
             spaces.append(near.f_globals)
         base = _unwrap_partial(call.fun)
@@ -649,9 +650,6 @@ class Probe:
                 if type(value) is _JIT_TYPE and value._jit_info is call.jit_info:  # type: ignore[attr-defined]  # jax's private field, on its own type
                     return name
         return None
-
-    def _module_globals(self) -> dict | None:
-        return vars(self._module) if self._module is not None else None
 
     # -- report helpers
 
@@ -674,7 +672,7 @@ class Probe:
         if group.global_name is None:
             return None
         try:
-            value = (self._module_globals() or {}).get(group.global_name)
+            value = (self._globals or {}).get(group.global_name)
             return cache_entries(value)
         except Exception:  # a private method: absent in another jax, no count
             return None

@@ -407,3 +407,8 @@ def test_an_ahead_of_time_compile_inside_a_call_is_the_learners():
 def test_a_look_alike_module_does_not_rename_the_learners_jit():
     report = scenario("call", CASES / "impostor_learner.py")["reports"]["call"]
     assert [f["name"] for f in report["functions"]] == ["total"]
+
+
+def test_a_module_whose_dict_lies_does_not_rename_the_learners_jit():
+    report = scenario("call", CASES / "module_class_learner.py")["reports"]["call"]
+    assert [f["name"] for f in report["functions"]] == ["total"]
