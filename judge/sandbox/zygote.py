@@ -30,6 +30,7 @@ import os
 import select
 import signal
 import socket
+import subprocess
 import sys
 import tempfile
 import threading
@@ -42,6 +43,9 @@ _SLOT_DIR = "/tmp/w"
 _READY_S = 120.0  # the server's start: imports, on a busy machine
 _ANSWER_S = 30.0  # one spawn (a fork)
 _STDERR_KEPT = 4096
+# how long a worker killed by no one the judge knows waits for its sandbox to be seen
+# ending: the kernel kills a dying sandbox's processes before its outer process exits
+_SANDBOX_END_S = 2.0
 ZYGOTE_BOOTSTRAP = policy.bootstrap("zygote.serve")
 
 
@@ -58,6 +62,7 @@ class ForkedProcess:
         self.stdout, self.stderr = stdout, stderr
         self.returncode: int | None = None  # Popen's field, for code that reads it
         self.lost = False  # ended, and reaped by another: how is not known
+        self.killed = False  # the judge sent it SIGKILL
         self._released = False
 
     def exited(self, wait_s: float = 0.0) -> bool:
@@ -77,12 +82,23 @@ class ForkedProcess:
             self.lost = True
             return 0
         try:
-            return int(fields[-1])
+            status = int(fields[-1])
         except ValueError:
             self.lost = True
             return 0
+        if (
+            not self.killed
+            and os.WIFSIGNALED(status)
+            and os.WTERMSIG(status) == signal.SIGKILL
+            and self.zygote.ended(_SANDBOX_END_S)
+        ):
+            # killed as its sandbox ended, seen before the sandbox's init reaped it:
+            # the judge's trouble all the same, never the learner's SIGKILL
+            self.lost = True
+        return status
 
     def kill(self) -> None:
+        self.killed = True
         if self.pidfd >= 0:
             try:
                 signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
@@ -198,6 +214,14 @@ class Zygote:
             raise ZygoteFailure(self._failure)
 
     # -- workers
+
+    def ended(self, wait_s: float = 0.0) -> bool:
+        """Has the sandbox's outer process exited (waiting up to ``wait_s`` for it to)?"""
+        try:
+            self._proc.wait(timeout=wait_s)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
 
     @property
     def spent(self) -> bool:
