@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 
 import pytest
 
@@ -26,14 +27,12 @@ class _Sandbox:
 @pytest.fixture
 def killed_zombie():
     """A child that died of SIGKILL and is not reaped: its status is in /proc."""
-    pid = os.fork()
-    if pid == 0:
-        signal.pause()
-        os._exit(0)
-    pidfd = os.pidfd_open(pid)
-    os.kill(pid, signal.SIGKILL)
-    yield pid, pidfd
-    os.waitpid(pid, 0)
+    child = subprocess.Popen(["sleep", "60"])  # reaped only when waited for, below
+    pidfd = os.pidfd_open(child.pid)
+    os.kill(child.pid, signal.SIGKILL)
+    yield child.pid, pidfd
+    os.close(pidfd)
+    child.wait()
 
 
 def watched(pid_and_fd, sandbox, killed_by_judge=False):
