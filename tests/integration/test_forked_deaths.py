@@ -37,9 +37,9 @@ def killed_zombie():
 
 def watched(pid_and_fd, sandbox, killed_by_judge=False):
     pid, pidfd = pid_and_fd
-    proc = object.__new__(zygote_mod.ForkedProcess)
-    proc.zygote, proc.ns_pid, proc.pidfd, proc.pid = sandbox, 2, os.dup(pidfd), pid
-    proc.lost, proc.killed, proc._released = False, killed_by_judge, True
+    proc = zygote_mod.ForkedProcess(sandbox, 2, pidfd, None, None)  # pidfd: the fixture's
+    assert proc.pid == pid
+    proc.killed = killed_by_judge
     return proc
 
 
